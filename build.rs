@@ -1,0 +1,86 @@
+//! Build script of lpai-direct.
+//!
+//! Ordinary builds need nothing here (no libclang, no SDK). With feature `sdk-crosscheck` and
+//! `QNN_SDK_ROOT` pointing at a QNN / QAIRT SDK, bindgen reads the SDK's QNN headers into
+//! `$OUT_DIR/qnn_sdk.rs` and the build sets `cfg(qnn_sdk_bindings)`; the test in
+//! `src/qnn/crosscheck.rs` then compares the hand-written declarations with bindgen's.
+
+use std::error::Error;
+
+fn main() -> Result<(), Box<dyn Error>> {
+    println!("cargo:rerun-if-changed=build.rs");
+    qnn_sdk_crosscheck()?;
+    Ok(())
+}
+
+/// Opt-in bindgen run over a real QNN SDK, for the cross-check test.
+fn qnn_sdk_crosscheck() -> Result<(), Box<dyn Error>> {
+    println!("cargo::rustc-check-cfg=cfg(qnn_sdk_bindings)");
+    println!("cargo:rerun-if-env-changed=QNN_SDK_ROOT");
+    #[cfg(feature = "sdk-crosscheck")]
+    sdk::generate_bindings()?;
+    Ok(())
+}
+
+#[cfg(feature = "sdk-crosscheck")]
+mod sdk {
+    use std::error::Error;
+    use std::fmt::Write as _;
+    use std::path::{Path, PathBuf};
+    use std::{env, fs};
+
+    /// Writes `$OUT_DIR/qnn_sdk.rs` and sets `cfg(qnn_sdk_bindings)`, or warns why it did not.
+    pub fn generate_bindings() -> Result<(), Box<dyn Error>> {
+        let Some(root) = env::var_os("QNN_SDK_ROOT") else {
+            println!("cargo:warning=sdk-crosscheck: QNN_SDK_ROOT is not set, cross-check skipped");
+            return Ok(());
+        };
+        if env::var("TARGET")? != env::var("HOST")? {
+            println!("cargo:warning=sdk-crosscheck: runs on host builds only, skipped");
+            return Ok(());
+        }
+        let include = PathBuf::from(root).join("include").join("QNN");
+        let wrapper = wrapper_header(&include)?;
+        let bindings = bindgen::Builder::default()
+            .header_contents("lpai_direct_qnn_sdk.h", &wrapper)
+            .clang_arg(format!("-I{}", include.display()))
+            .allowlist_type("Qnn.*|LpaiDirect_.*")
+            .allowlist_var("QNN_.*")
+            .prepend_enum_name(false)
+            .use_core()
+            .layout_tests(false)
+            .generate_comments(false)
+            .parse_callbacks(Box::new(bindgen::CargoCallbacks::new()))
+            .generate()
+            .map_err(|e| format!("sdk-crosscheck: bindgen failed on {}: {e}", include.display()))?;
+        let out = PathBuf::from(env::var("OUT_DIR")?).join("qnn_sdk.rs");
+        bindings.write_to_file(&out)?;
+        println!("cargo:rustc-cfg=qnn_sdk_bindings");
+        Ok(())
+    }
+
+    /// A header including the core, system and every `LPAI/QnnLpai*.h` header, plus typedefs
+    /// giving the versioned function-table types fixed names.
+    fn wrapper_header(include: &Path) -> Result<String, Box<dyn Error>> {
+        let lpai_dir = include.join("LPAI");
+        let mut lpai = Vec::new();
+        for entry in
+            fs::read_dir(&lpai_dir).map_err(|e| format!("sdk-crosscheck: cannot read {}: {e}", lpai_dir.display()))?
+        {
+            let name = entry?.file_name().to_string_lossy().into_owned();
+            if name.starts_with("QnnLpai") && name.ends_with(".h") {
+                lpai.push(name);
+            }
+        }
+        lpai.sort();
+        let mut wrapper = String::from("#include \"QnnInterface.h\"\n#include \"System/QnnSystemInterface.h\"\n");
+        for name in &lpai {
+            writeln!(wrapper, "#include \"LPAI/{name}\"")?;
+        }
+        wrapper.push_str(
+            "typedef QNN_INTERFACE_VER_TYPE LpaiDirect_InterfaceTable_t;\n\
+             typedef QNN_SYSTEM_INTERFACE_VER_TYPE LpaiDirect_SystemInterfaceTable_t;\n",
+        );
+        Ok(wrapper)
+    }
+}

@@ -1,0 +1,36 @@
+//! lpai-direct on the DSP: the skel's entry points, the platform layer and the self-tests.
+//!
+//! Built three ways: the skel shared object for the aDSP (QuRT platform), a static self-test executable for
+//! qemu-hexagon (Linux user-mode platform), and a host `cdylib`/`rlib` with the same entry points.
+#![no_std]
+#![cfg_attr(all(target_arch = "hexagon", feature = "linux-user"), feature(asm_experimental_arch))]
+
+#[cfg(not(target_arch = "hexagon"))]
+extern crate std;
+
+pub mod abi_checks;
+pub mod build_config;
+pub mod entry;
+pub mod platform;
+pub mod runtime;
+pub mod selftest;
+
+/// On the aDSP a panic would take the whole PD down, so none may be reachable: this handler calls a symbol no
+/// PD defines, and the post-link check rejects any skel that still refers to it.
+#[cfg(all(target_arch = "hexagon", not(feature = "linux-user")))]
+#[panic_handler]
+fn panic(_info: &core::panic::PanicInfo) -> ! {
+    extern "C" {
+        fn lpai_direct_panic_is_reachable() -> !;
+    }
+    // SAFETY: never resolves; its presence in the skel fails the build.
+    unsafe { lpai_direct_panic_is_reachable() }
+}
+
+/// Under qemu a panic prints its message and ends the process with status 101.
+#[cfg(all(target_arch = "hexagon", feature = "linux-user"))]
+#[panic_handler]
+fn panic(info: &core::panic::PanicInfo) -> ! {
+    crate::platform::log_fmt(crate::platform::Level::Error, format_args!("panic: {info}"));
+    crate::platform::linux_user::exit(101)
+}

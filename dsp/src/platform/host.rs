@@ -1,0 +1,83 @@
+//! Host platform (x86_64, aarch64): std time and files, stderr logging, dlopen through libloading.
+
+use super::{Level, LibraryHandle, Platform, PlatformError};
+use core::ffi::{c_void, CStr};
+use core::ptr::NonNull;
+use libloading::os::unix::{Library, RTLD_LOCAL, RTLD_NOW};
+use std::io::Read;
+use std::os::unix::ffi::OsStrExt;
+use std::sync::OnceLock;
+use std::time::Instant;
+
+/// The host implementation of [`Platform`].
+pub struct Host;
+
+fn path_of(path: &CStr) -> &std::path::Path {
+    std::path::Path::new(std::ffi::OsStr::from_bytes(path.to_bytes()))
+}
+
+fn io_error(error: std::io::Error) -> PlatformError {
+    match error.kind() {
+        std::io::ErrorKind::NotFound => PlatformError::NotFound,
+        _ => PlatformError::Failed(error.raw_os_error().unwrap_or(-1)),
+    }
+}
+
+impl Platform for Host {
+    const TICKS_PER_SECOND: u64 = 1_000_000_000;
+
+    fn now_ticks() -> u64 {
+        static START: OnceLock<Instant> = OnceLock::new();
+        let nanos = START.get_or_init(Instant::now).elapsed().as_nanos();
+        u64::try_from(nanos).unwrap_or(u64::MAX)
+    }
+
+    fn log(level: Level, message: &str) {
+        std::eprintln!("lpai-direct[{}]: {message}", level.name());
+    }
+
+    fn file_size(path: &CStr) -> Result<u64, PlatformError> {
+        std::fs::metadata(path_of(path)).map(|m| m.len()).map_err(io_error)
+    }
+
+    fn read_file(path: &CStr, buffer: &mut [u8]) -> Result<usize, PlatformError> {
+        let mut file = std::fs::File::open(path_of(path)).map_err(io_error)?;
+        let needed = file.metadata().map_err(io_error)?.len();
+        if needed > buffer.len() as u64 {
+            return Err(PlatformError::TooLarge { needed });
+        }
+        let mut filled = 0;
+        while filled < buffer.len() {
+            match file.read(&mut buffer[filled..]).map_err(io_error)? {
+                0 => break,
+                n => filled += n,
+            }
+        }
+        Ok(filled)
+    }
+
+    fn open_library(path: &CStr) -> Result<LibraryHandle, PlatformError> {
+        if !path_of(path).exists() && path.to_bytes().contains(&b'/') {
+            return Err(PlatformError::NotFound);
+        }
+        // SAFETY: loading a library runs its initialisers; the caller asked for exactly this library.
+        let library = unsafe { Library::open(Some(path_of(path)), RTLD_NOW | RTLD_LOCAL) }
+            .map_err(|_| PlatformError::Failed(-1))?;
+        NonNull::new(library.into_raw()).map(LibraryHandle).ok_or(PlatformError::Failed(-1))
+    }
+
+    fn find_symbol(library: LibraryHandle, name: &CStr) -> Option<NonNull<c_void>> {
+        // SAFETY: the handle came from `open_library` and is still open; `into_raw` gives it back unclosed.
+        let library = unsafe { Library::from_raw(library.0.as_ptr()) };
+        // SAFETY: the symbol is only returned as an address; its type is the caller's business.
+        let symbol = unsafe { library.get::<*mut c_void>(name.to_bytes_with_nul()) }.ok();
+        let address = symbol.map(|s| s.into_raw());
+        let _ = library.into_raw();
+        address.and_then(NonNull::new)
+    }
+
+    unsafe fn close_library(library: LibraryHandle) {
+        // SAFETY: the caller promises nothing from the library is used after this.
+        drop(unsafe { Library::from_raw(library.0.as_ptr()) });
+    }
+}

@@ -1,0 +1,154 @@
+//! Hexagon Linux user-mode platform (qemu-hexagon): raw `trap0` syscalls, no libc, no dynamic loader.
+
+use super::{Level, LibraryHandle, Platform, PlatformError};
+use core::arch::asm;
+use core::ffi::{c_void, CStr};
+use core::ptr::NonNull;
+
+/// The qemu-hexagon implementation of [`Platform`].
+pub struct LinuxUser;
+
+const SYS_OPENAT: u32 = 56;
+const SYS_CLOSE: u32 = 57;
+/// `_llseek` on 32-bit Linux: (fd, offset high, offset low, *result, whence).
+const SYS_LLSEEK: u32 = 62;
+const SYS_READ: u32 = 63;
+const SYS_WRITE: u32 = 64;
+const SYS_EXIT_GROUP: u32 = 94;
+const SYS_CLOCK_GETTIME: u32 = 113;
+const AT_FDCWD: i32 = -100;
+const ENOENT: i32 = 2;
+const SEEK_END: i32 = 2;
+const CLOCK_MONOTONIC: i32 = 1;
+
+/// Issues a Linux syscall with up to five arguments.
+///
+/// # Safety
+/// The arguments must be valid for the syscall `number` (pointers to live memory of the right size).
+unsafe fn syscall5(number: u32, a0: i32, a1: i32, a2: i32, a3: i32, a4: i32) -> i32 {
+    let result: i32;
+    // SAFETY: trap0(#1) is the Linux syscall gate under qemu-hexagon; the caller vouches for the arguments.
+    unsafe {
+        asm!("trap0(#1)", in("r6") number, inlateout("r0") a0 => result, in("r1") a1, in("r2") a2, in("r3") a3,
+             in("r4") a4, options(nostack));
+    }
+    result
+}
+
+/// Issues a Linux syscall with up to four arguments.
+///
+/// # Safety
+/// As for [`syscall5`].
+unsafe fn syscall(number: u32, a0: i32, a1: i32, a2: i32, a3: i32) -> i32 {
+    // SAFETY: the caller vouches for the arguments.
+    unsafe { syscall5(number, a0, a1, a2, a3, 0) }
+}
+
+/// Writes bytes to a file descriptor, retrying short writes.
+pub fn write_all(fd: i32, mut bytes: &[u8]) {
+    while !bytes.is_empty() {
+        // SAFETY: the pointer and length describe `bytes`.
+        let written = unsafe { syscall(SYS_WRITE, fd, bytes.as_ptr() as i32, bytes.len() as i32, 0) };
+        if written <= 0 {
+            return;
+        }
+        bytes = bytes.get(written as usize..).unwrap_or(&[]);
+    }
+}
+
+/// Ends the process with `status`.
+pub fn exit(status: i32) -> ! {
+    loop {
+        // SAFETY: exit_group takes one integer and does not return.
+        unsafe { syscall(SYS_EXIT_GROUP, status, 0, 0, 0) };
+    }
+}
+
+struct File(i32);
+
+impl File {
+    fn open(path: &CStr) -> Result<File, PlatformError> {
+        // SAFETY: the path is NUL-terminated; flags 0 = O_RDONLY.
+        let fd = unsafe { syscall(SYS_OPENAT, AT_FDCWD, path.as_ptr() as i32, 0, 0) };
+        match fd {
+            fd if fd >= 0 => Ok(File(fd)),
+            fd if fd == -ENOENT => Err(PlatformError::NotFound),
+            fd => Err(PlatformError::Failed(-fd)),
+        }
+    }
+
+    fn size(&self) -> Result<u64, PlatformError> {
+        let mut end = 0u64;
+        let mut start = 0u64;
+        // SAFETY: _llseek on an open descriptor, writing the 64-bit position into `end`.
+        let to_end = unsafe { syscall5(SYS_LLSEEK, self.0, 0, 0, &mut end as *mut u64 as i32, SEEK_END) };
+        // SAFETY: as above, back to the start.
+        let to_start = unsafe { syscall5(SYS_LLSEEK, self.0, 0, 0, &mut start as *mut u64 as i32, 0) };
+        if to_end < 0 || to_start < 0 {
+            return Err(PlatformError::Failed(-to_end.min(to_start)));
+        }
+        Ok(end)
+    }
+}
+
+impl Drop for File {
+    fn drop(&mut self) {
+        // SAFETY: closes the descriptor this value owns.
+        unsafe { syscall(SYS_CLOSE, self.0, 0, 0, 0) };
+    }
+}
+
+impl Platform for LinuxUser {
+    const TICKS_PER_SECOND: u64 = 1_000_000_000;
+
+    fn now_ticks() -> u64 {
+        let mut time = [0i32; 2];
+        // SAFETY: a 32-bit timespec is two i32 words.
+        let result = unsafe { syscall(SYS_CLOCK_GETTIME, CLOCK_MONOTONIC, time.as_mut_ptr() as i32, 0, 0) };
+        if result != 0 {
+            return 0;
+        }
+        (time[0] as u32 as u64) * 1_000_000_000 + time[1] as u32 as u64
+    }
+
+    fn log(level: Level, message: &str) {
+        write_all(2, b"lpai-direct[");
+        write_all(2, level.name().as_bytes());
+        write_all(2, b"]: ");
+        write_all(2, message.as_bytes());
+        write_all(2, b"\n");
+    }
+
+    fn file_size(path: &CStr) -> Result<u64, PlatformError> {
+        File::open(path)?.size()
+    }
+
+    fn read_file(path: &CStr, buffer: &mut [u8]) -> Result<usize, PlatformError> {
+        let file = File::open(path)?;
+        let needed = file.size()?;
+        if needed > buffer.len() as u64 {
+            return Err(PlatformError::TooLarge { needed });
+        }
+        let mut filled = 0usize;
+        while let Some(rest) = buffer.get_mut(filled..).filter(|rest| !rest.is_empty()) {
+            // SAFETY: reads into the unfilled tail of `buffer`.
+            let read = unsafe { syscall(SYS_READ, file.0, rest.as_mut_ptr() as i32, rest.len() as i32, 0) };
+            match read {
+                0 => break,
+                n if n < 0 => return Err(PlatformError::Failed(-n)),
+                n => filled += n as usize,
+            }
+        }
+        Ok(filled)
+    }
+
+    fn open_library(_path: &CStr) -> Result<LibraryHandle, PlatformError> {
+        Err(PlatformError::Unsupported)
+    }
+
+    fn find_symbol(_library: LibraryHandle, _name: &CStr) -> Option<NonNull<c_void>> {
+        None
+    }
+
+    unsafe fn close_library(_library: LibraryHandle) {}
+}

@@ -1,0 +1,197 @@
+//! Platform services the runtime needs (time, log, files, dynamic loading), behind one small interface.
+//!
+//! Three implementations, chosen at build time:
+//! - [`qurt`]: inside a QuRT protection domain on the aDSP (HAP timers, FARF logging, `apps_std` files, the
+//!   PD's dynamic loader). Every symbol it uses is listed in `linker/dsp-runtime-symbols.txt`.
+//! - [`linux_user`]: Hexagon Linux user mode under qemu-hexagon (raw syscalls), for the self-test executable.
+//! - [`host`]: x86_64 / aarch64 with std, for the host build of the skel and its tests.
+
+use core::ffi::{c_void, CStr};
+use core::fmt::{self, Write};
+use core::ptr::NonNull;
+use core::sync::atomic::{AtomicU32, Ordering};
+
+#[cfg(not(target_arch = "hexagon"))]
+pub mod host;
+#[cfg(all(target_arch = "hexagon", feature = "linux-user"))]
+pub mod linux_user;
+#[cfg(all(target_arch = "hexagon", not(feature = "linux-user")))]
+pub mod qurt;
+
+/// The implementation this build uses.
+#[cfg(not(target_arch = "hexagon"))]
+pub type Current = host::Host;
+/// The implementation this build uses.
+#[cfg(all(target_arch = "hexagon", feature = "linux-user"))]
+pub type Current = linux_user::LinuxUser;
+/// The implementation this build uses.
+#[cfg(all(target_arch = "hexagon", not(feature = "linux-user")))]
+pub type Current = qurt::Qurt;
+
+/// Why a platform service failed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum PlatformError {
+    /// The file or library does not exist.
+    NotFound,
+    /// The service exists but failed; the platform's own error number.
+    Failed(i32),
+    /// The destination buffer is smaller than the file.
+    TooLarge {
+        /// Bytes the file holds.
+        needed: u64,
+    },
+    /// This platform does not offer the service (for example dynamic loading in a static qemu executable).
+    Unsupported,
+}
+
+impl fmt::Display for PlatformError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PlatformError::NotFound => f.write_str("not found"),
+            PlatformError::Failed(code) => write!(f, "failed with platform error {code}"),
+            PlatformError::TooLarge { needed } => write!(f, "needs a buffer of {needed} bytes"),
+            PlatformError::Unsupported => f.write_str("not available on this platform"),
+        }
+    }
+}
+
+/// A loaded shared library, as the platform's loader knows it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LibraryHandle(pub NonNull<c_void>);
+
+/// Log severity, highest first; the numbers match QNN's log levels.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[repr(u32)]
+pub enum Level {
+    /// Something failed.
+    Error = 1,
+    /// Something is off but the work goes on.
+    Warn = 2,
+    /// What the runtime did, step by step.
+    Info = 3,
+    /// Details for the people debugging the runtime.
+    Debug = 5,
+}
+
+impl Level {
+    /// The lower-case name used in log lines.
+    pub fn name(self) -> &'static str {
+        match self {
+            Level::Error => "error",
+            Level::Warn => "warn",
+            Level::Info => "info",
+            Level::Debug => "debug",
+        }
+    }
+}
+
+/// The platform interface; every method is a plain function so no state has to be threaded through.
+pub trait Platform {
+    /// Ticks of the monotonic clock per second.
+    const TICKS_PER_SECOND: u64;
+    /// The monotonic clock now, in ticks (on the aDSP: the 19.2 MHz QTimer).
+    fn now_ticks() -> u64;
+    /// Writes one log line (no trailing newline in `message`).
+    fn log(level: Level, message: &str);
+    /// Size of a file in bytes.
+    fn file_size(path: &CStr) -> Result<u64, PlatformError>;
+    /// Reads a whole file into the start of `buffer`; returns the bytes read.
+    fn read_file(path: &CStr, buffer: &mut [u8]) -> Result<usize, PlatformError>;
+    /// Loads a shared library.
+    fn open_library(path: &CStr) -> Result<LibraryHandle, PlatformError>;
+    /// Looks up a symbol in a loaded library.
+    fn find_symbol(library: LibraryHandle, name: &CStr) -> Option<NonNull<c_void>>;
+    /// Unloads a library opened by [`Platform::open_library`].
+    ///
+    /// # Safety
+    /// No pointer obtained from the library may be used afterwards.
+    unsafe fn close_library(library: LibraryHandle);
+}
+
+/// Converts a tick count of the current platform to microseconds (saturating).
+pub fn ticks_to_micros(ticks: u64) -> u64 {
+    let micros = u128::from(ticks) * 1_000_000 / u128::from(Current::TICKS_PER_SECOND);
+    u64::try_from(micros).unwrap_or(u64::MAX)
+}
+
+static LOG_LEVEL: AtomicU32 = AtomicU32::new(Level::Warn as u32);
+
+/// Sets the most detailed level that is still written.
+pub fn set_log_level(level: Level) {
+    LOG_LEVEL.store(level as u32, Ordering::Relaxed);
+}
+
+/// Whether a message at `level` would be written.
+pub fn log_enabled(level: Level) -> bool {
+    level as u32 <= LOG_LEVEL.load(Ordering::Relaxed)
+}
+
+/// Capacity of one formatted log line; longer lines are cut and end in `...`.
+pub const LOG_LINE_BYTES: usize = 256;
+
+/// Formats one log line on the stack, cutting it to [`LOG_LINE_BYTES`] with a trailing `...`.
+pub fn format_line(args: fmt::Arguments<'_>) -> heapless::String<LOG_LINE_BYTES> {
+    let mut line = heapless::String::<LOG_LINE_BYTES>::new();
+    if line.write_fmt(args).is_err() {
+        let mut cut = LOG_LINE_BYTES - 3;
+        while !line.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        line.truncate(cut);
+        let _ = line.push_str("...");
+    }
+    line
+}
+
+/// Formats a log line on the stack and hands it to the platform; never allocates.
+pub fn log_fmt(level: Level, args: fmt::Arguments<'_>) {
+    if log_enabled(level) {
+        Current::log(level, &format_line(args));
+    }
+}
+
+/// Logs through the platform at the given [`Level`], formatting without the heap.
+#[macro_export]
+macro_rules! log {
+    ($level:expr, $($arg:tt)*) => {
+        $crate::platform::log_fmt($level, format_args!($($arg)*))
+    };
+}
+
+crate::self_tests! {
+    fn monotonic_clock_moves_forward() {
+        let first = Current::now_ticks();
+        let mut later = first;
+        for _ in 0..1_000_000 {
+            later = Current::now_ticks();
+            if later > first {
+                break;
+            }
+        }
+        check!(later > first);
+        check!(Current::TICKS_PER_SECOND >= 1_000_000);
+    }
+
+    fn reads_a_whole_file_and_reports_its_size() {
+        let path = c"/proc/self/exe";
+        let size = Current::file_size(path);
+        check!(matches!(size, Ok(n) if n > 4));
+        let mut head = [0u8; 4];
+        check!(Current::read_file(path, &mut head) == Err(PlatformError::TooLarge { needed: size.unwrap_or(0) }));
+        check!(Current::read_file(c"/no/such/file", &mut head) == Err(PlatformError::NotFound));
+    }
+
+    fn log_lines_are_cut_not_overflowed() {
+        let line = format_line(format_args!("{:>300}", "long"));
+        check!(line.len() <= LOG_LINE_BYTES && line.ends_with("..."));
+        check!(format_line(format_args!("{}é", "x")).as_str() == "xé");
+        check!(log_enabled(Level::Error) && !log_enabled(Level::Debug));
+    }
+
+    fn ticks_convert_to_micros_without_overflow() {
+        check!(ticks_to_micros(0) == 0);
+        check!(ticks_to_micros(Current::TICKS_PER_SECOND) == 1_000_000);
+        check!(ticks_to_micros(u64::MAX) > 0);
+    }
+}

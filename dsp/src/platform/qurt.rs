@@ -1,0 +1,127 @@
+//! QuRT platform (the aDSP's audio or sensor PD): HAP timers, FARF logging, `apps_std` files, the PD's loader.
+//!
+//! Every symbol declared here resolves against the PD runtime when the DSP loader maps the skel; the list in
+//! `linker/dsp-runtime-symbols.txt` must name each of them (the post-link check enforces it).
+
+use super::{Level, LibraryHandle, Platform, PlatformError};
+use core::ffi::{c_char, c_int, c_void, CStr};
+use core::ptr::NonNull;
+
+/// The QuRT implementation of [`Platform`].
+pub struct Qurt;
+
+const RTLD_NOW: c_int = 2;
+/// `HAP_LEVEL_*` values used by FARF.
+const HAP_LEVEL_LOW: c_int = 0;
+const HAP_LEVEL_MEDIUM: c_int = 1;
+const HAP_LEVEL_HIGH: c_int = 2;
+const HAP_LEVEL_ERROR: c_int = 3;
+
+extern "C" {
+    fn HAP_perf_get_qtimer_count() -> u64;
+    fn HAP_debug_v2(level: c_int, file: *const c_char, line: c_int, format: *const c_char, ...);
+    fn apps_std_fopen(name: *const c_char, mode: *const c_char, file: *mut c_int) -> c_int;
+    fn apps_std_flen(file: c_int, length: *mut u64) -> c_int;
+    fn apps_std_fread(file: c_int, buffer: *mut u8, length: c_int, read: *mut c_int, end: *mut c_int) -> c_int;
+    fn apps_std_fclose(file: c_int) -> c_int;
+    fn dlopen(path: *const c_char, mode: c_int) -> *mut c_void;
+    fn dlsym(library: *mut c_void, name: *const c_char) -> *mut c_void;
+    fn dlclose(library: *mut c_void) -> c_int;
+}
+
+struct File(c_int);
+
+impl File {
+    fn open(path: &CStr) -> Result<File, PlatformError> {
+        let mut file: c_int = -1;
+        // SAFETY: both strings are NUL-terminated; `file` is a valid out-pointer.
+        let status = unsafe { apps_std_fopen(path.as_ptr(), c"rb".as_ptr(), &mut file) };
+        match status {
+            0 => Ok(File(file)),
+            2 => Err(PlatformError::NotFound),
+            other => Err(PlatformError::Failed(other)),
+        }
+    }
+
+    fn size(&self) -> Result<u64, PlatformError> {
+        let mut length = 0u64;
+        // SAFETY: an open file and a valid out-pointer.
+        match unsafe { apps_std_flen(self.0, &mut length) } {
+            0 => Ok(length),
+            other => Err(PlatformError::Failed(other)),
+        }
+    }
+}
+
+impl Drop for File {
+    fn drop(&mut self) {
+        // SAFETY: closes the file this value owns.
+        unsafe { apps_std_fclose(self.0) };
+    }
+}
+
+impl Platform for Qurt {
+    const TICKS_PER_SECOND: u64 = 19_200_000;
+
+    fn now_ticks() -> u64 {
+        // SAFETY: reads the always-running QTimer; no arguments.
+        unsafe { HAP_perf_get_qtimer_count() }
+    }
+
+    fn log(level: Level, message: &str) {
+        let hap_level = match level {
+            Level::Error => HAP_LEVEL_ERROR,
+            Level::Warn => HAP_LEVEL_HIGH,
+            Level::Info => HAP_LEVEL_MEDIUM,
+            Level::Debug => HAP_LEVEL_LOW,
+        };
+        let length = c_int::try_from(message.len()).unwrap_or(c_int::MAX);
+        // SAFETY: "%.*s" reads exactly `length` bytes of `message`; the file name is NUL-terminated.
+        unsafe {
+            HAP_debug_v2(hap_level, c"lpai_direct".as_ptr(), 0, c"%.*s".as_ptr(), length, message.as_ptr());
+        }
+    }
+
+    fn file_size(path: &CStr) -> Result<u64, PlatformError> {
+        File::open(path)?.size()
+    }
+
+    fn read_file(path: &CStr, buffer: &mut [u8]) -> Result<usize, PlatformError> {
+        let file = File::open(path)?;
+        let needed = file.size()?;
+        if needed > buffer.len() as u64 {
+            return Err(PlatformError::TooLarge { needed });
+        }
+        let mut filled = 0usize;
+        while let Some(rest) = buffer.get_mut(filled..).filter(|rest| !rest.is_empty()) {
+            let (mut read, mut end) = (0 as c_int, 0 as c_int);
+            let length = c_int::try_from(rest.len()).unwrap_or(c_int::MAX);
+            // SAFETY: reads at most `length` bytes into the unfilled tail of `buffer`.
+            let status = unsafe { apps_std_fread(file.0, rest.as_mut_ptr(), length, &mut read, &mut end) };
+            if status != 0 {
+                return Err(PlatformError::Failed(status));
+            }
+            filled += read.max(0) as usize;
+            if read <= 0 || end != 0 {
+                break;
+            }
+        }
+        Ok(filled)
+    }
+
+    fn open_library(path: &CStr) -> Result<LibraryHandle, PlatformError> {
+        // SAFETY: the path is NUL-terminated; the PD loader maps the library.
+        let library = unsafe { dlopen(path.as_ptr(), RTLD_NOW) };
+        NonNull::new(library).map(LibraryHandle).ok_or(PlatformError::NotFound)
+    }
+
+    fn find_symbol(library: LibraryHandle, name: &CStr) -> Option<NonNull<c_void>> {
+        // SAFETY: an open library handle and a NUL-terminated name.
+        NonNull::new(unsafe { dlsym(library.0.as_ptr(), name.as_ptr()) })
+    }
+
+    unsafe fn close_library(library: LibraryHandle) {
+        // SAFETY: the caller promises nothing from the library is used after this.
+        unsafe { dlclose(library.0.as_ptr()) };
+    }
+}

@@ -1,0 +1,120 @@
+//! A caller-provided memory arena: aligned bump allocation, no heap, with a reported high-water mark.
+//!
+//! Everything the runtime keeps for a loaded model (the context binary, tensor tables, LPAI scratch and
+//! persistent memory, quantization buffers) is carved out of one buffer the caller owns. Allocations are never
+//! freed one by one; the whole arena goes when the caller drops its buffer.
+
+use core::cell::Cell;
+use core::fmt;
+use core::marker::PhantomData;
+
+/// Not enough room left in the arena.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ArenaFull {
+    /// What the allocation asked for, in bytes.
+    pub requested: usize,
+    /// Alignment asked for.
+    pub align: usize,
+    /// Bytes still free before alignment.
+    pub available: usize,
+    /// The arena's whole capacity.
+    pub capacity: usize,
+}
+
+impl fmt::Display for ArenaFull {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "arena full: {} bytes (aligned to {}) requested, {} of {} bytes free",
+            self.requested, self.align, self.available, self.capacity
+        )
+    }
+}
+
+/// A bump allocator over a caller's buffer; allocations live as long as the buffer borrow `'buffer`.
+pub struct Arena<'buffer> {
+    base: *mut u8,
+    capacity: usize,
+    used: Cell<usize>,
+    _buffer: PhantomData<&'buffer mut [u8]>,
+}
+
+impl<'buffer> Arena<'buffer> {
+    /// Takes the whole buffer for the arena.
+    pub fn new(buffer: &'buffer mut [u8]) -> Self {
+        Arena { base: buffer.as_mut_ptr(), capacity: buffer.len(), used: Cell::new(0), _buffer: PhantomData }
+    }
+
+    /// Bytes handed out so far, alignment padding included: the high-water mark, since nothing is freed.
+    pub fn used(&self) -> usize {
+        self.used.get()
+    }
+
+    /// The buffer's size.
+    pub fn capacity(&self) -> usize {
+        self.capacity
+    }
+
+    /// Hands out `size` zeroed bytes starting at a multiple of `align` (a power of two; 0 counts as 1).
+    pub fn bytes(&self, size: usize, align: usize) -> Result<&'buffer mut [u8], ArenaFull> {
+        let align = align.max(1);
+        let full =
+            ArenaFull { requested: size, align, available: self.capacity - self.used.get(), capacity: self.capacity };
+        if !align.is_power_of_two() {
+            return Err(full);
+        }
+        let address = self.base as usize + self.used.get();
+        let padding = address.wrapping_neg() & (align - 1);
+        let start = self.used.get().checked_add(padding).ok_or(full)?;
+        let end = start.checked_add(size).filter(|&end| end <= self.capacity).ok_or(full)?;
+        self.used.set(end);
+        // SAFETY: [start, end) lies inside the caller's buffer, which `'buffer` keeps borrowed, and no other
+        // allocation overlaps it because `used` only grows.
+        let slice = unsafe { core::slice::from_raw_parts_mut(self.base.add(start), size) };
+        slice.fill(0);
+        Ok(slice)
+    }
+
+    /// Hands out `count` copies of `value`, aligned for `T`.
+    pub fn slice<T: Copy>(&self, count: usize, value: T) -> Result<&'buffer mut [T], ArenaFull> {
+        let size = core::mem::size_of::<T>().checked_mul(count).ok_or(ArenaFull {
+            requested: usize::MAX,
+            align: core::mem::align_of::<T>(),
+            available: self.capacity - self.used.get(),
+            capacity: self.capacity,
+        })?;
+        let bytes = self.bytes(size, core::mem::align_of::<T>())?;
+        let items = bytes.as_mut_ptr().cast::<T>();
+        for index in 0..count {
+            // SAFETY: `bytes` holds `count` properly aligned `T` slots.
+            unsafe { items.add(index).write(value) };
+        }
+        // SAFETY: every slot was just initialised; the memory is exclusively ours for `'buffer`.
+        Ok(unsafe { core::slice::from_raw_parts_mut(items, count) })
+    }
+}
+
+crate::self_tests! {
+    fn arena_aligns_and_reports_its_high_water_mark() {
+        let mut buffer = [0xAAu8; 256];
+        let arena = Arena::new(&mut buffer);
+        let first = arena.bytes(3, 1);
+        check!(matches!(&first, Ok(b) if b.len() == 3 && b.iter().all(|&x| x == 0)));
+        let aligned = arena.bytes(16, 64);
+        check!(matches!(&aligned, Ok(b) if (b.as_ptr() as usize).is_multiple_of(64)));
+        check!(arena.used() >= 19 && arena.used() <= 3 + 63 + 16);
+        let words = arena.slice(4, 7u32);
+        check!(matches!(&words, Ok(w) if w == &[7, 7, 7, 7] && (w.as_ptr() as usize).is_multiple_of(4)));
+    }
+
+    fn arena_refuses_what_does_not_fit() {
+        let mut buffer = [0u8; 32];
+        let arena = Arena::new(&mut buffer);
+        check!(arena.bytes(33, 1).is_err());
+        check!(arena.bytes(8, 3).is_err());
+        check!(arena.bytes(32, 1).is_ok());
+        let error = arena.bytes(1, 1);
+        check!(matches!(error, Err(ArenaFull { requested: 1, available: 0, capacity: 32, .. })));
+        check!(arena.slice(usize::MAX / 2, 0u64).is_err());
+    }
+}

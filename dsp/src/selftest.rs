@@ -1,0 +1,110 @@
+//! Self-tests that run the same on the host (`cargo test`) and on Hexagon (the qemu self-test executable).
+//!
+//! A module declares its tests with [`self_tests!`]; each becomes a plain function listed in the module's
+//! `SELF_TESTS`, plus a `#[test]` wrapper for the host. [`all`] gathers every module's list.
+
+use core::fmt;
+
+/// Where and why a self-test failed.
+#[derive(Clone, Copy, Debug)]
+pub struct Failure {
+    /// Source file of the failed check.
+    pub file: &'static str,
+    /// Line of the failed check.
+    pub line: u32,
+    /// The condition that did not hold, as written.
+    pub condition: &'static str,
+}
+
+impl fmt::Display for Failure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}: check failed: {}", self.file, self.line, self.condition)
+    }
+}
+
+/// One named self-test.
+#[derive(Clone, Copy)]
+pub struct SelfTest {
+    /// `module::function`.
+    pub name: &'static str,
+    /// Runs the test.
+    pub run: fn() -> Result<(), Failure>,
+}
+
+/// Declares self-tests: `self_tests! { fn name() { check!(condition); ... } ... }`.
+#[macro_export]
+macro_rules! self_tests {
+    ($(fn $name:ident() $body:block)*) => {
+        #[allow(unused_imports)]
+        use $crate::check;
+        $(
+            #[allow(unreachable_code, clippy::unnecessary_wraps)]
+            pub(crate) fn $name() -> Result<(), $crate::selftest::Failure> {
+                $body
+                Ok(())
+            }
+        )*
+        /// This module's self-tests.
+        pub(crate) const SELF_TESTS: &[$crate::selftest::SelfTest] = &[$(
+            $crate::selftest::SelfTest { name: concat!(module_path!(), "::", stringify!($name)), run: $name },
+        )*];
+        #[cfg(test)]
+        mod host_self_tests {
+            $(
+                #[test]
+                fn $name() {
+                    if let Err(failure) = super::$name() {
+                        panic!("{failure}");
+                    }
+                }
+            )*
+        }
+    };
+}
+
+/// Inside [`self_tests!`]: returns a [`Failure`] naming the condition when it does not hold.
+#[macro_export]
+macro_rules! check {
+    ($condition:expr) => {
+        if !$condition {
+            return Err($crate::selftest::Failure { file: file!(), line: line!(), condition: stringify!($condition) });
+        }
+    };
+}
+
+/// Every module's self-tests, in a fixed order.
+pub fn all() -> impl Iterator<Item = &'static SelfTest> {
+    [
+        crate::abi_checks::SELF_TESTS,
+        crate::platform::SELF_TESTS,
+        crate::entry::SELF_TESTS,
+        crate::build_config::SELF_TESTS,
+        crate::runtime::arena::SELF_TESTS,
+        crate::runtime::quantize::SELF_TESTS,
+    ]
+    .into_iter()
+    .flatten()
+}
+
+/// Totals of one run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Summary {
+    /// Tests that passed.
+    pub passed: u32,
+    /// Tests that failed.
+    pub failed: u32,
+}
+
+/// Runs every self-test, reporting each result through `report`.
+pub fn run_all(mut report: impl FnMut(&SelfTest, Result<(), Failure>)) -> Summary {
+    let mut summary = Summary::default();
+    for test in all() {
+        let result = (test.run)();
+        match result {
+            Ok(()) => summary.passed += 1,
+            Err(_) => summary.failed += 1,
+        }
+        report(test, result);
+    }
+    summary
+}

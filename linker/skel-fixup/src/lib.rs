@@ -1,0 +1,124 @@
+//! Post-link step for the skel: makes an lld-linked Hexagon shared object loadable by the aDSP loader.
+//!
+//! The loader wants a `DT_HEXAGON_VER` (0x70000001) entry with value 3 and a program header table holding only
+//! `PT_LOAD` and `PT_DYNAMIC`. lld emits no such tag and cannot reserve a spare slot, so [`fix_up`] rewrites
+//! the redundant `DT_FLAGS_1 = DF_1_NOW` entry (lld writes it beside `DT_FLAGS = DF_BIND_NOW`, which says the
+//! same) into `DT_HEXAGON_VER`. [`check`] then verifies everything the loader and the brief require.
+
+use anyhow::{bail, Context, Result};
+use goblin::elf::{dynamic, header, program_header, Elf};
+
+/// `DT_HEXAGON_VER`: the Hexagon dynamic tag the aDSP loader expects.
+pub const DT_HEXAGON_VER: u32 = 0x7000_0001;
+/// The value stock skels carry in `DT_HEXAGON_VER`.
+pub const HEXAGON_VER_VALUE: u32 = 3;
+const DF_1_NOW: u32 = 0x1;
+/// `EM_HEXAGON`, the ELF machine number of Qualcomm Hexagon.
+const EM_HEXAGON: u16 = 164;
+const DF_BIND_NOW: u32 = 0x8;
+const DYNAMIC_ENTRY_BYTES: usize = 8;
+
+/// What [`check`] found in a valid skel.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Report {
+    /// Symbols the skel defines and exports.
+    pub exported: Vec<String>,
+    /// Symbols the skel needs from the PD runtime.
+    pub undefined: Vec<String>,
+}
+
+fn parse(bytes: &[u8]) -> Result<Elf<'_>> {
+    let elf = Elf::parse(bytes).context("not an ELF file")?;
+    if elf.header.e_machine != EM_HEXAGON || elf.is_64 {
+        bail!("not a 32-bit Hexagon ELF (e_machine {})", elf.header.e_machine);
+    }
+    if elf.header.e_type != header::ET_DYN {
+        bail!("not a shared object (e_type {})", elf.header.e_type);
+    }
+    Ok(elf)
+}
+
+/// File offsets of each `.dynamic` entry, with its tag and value.
+fn dynamic_entries(elf: &Elf<'_>, bytes: &[u8]) -> Result<Vec<(usize, u32, u32)>> {
+    let segment = elf
+        .program_headers
+        .iter()
+        .find(|p| p.p_type == program_header::PT_DYNAMIC)
+        .context("no PT_DYNAMIC program header")?;
+    let start = segment.p_offset as usize;
+    let end = start + segment.p_filesz as usize;
+    let table = bytes.get(start..end).context("PT_DYNAMIC lies outside the file")?;
+    let word = |b: &[u8]| u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+    Ok(table
+        .chunks_exact(DYNAMIC_ENTRY_BYTES)
+        .enumerate()
+        .map(|(index, entry)| (start + index * DYNAMIC_ENTRY_BYTES, word(&entry[..4]), word(&entry[4..])))
+        .take_while(|&(_, tag, _)| tag != dynamic::DT_NULL as u32)
+        .collect())
+}
+
+/// Adds `DT_HEXAGON_VER = 3` in place of the redundant `DT_FLAGS_1 = DF_1_NOW`; does nothing if already there.
+pub fn fix_up(bytes: &mut [u8]) -> Result<()> {
+    let entries = dynamic_entries(&parse(bytes)?, bytes)?;
+    if let Some(&(_, _, value)) = entries.iter().find(|e| e.1 == DT_HEXAGON_VER) {
+        if value != HEXAGON_VER_VALUE {
+            bail!("DT_HEXAGON_VER is {value}, expected {HEXAGON_VER_VALUE}");
+        }
+        return Ok(());
+    }
+    let bind_now = entries.iter().any(|e| e.1 == dynamic::DT_FLAGS as u32 && e.2 & DF_BIND_NOW != 0);
+    let slot = entries.iter().find(|e| e.1 == dynamic::DT_FLAGS_1 as u32 && e.2 == DF_1_NOW);
+    let Some(&(offset, _, _)) = slot.filter(|_| bind_now) else {
+        bail!("no free .dynamic slot: expected DT_FLAGS_1 = NOW beside DT_FLAGS = BIND_NOW (link with -z now)");
+    };
+    bytes[offset..offset + 4].copy_from_slice(&DT_HEXAGON_VER.to_le_bytes());
+    bytes[offset + 4..offset + 8].copy_from_slice(&HEXAGON_VER_VALUE.to_le_bytes());
+    Ok(())
+}
+
+/// Checks a fixed-up skel: only LOAD/DYNAMIC headers, `DT_HEXAGON_VER = 3`, no `DT_NEEDED`, exports only
+/// `export_prefix*`, and every undefined symbol in `allowed_undefined`.
+pub fn check(bytes: &[u8], export_prefix: &str, allowed_undefined: &[String]) -> Result<Report> {
+    let elf = parse(bytes)?;
+    for header in &elf.program_headers {
+        if header.p_type != program_header::PT_LOAD && header.p_type != program_header::PT_DYNAMIC {
+            bail!(
+                "program header {} is not allowed: the aDSP loader takes only LOAD and DYNAMIC",
+                program_header::pt_to_str(header.p_type)
+            );
+        }
+    }
+    let entries = dynamic_entries(&elf, bytes)?;
+    if !entries.iter().any(|e| e.1 == DT_HEXAGON_VER && e.2 == HEXAGON_VER_VALUE) {
+        bail!("no DT_HEXAGON_VER (0x70000001) = {HEXAGON_VER_VALUE} entry in .dynamic");
+    }
+    if !elf.libraries.is_empty() {
+        bail!("the skel must have no DT_NEEDED entries, found {:?}", elf.libraries);
+    }
+    let mut report = Report::default();
+    for symbol in elf.dynsyms.iter().filter(|s| s.st_name != 0) {
+        let name = elf.dynstrtab.get_at(symbol.st_name).unwrap_or("?").to_string();
+        if symbol.is_import() {
+            report.undefined.push(name);
+        } else if symbol.st_bind() != goblin::elf::sym::STB_LOCAL {
+            report.exported.push(name);
+        }
+    }
+    let stray_exports: Vec<_> = report.exported.iter().filter(|n| !n.starts_with(export_prefix)).collect();
+    if !stray_exports.is_empty() {
+        bail!("the skel exports symbols outside {export_prefix}*: {stray_exports:?}");
+    }
+    let unknown: Vec<_> = report.undefined.iter().filter(|n| !allowed_undefined.contains(n)).collect();
+    if unknown.iter().any(|n| n.as_str() == "lpai_direct_panic_is_reachable") {
+        bail!("a panic is reachable from the skel's entry points (it refers to lpai_direct_panic_is_reachable)");
+    }
+    if !unknown.is_empty() {
+        bail!("the skel needs symbols the PD runtime list does not have: {unknown:?}");
+    }
+    Ok(report)
+}
+
+/// Reads the allowed-undefined list: one symbol a line, `#` comments and blank lines ignored.
+pub fn parse_symbol_list(text: &str) -> Vec<String> {
+    text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')).map(String::from).collect()
+}

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Runs every test: sets the machine up, checks formatting and lints (host and Hexagon), builds the Hexagon and
+# aarch64 artifacts, runs the Hexagon self-test under qemu-hexagon and the whole cargo test suite.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+step() { printf '\n== %s\n' "$*" >&2; }
+
+step setup
+bash scripts/setup.sh
+
+step "rustfmt --check"
+cargo fmt --all -- --check
+
+step "clippy (host, -D warnings)"
+cargo clippy -q --workspace --all-targets -- -D warnings
+
+step "clippy (Hexagon: QuRT skel and qemu self-test platforms, -D warnings)"
+for features in "" "--features=linux-user"; do
+  CARGO_TARGET_DIR=target/hexagon-clippy cargo clippy -q -p lpai-direct-dsp --lib --bins $features \
+    --target hexagon-unknown-linux-musl -Z build-std=core -Z build-std-features=compiler-builtins-mem -- -D warnings
+done
+
+step "build the Hexagon skel and self-test executable"
+bash scripts/build-hexagon.sh
+
+step "build the host skel (cdylib) and the aarch64 HLOS side"
+cargo build -q -p lpai-direct-dsp --release
+QNN_TARGET_ARCH=aarch64-oe-linux-gcc11.2 bash scripts/build-hlos.sh >/dev/null
+
+step "Hexagon self-test under qemu-hexagon"
+qemu-hexagon -cpu v73 target/hexagon-selftest/hexagon-unknown-linux-musl/release/lpai-dsp-selftest
+
+step "cargo test (host)"
+cargo test -q --workspace 2>&1

@@ -1,0 +1,5 @@
+//! Shared `no_std` core of lpai-direct: QNN C ABI declarations, FastRPC wire types and error codes.
+#![no_std]
+
+pub mod aee;
+pub mod qnn;
