@@ -19,6 +19,10 @@ For every fixture this script:
      (quantized, exactly what crosses the EPContext node) inputs and reference outputs,
   6. checks that numpy's QuantizeLinear / DequantizeLinear formulas reproduce ORT bit for bit.
 
+`two_graphs` is built by make_multi_graph_fixture: its model is split by the QNN EP into two
+partitions, which end up as two graphs in one context binary; graphs/<g>/ then holds the input
+lists, inputs and references of each graph alone (see tests/fixtures/README.md).
+
 Nothing here is downloaded; everything comes from the packages in .venv.
 """
 
@@ -223,13 +227,45 @@ def build_float_out():
     return _model(g), samplers, cfg
 
 
+def build_two_graphs():
+    """Two QNN graphs in one context binary: a float Erf (not taken by the QNN EP on HTP) in the
+    middle splits the model into two QNN partitions, and the EP writes both into one _qnn.bin."""
+    rng = np.random.default_rng(5005)
+    inits = [
+        _init(rng, "wa", (24, 16), 24), _bias(rng, "ba", 16),
+        _init(rng, "wb", (16, 8), 16), _bias(rng, "bb", 8),
+    ]
+    nodes = [
+        helper.make_node("MatMul", ["signal", "wa"], ["stage1_mm"], name="mm_a"),
+        helper.make_node("Add", ["stage1_mm", "ba"], ["stage1"], name="add_a"),
+        helper.make_node("Erf", ["stage1"], ["stage1_erf"], name="erf_mid"),
+        helper.make_node("MatMul", ["stage1_erf", "wb"], ["head_mm"], name="mm_b"),
+        helper.make_node("Add", ["head_mm", "bb"], ["head_out"], name="add_b"),
+    ]
+    g = helper.make_graph(
+        nodes, "two_graphs",
+        [helper.make_tensor_value_info("signal", TensorProto.FLOAT, [1, 24])],
+        [helper.make_tensor_value_info("head_out", TensorProto.FLOAT, [1, 8])], inits)
+    samplers = {"signal": lambda r: (r.standard_normal((1, 24)) * 1.5).astype(np.float32)}
+    cfg = {"activation_type": QuantType.QUInt8, "weight_type": QuantType.QUInt8,
+           "nodes_to_exclude": ["erf_mid"],
+           "description": "signal[1,24] -> MatMul+Add -> stage1[1,16] -> Erf (float, excluded from "
+                          "quantization; the QNN EP does not take it, so it runs on ORT's CPU EP) -> "
+                          "MatMul+Add -> head_out[1,8]. uint8. The two QNN partitions (before and after "
+                          "the Erf) are two graphs in one context binary."}
+    return _model(g), samplers, cfg
+
+
 FIXTURES = {
     "kws_conv": build_kws_conv,
     "multi_io": build_multi_io,
     "u16_act": build_u16_act,
     "float_out": build_float_out,
+    "two_graphs": build_two_graphs,
 }
-SEEDS = {"kws_conv": 11, "multi_io": 22, "u16_act": 33, "float_out": 44}
+SEEDS = {"kws_conv": 11, "multi_io": 22, "u16_act": 33, "float_out": 44, "two_graphs": 55}
+# Fixtures whose context binary holds several graphs (built by make_multi_graph_fixture).
+MULTI_GRAPH_FIXTURES = {"two_graphs": 2}
 
 
 # --------------------------------------------------------------------------------------------
@@ -596,6 +632,45 @@ def read_raw(path, dtype, shape):
 SAFE_NAME = re.compile(r"^[A-Za-z0-9_]+$")
 
 
+def find_qnn_tensor(name, overrides, ep_name, tensors):
+    """The QNN tensor (from the binary) that the EPContext I/O `ep_name` maps to."""
+    qnn_name = overrides.get(ep_name, ep_name)
+    hits = [t for t in tensors if t["name"] == qnn_name]
+    if len(hits) != 1:
+        raise RuntimeError(f"{name}: QNN tensor for {ep_name} ({qnn_name}) not found in "
+                           f"{[t['name'] for t in tensors]}")
+    return hits[0]
+
+
+def describe_io(name, rec, qt):
+    """Manifest entry for one QNN graph input/output; checks the binary's encoding against
+    the wrapper's CPU Q/DQ parameters."""
+    if not SAFE_NAME.match(qt["name"]):
+        raise RuntimeError(f"{name}: QNN tensor name {qt['name']!r} needs escaping")
+    native = QNN_NATIVE_NP.get(qt["data_type"])
+    if native is None:
+        raise RuntimeError(f"{name}: unsupported QNN dtype {qt['data_type_name']}")
+    d = {"onnx_name": rec["onnx_name"], "epcontext_name": rec["epcontext_name"],
+         "qnn_name": qt["name"], "qnn_id": qt["id"], "shape": qt["dims"],
+         "float_dtype": "float32", "native_dtype": native,
+         "qnn_data_type": "%s (0x%04x)" % (qt["data_type_name"], qt["data_type"]),
+         "scale": None, "scale_f32_bits": None, "zero_point": None, "qnn_offset": None,
+         "cpu_qdq_offloaded": "scale" in rec}
+    if "scale" in rec:
+        if native != np.dtype(rec["native_np"]).name:
+            raise RuntimeError(f"{name}: ORT Q/DQ dtype {rec['native_np']} vs QNN {native}")
+        if qt.get("scale_bits") != struct.unpack("<I", struct.pack("<f", rec["scale"]))[0] \
+                or qt.get("offset") != -rec["zero_point"]:
+            raise RuntimeError(f"{name}: QNN quant params of {qt['name']} ({qt.get('scale')}, "
+                               f"{qt.get('offset')}) differ from ORT's ({rec['scale']}, "
+                               f"{rec['zero_point']})")
+        d.update(scale=float(rec["scale"]), scale_f32_bits=f32_bits(rec["scale"]),
+                 zero_point=rec["zero_point"], qnn_offset=qt["offset"])
+    elif "scale" in qt:
+        raise RuntimeError(f"{name}: QNN tensor {qt['name']} is quantized but ORT has no CPU Q/DQ for it")
+    return d
+
+
 def write_raw(path, arr):
     os.makedirs(os.path.dirname(path), exist_ok=True)
     a = np.ascontiguousarray(arr)
@@ -609,7 +684,9 @@ def rel(p, root):
     return os.path.relpath(p, root).replace(os.sep, "/")
 
 
-def make_fixture(name, out_root, work_root, log):
+def compile_fixture(name, out_root, work_root):
+    """Steps 1-3: float model, QDQ quantization, QNN EP compile.  Creates the fixture directory
+    (emptied first) with `<name>_qnn.bin` and `<name>_ctx.onnx` in it."""
     fmodel, samplers, cfg = FIXTURES[name]()
     input_names = [i.name for i in fmodel.graph.input]
     provider_options = dict(BASE_PROVIDER_OPTIONS)
@@ -654,6 +731,18 @@ def make_fixture(name, out_root, work_root, log):
     wrapper = onnx.load(os.path.join(ctx_dir, f"{name}.onnx"))
     ctx_onnx = os.path.join(fx, f"{name}_ctx.onnx")
     onnx.save(wrapper, ctx_onnx)
+    return dict(cfg=cfg, provider_options=provider_options, fpath=fpath, qpath=qpath, ctx_dir=ctx_dir,
+                seed=seed, lines=lines, fx=fx, bin_name=bin_name, wrapper=wrapper, ctx_onnx=ctx_onnx)
+
+
+def make_fixture(name, out_root, work_root, log):
+    if name in MULTI_GRAPH_FIXTURES:
+        make_multi_graph_fixture(name, out_root, work_root, log)
+        return
+    c = compile_fixture(name, out_root, work_root)
+    cfg, provider_options, fpath, qpath = c["cfg"], c["provider_options"], c["fpath"], c["qpath"]
+    ctx_dir, seed, lines, fx = c["ctx_dir"], c["seed"], c["lines"], c["fx"]
+    bin_name, wrapper, ctx_onnx = c["bin_name"], c["wrapper"], c["ctx_onnx"]
 
     ep, ep_inputs, ep_outputs = analyse_wrapper(wrapper)
     if attr(ep, "ep_cache_context") != bin_name or attr(ep, "embed_mode") != 0:
@@ -678,38 +767,10 @@ def make_fixture(name, out_root, work_root, log):
         raise RuntimeError(f"{name}: binary graph {qg['name']} != EPContext partition {partition}")
 
     def qnn_tensor_for(ep_name, tensors):
-        qnn_name = overrides.get(ep_name, ep_name)
-        hits = [t for t in tensors if t["name"] == qnn_name]
-        if len(hits) != 1:
-            raise RuntimeError(f"{name}: QNN tensor for {ep_name} ({qnn_name}) not found in "
-                               f"{[t['name'] for t in tensors]}")
-        return hits[0]
+        return find_qnn_tensor(name, overrides, ep_name, tensors)
 
     def describe(rec, qt):
-        if not SAFE_NAME.match(qt["name"]):
-            raise RuntimeError(f"{name}: QNN tensor name {qt['name']!r} needs escaping")
-        native = QNN_NATIVE_NP.get(qt["data_type"])
-        if native is None:
-            raise RuntimeError(f"{name}: unsupported QNN dtype {qt['data_type_name']}")
-        d = {"onnx_name": rec["onnx_name"], "epcontext_name": rec["epcontext_name"],
-             "qnn_name": qt["name"], "qnn_id": qt["id"], "shape": qt["dims"],
-             "float_dtype": "float32", "native_dtype": native,
-             "qnn_data_type": "%s (0x%04x)" % (qt["data_type_name"], qt["data_type"]),
-             "scale": None, "scale_f32_bits": None, "zero_point": None, "qnn_offset": None,
-             "cpu_qdq_offloaded": "scale" in rec}
-        if "scale" in rec:
-            if native != np.dtype(rec["native_np"]).name:
-                raise RuntimeError(f"{name}: ORT Q/DQ dtype {rec['native_np']} vs QNN {native}")
-            if qt.get("scale_bits") != struct.unpack("<I", struct.pack("<f", rec["scale"]))[0] \
-                    or qt.get("offset") != -rec["zero_point"]:
-                raise RuntimeError(f"{name}: QNN quant params of {qt['name']} ({qt.get('scale')}, "
-                                   f"{qt.get('offset')}) differ from ORT's ({rec['scale']}, "
-                                   f"{rec['zero_point']})")
-            d.update(scale=float(rec["scale"]), scale_f32_bits=f32_bits(rec["scale"]),
-                     zero_point=rec["zero_point"], qnn_offset=qt["offset"])
-        elif "scale" in qt:
-            raise RuntimeError(f"{name}: QNN tensor {qt['name']} is quantized but ORT has no CPU Q/DQ for it")
-        return d
+        return describe_io(name, rec, qt)
 
     in_desc = {r["epcontext_name"]: describe(r, qnn_tensor_for(r["epcontext_name"], qg["inputs"]))
                for r in ep_inputs}
@@ -900,6 +961,444 @@ def make_fixture(name, out_root, work_root, log):
             log(f"    {kind} qnn={d['qnn_name']!r} id={d['qnn_id']} {d['qnn_data_type']} shape={d['shape']} "
                 f"scale={d['scale']} zp={d['zero_point']} offset={d['qnn_offset']} "
                 f"onnx={d['onnx_name']!r} epctx={d['epcontext_name']!r}")
+
+
+# --------------------------------------------------------------------------------------------
+# A context binary holding several graphs (one per QNN partition of the model)
+# --------------------------------------------------------------------------------------------
+
+def analyse_multi_wrapper(wrapper):
+    """analyse_wrapper for a wrapper with several EPContext nodes (one per QNN graph) and CPU nodes
+    between them.  Returns (ep_nodes, [(inputs, outputs) per EPContext node], glue_nodes).
+
+    inputs/outputs are as in analyse_wrapper, plus `onnx_graph_io`: whether `onnx_name` (the float
+    tensor on the CPU side of the Q/DQ) is a graph input/output of the wrapper or an intermediate
+    tensor.  glue_nodes are the wrapper's nodes that run on the CPU between the graphs: all
+    non-EPContext nodes except the Q nodes fed by wrapper inputs and the DQ nodes producing wrapper
+    outputs.
+    """
+    g = wrapper.graph
+    eps = [n for n in g.node if n.op_type == "EPContext"]
+    others = [n for n in g.node if n.op_type != "EPContext"]
+    graph_inputs = {i.name for i in g.input}
+    graph_outputs = {o.name for o in g.output}
+    produced_by = {o: n for n in others for o in n.output}
+    consumers = {}
+    for n in others:
+        for i in n.input:
+            consumers.setdefault(i, []).append(n)
+
+    def qdq_params(node):
+        scale = scalar_init(wrapper, node.input[1])
+        zp = scalar_init(wrapper, node.input[2])
+        if scale.size != 1 or zp.size != 1:
+            raise RuntimeError("per-channel I/O quantization is not expected")
+        return dict(scale=np.float32(scale.reshape(())), zero_point=int(zp.reshape(())), native_np=zp.dtype)
+
+    per_graph = []
+    for ep in eps:
+        inputs, outputs = [], []
+        for name in ep.input:
+            rec = {"epcontext_name": name}
+            if name in graph_inputs:
+                rec.update(onnx_name=name, onnx_graph_io=True, offloaded_q=False)
+            else:
+                q = produced_by.get(name)
+                if q is None or q.op_type != "QuantizeLinear":
+                    raise RuntimeError(f"EPContext input {name} is neither a graph input nor fed by a CPU Q node")
+                rec.update(onnx_name=q.input[0], onnx_graph_io=q.input[0] in graph_inputs, offloaded_q=True,
+                           q_node=q.name, **qdq_params(q))
+            inputs.append(rec)
+        for name in ep.output:
+            rec = {"epcontext_name": name}
+            if name in graph_outputs:
+                rec.update(onnx_name=name, onnx_graph_io=True, offloaded_dq=False)
+            else:
+                cons = consumers.get(name, [])
+                if len(cons) != 1 or cons[0].op_type != "DequantizeLinear":
+                    raise RuntimeError(f"EPContext output {name} goes neither to a graph output nor to one CPU DQ node")
+                dq = cons[0]
+                rec.update(onnx_name=dq.output[0], onnx_graph_io=dq.output[0] in graph_outputs, offloaded_dq=True,
+                           dq_node=dq.name, **qdq_params(dq))
+            outputs.append(rec)
+        per_graph.append((inputs, outputs))
+
+    glue = [n for n in others
+            if not (n.op_type == "QuantizeLinear" and n.input[0] in graph_inputs)
+            and not (n.op_type == "DequantizeLinear" and n.output[0] in graph_outputs)]
+    return eps, per_graph, glue
+
+
+def with_extra_outputs(model, names):
+    """Serialized copy of `model` that also returns the float tensors `names` (if it has them)."""
+    m = onnx.ModelProto()
+    m.CopyFrom(model)
+    have = {o.name for o in m.graph.output} | {i.name for i in m.graph.input}
+    known = {t for n in m.graph.node for t in n.output}
+    for n in names:
+        if n not in have and n in known:
+            m.graph.output.append(helper.make_tensor_value_info(n, TensorProto.FLOAT, None))
+            have.add(n)
+    return m.SerializeToString()
+
+
+NP_DTYPE_TO_ELEM = {"uint8": TensorProto.UINT8, "uint16": TensorProto.UINT16, "float32": TensorProto.FLOAT}
+
+
+def make_multi_graph_fixture(name, out_root, work_root, log):
+    """A fixture whose context binary holds several graphs.  Besides the usual top-level files
+    (which describe graph 0, so single-graph readers keep working), it writes graphs/<g>/ for every
+    graph: input lists, inputs and references of that graph alone."""
+    n_graphs = MULTI_GRAPH_FIXTURES[name]
+    c = compile_fixture(name, out_root, work_root)
+    cfg, provider_options, fpath, qpath = c["cfg"], c["provider_options"], c["fpath"], c["qpath"]
+    ctx_dir, seed, lines, fx = c["ctx_dir"], c["seed"], c["lines"], c["fx"]
+    bin_name, wrapper, ctx_onnx = c["bin_name"], c["wrapper"], c["ctx_onnx"]
+
+    bins = sorted(f for f in os.listdir(ctx_dir) if f.endswith(".bin"))
+    if bins != [bin_name]:
+        raise RuntimeError(f"{name}: expected the single context binary {bin_name}, got {bins}")
+
+    log(f"[{name}] wrapper nodes:")
+    for n in wrapper.graph.node:
+        log(f"    {n.op_type:17s} {n.name}: {list(n.input)} -> {list(n.output)}")
+
+    eps, per_graph, glue = analyse_multi_wrapper(wrapper)
+    if len(eps) != n_graphs:
+        raise RuntimeError(f"{name}: expected {n_graphs} EPContext nodes, got {len(eps)}")
+    for k, ep in enumerate(eps):
+        # The first EPContext node carries the file; the others point into the same context.
+        if attr(ep, "embed_mode") != 0 or attr(ep, "main_context") != (1 if k == 0 else 0) \
+                or attr(ep, "ep_cache_context") != (bin_name if k == 0 else None):
+            raise RuntimeError(f"{name}: unexpected attributes on EPContext node {k} ({ep.name})")
+
+    binfo = qnn_binary_info(os.path.join(fx, bin_name))
+    if len(binfo["graphs"]) != n_graphs:
+        raise RuntimeError(f"{name}: expected {n_graphs} graphs in the binary, got {len(binfo['graphs'])}")
+
+    graphs = []
+    for k, (ep, (ep_inputs, ep_outputs)) in enumerate(zip(eps, per_graph)):
+        qg = binfo["graphs"][k]
+        partition = attr(ep, "partition_name")
+        if qg["name"] != partition or ep.name != partition:
+            raise RuntimeError(f"{name}: binary graph {k} is {qg['name']}, EPContext node {k} is {partition}")
+        overrides = {}
+        for item in (attr(ep, "io_name_overrides") or "").split(";"):
+            if item:
+                key, v = item.split("=", 1)
+                overrides[key] = v
+
+        def desc(rec, tensors):
+            d = describe_io(name, rec, find_qnn_tensor(name, overrides, rec["epcontext_name"], tensors))
+            d["onnx_graph_io"] = rec["onnx_graph_io"]
+            return d
+
+        by_in = {d["qnn_name"]: d for d in (desc(r, qg["inputs"]) for r in ep_inputs)}
+        by_out = {d["qnn_name"]: d for d in (desc(r, qg["outputs"]) for r in ep_outputs)}
+        graphs.append({
+            "index": k, "qg": qg, "ep": ep, "partition": partition,
+            "recs": {r["epcontext_name"]: r for r in ep_inputs + ep_outputs},
+            "inputs": [by_in[t["name"]] for t in qg["inputs"]],     # QNN graph order
+            "outputs": [by_out[t["name"]] for t in qg["outputs"]],
+        })
+    ids = [d["qnn_id"] for G in graphs for d in G["inputs"] + G["outputs"]]
+    if len(set(ids)) != len(ids):
+        raise RuntimeError(f"{name}: QNN tensor ids repeat across graphs: {ids}")
+
+    # Reference runs: the unmodified wrapper, and a copy that also returns every tensor on both
+    # sides of every EPContext node (native and float).
+    sess = qnn_session(ctx_onnx, provider_options)
+    bm = onnx.ModelProto()
+    bm.CopyFrom(wrapper)
+    have = {o.name for o in bm.graph.output} | {i.name for i in bm.graph.input}
+    for G in graphs:
+        for d in G["inputs"] + G["outputs"]:
+            for tname, elem in ((d["epcontext_name"], NP_DTYPE_TO_ELEM[d["native_dtype"]]),
+                                (d["onnx_name"], TensorProto.FLOAT)):
+                if tname not in have:
+                    bm.graph.output.append(helper.make_tensor_value_info(tname, elem, d["shape"]))
+                    have.add(tname)
+    bpath = os.path.join(ctx_dir, f"{name}_boundary.onnx")
+    onnx.save(bm, bpath)
+    bsess = qnn_session(bpath, provider_options)
+    out_names = [o.name for o in sess.get_outputs()]
+    b_names = [o.name for o in bsess.get_outputs()]
+
+    # CPU runs for the sanity check, returning the float tensors at every graph output.
+    fmodel, qmodel = onnx.load(fpath), onnx.load(qpath)
+    q_producer = {o: n for n in qmodel.graph.node for o in n.output}
+
+    def float_model_name(t):
+        # The float model's tensor behind a DQ output of the QDQ model: DQ <- Q <- tensor.
+        if t in {o for n in fmodel.graph.node for o in n.output}:
+            return t
+        dq = q_producer.get(t)
+        q = q_producer.get(dq.input[0]) if dq is not None and dq.op_type == "DequantizeLinear" else None
+        return q.input[0] if q is not None and q.op_type == "QuantizeLinear" else None
+
+    out_float = [d["onnx_name"] for G in graphs for d in G["outputs"]]
+    fm_names = {t: float_model_name(t) for t in out_float}
+    cpu_float = ort.InferenceSession(with_extra_outputs(fmodel, [v for v in fm_names.values() if v]),
+                                     providers=["CPUExecutionProvider"])
+    cpu_qdq = ort.InferenceSession(with_extra_outputs(qmodel, out_float), providers=["CPUExecutionProvider"])
+
+    lists = [([], []) for _ in graphs]
+    results = [[] for _ in graphs]           # results[g][line] = [float output per QNN output]
+    cpu_results = []
+    recip_mismatch = [{} for _ in graphs]
+    probes = [{} for _ in graphs]
+    for G in graphs:
+        for d in G["inputs"]:
+            if d["cpu_qdq_offloaded"]:
+                probes[G["index"]][d["qnn_name"]] = probe_quantize(d["scale"], d["zero_point"], d["native_dtype"])
+                log(f"    quantize probe graph {G['index']} {d['qnn_name']}: {probes[G['index']][d['qnn_name']]}")
+
+    for li, feed in enumerate(lines):
+        outs = dict(zip(out_names, sess.run(None, feed)))
+        bouts = dict(zip(b_names, bsess.run(None, feed)))
+        for k, v in outs.items():
+            if not np.array_equal(v, bouts[k]):
+                raise AssertionError(f"{name}: boundary copy of the wrapper changed {k}")
+        cpu_results.append((dict(zip([o.name for o in cpu_float.get_outputs()], cpu_float.run(None, feed))),
+                            dict(zip([o.name for o in cpu_qdq.get_outputs()], cpu_qdq.run(None, feed)))))
+
+        def tensor(t):
+            return feed[t] if t in feed else bouts[t]
+
+        for G in graphs:
+            gi = G["index"]
+            gdir = os.path.join(fx, "graphs", str(gi))
+            ent_f, ent_n = [], []
+            for ii, d in enumerate(G["inputs"]):
+                x = tensor(d["onnx_name"])
+                native = tensor(d["epcontext_name"])
+                if d["cpu_qdq_offloaded"]:
+                    r = G["recs"][d["epcontext_name"]]
+                    mine = quantize_np(x, r["scale"], r["zero_point"], np.dtype(r["native_np"]).type)
+                    if mine.dtype != native.dtype or not np.array_equal(mine, native):
+                        bad = int(np.sum(mine != native))
+                        raise AssertionError(f"{name} graph {gi} line {li} {d['qnn_name']}: numpy "
+                                             f"QuantizeLinear differs from ORT in {bad} elements")
+                    info = np.iinfo(native.dtype)
+                    alt = np.clip(np.rint(x * (np.float32(1.0) / r["scale"])) + np.float32(r["zero_point"]),
+                                  info.min, info.max).astype(native.dtype)
+                    recip_mismatch[gi][d["qnn_name"]] = recip_mismatch[gi].get(d["qnn_name"], 0) + \
+                        int(np.sum(alt != native))
+                assert x.dtype == np.float32, (x.dtype, d["onnx_name"])
+                assert native.dtype == np.dtype(d["native_dtype"]), (native.dtype, d["native_dtype"])
+                assert list(native.shape) == d["shape"], (native.shape, d["shape"])
+                fp = os.path.join(gdir, "inputs", "float", f"{li}_{ii}.raw")
+                npth = os.path.join(gdir, "inputs", "native", f"{li}_{ii}.raw")
+                write_raw(fp, x)
+                write_raw(npth, native)
+                ent_f.append(f"{d['qnn_name']}:={rel(fp, gdir)}")
+                ent_n.append(f"{d['qnn_name']}:={rel(npth, gdir)}")
+            lists[gi][0].append(" ".join(ent_f))
+            lists[gi][1].append(" ".join(ent_n))
+
+            line_res = []
+            for d in G["outputs"]:
+                fl = tensor(d["onnx_name"])
+                native = tensor(d["epcontext_name"])
+                assert native.dtype == np.dtype(d["native_dtype"]), (native.dtype, d["native_dtype"])
+                assert list(native.shape) == d["shape"], (native.shape, d["shape"])
+                if d["cpu_qdq_offloaded"]:
+                    r = G["recs"][d["epcontext_name"]]
+                    deq = dequantize_np(native, r["scale"], r["zero_point"])
+                    if not np.array_equal(deq.view(np.uint32), fl.astype(np.float32).view(np.uint32)):
+                        raise AssertionError(f"{name} graph {gi}: numpy DequantizeLinear differs from ORT "
+                                             f"for {d['qnn_name']}")
+                write_raw(os.path.join(gdir, "reference", "float", f"Result_{li}", f"{d['qnn_name']}.raw"),
+                          fl.astype(np.float32))
+                write_raw(os.path.join(gdir, "reference", "native", f"Result_{li}", f"{d['qnn_name']}.raw"),
+                          native)
+                line_res.append(fl)
+            results[gi].append(line_res)
+
+    for G in graphs:
+        gdir = os.path.join(fx, "graphs", str(G["index"]))
+        for kind, lst in zip(("float", "native"), lists[G["index"]]):
+            with open(os.path.join(gdir, f"input_list_{kind}.txt"), "w") as f:
+                f.write("\n".join(lst) + "\n")
+
+    # Sanity: outputs not constant, different from line to line, close to ORT's CPU QDQ run.
+    sanity = [{} for _ in graphs]
+    for G in graphs:
+        gi = G["index"]
+        for oi, d in enumerate(G["outputs"]):
+            for li in range(LINES):
+                if np.unique(results[gi][li][oi]).size < 2:
+                    raise AssertionError(f"{name}: graph {gi} output {d['qnn_name']} line {li} is constant")
+            for a in range(LINES):
+                for b in range(a + 1, LINES):
+                    if np.array_equal(results[gi][a][oi], results[gi][b][oi]):
+                        raise AssertionError(f"{name}: graph {gi} output {d['qnn_name']} equal on lines {a}, {b}")
+            qnn = np.stack([results[gi][li][oi] for li in range(LINES)])
+            fname = fm_names[d["onnx_name"]]
+            flt = np.stack([cpu_results[li][0][fname] for li in range(LINES)])
+            qdq = np.stack([cpu_results[li][1][d["onnx_name"]] for li in range(LINES)])
+            span = float(flt.max() - flt.min())
+            e_f = float(np.abs(qnn - flt).max())
+            e_q = float(np.abs(qnn - qdq).max())
+            sanity[gi][d["qnn_name"]] = {
+                "float_model_tensor": fname, "qdq_model_tensor": d["onnx_name"], "float_model_range": span,
+                "max_abs_diff_vs_cpu_float_model": e_f, "max_abs_diff_vs_cpu_qdq_model": e_q}
+            log(f"    sanity graph {gi} {d['qnn_name']}: range {span:.4g}, |qnn-float| {e_f:.4g}, "
+                f"|qnn-cpu_qdq| {e_q:.4g}")
+            if e_q > 0.05 * span:
+                raise AssertionError(f"{name}: graph {gi} {d['qnn_name']} is too far from ORT's CPU QDQ result")
+
+    # The top-level files describe graph 0 (byte copies of graphs/0/), for single-graph readers.
+    g0 = os.path.join(fx, "graphs", "0")
+    for sub in ("inputs", "reference"):
+        shutil.copytree(os.path.join(g0, sub), os.path.join(fx, sub))
+    for kind in ("float", "native"):
+        shutil.copyfile(os.path.join(g0, f"input_list_{kind}.txt"), os.path.join(fx, f"input_list_{kind}.txt"))
+
+    # Self-checks from the written files only.
+    # (1) Each graph alone: a model made only of its EPContext node (a non-main node gets
+    #     main_context=1 and ep_cache_context, so it loads the shared binary by itself), fed the
+    #     files in its input_list_native.txt, returns exactly its reference/native files.
+    def replay(G, list_dir):
+        m = epcontext_only_model(wrapper, G["ep"], G["inputs"], G["outputs"])
+        node = m.graph.node[0]
+        if attr(node, "main_context") != 1:
+            for a in node.attribute:
+                if a.name == "main_context":
+                    a.i = 1
+            node.attribute.append(helper.make_attribute("ep_cache_context", bin_name))
+        p = os.path.join(ctx_dir, f"{name}_graph{G['index']}_only.onnx")
+        onnx.save(m, p)
+        s = qnn_session(p, provider_options)
+        by_qnn = {d["qnn_name"]: d for d in G["inputs"]}
+        with open(os.path.join(list_dir, "input_list_native.txt")) as f:
+            native_lines = [ln.split() for ln in f.read().splitlines() if ln.strip()]
+        assert len(native_lines) == LINES
+        for li, entries in enumerate(native_lines):
+            feed = {}
+            for e in entries:
+                qname, path = e.split(":=", 1)
+                d = by_qnn[qname]
+                feed[d["epcontext_name"]] = read_raw(os.path.join(list_dir, path), d["native_dtype"], d["shape"])
+            got = dict(zip([o.name for o in s.get_outputs()], s.run(None, feed)))
+            for d in G["outputs"]:
+                want = read_raw(os.path.join(list_dir, "reference", "native", f"Result_{li}", f"{d['qnn_name']}.raw"),
+                                d["native_dtype"], d["shape"])
+                if not np.array_equal(got[d["epcontext_name"]], want):
+                    raise AssertionError(f"{name}: graph {G['index']} alone differs from its native "
+                                         f"reference in {list_dir}, line {li}")
+
+    for G in graphs:
+        replay(G, os.path.join(fx, "graphs", str(G["index"])))
+    replay(graphs[0], fx)
+    log(f"    each graph alone, replaying its native files: OK ({n_graphs} graphs + top level, {LINES} lines)")
+
+    # (2) The CPU nodes between the graphs (ORT CPU EP), fed the upstream graphs' native output
+    #     files, give exactly the downstream graphs' native input files.
+    by_ep = {d["epcontext_name"]: (G, d) for G in graphs for d in G["inputs"] + G["outputs"]}
+    glue_in = sorted({t for n in glue for t in n.input if t in by_ep}, key=list(by_ep).index)
+    glue_out = [t for n in glue for t in n.output if t in by_ep]
+    gm = helper.make_graph(
+        [onnx.NodeProto.FromString(n.SerializeToString()) for n in glue], "glue",
+        [helper.make_tensor_value_info(t, NP_DTYPE_TO_ELEM[by_ep[t][1]["native_dtype"]], by_ep[t][1]["shape"])
+         for t in glue_in],
+        [helper.make_tensor_value_info(t, NP_DTYPE_TO_ELEM[by_ep[t][1]["native_dtype"]], by_ep[t][1]["shape"])
+         for t in glue_out],
+        [i for i in wrapper.graph.initializer if any(i.name in n.input for n in glue)])
+    gmodel = helper.make_model(gm, opset_imports=[helper.make_opsetid("", OPSET)])
+    gmodel.ir_version = IR_VERSION
+    gsess = ort.InferenceSession(gmodel.SerializeToString(), providers=["CPUExecutionProvider"])
+    for li in range(LINES):
+        feed = {}
+        for t in glue_in:
+            G, d = by_ep[t]
+            feed[t] = read_raw(os.path.join(fx, "graphs", str(G["index"]), "reference", "native",
+                                            f"Result_{li}", f"{d['qnn_name']}.raw"), d["native_dtype"], d["shape"])
+        got = dict(zip(glue_out, gsess.run(glue_out, feed)))
+        for t in glue_out:
+            G, d = by_ep[t]
+            ii = G["inputs"].index(d)
+            want = read_raw(os.path.join(fx, "graphs", str(G["index"]), "inputs", "native", f"{li}_{ii}.raw"),
+                            d["native_dtype"], d["shape"])
+            if not np.array_equal(got[t], want):
+                raise AssertionError(f"{name}: CPU nodes between the graphs do not reproduce {t}, line {li}")
+    log("    CPU nodes between the graphs reproduce the downstream native inputs: OK")
+
+    def ep_desc(G):
+        ep = G["ep"]
+        return {"name": ep.name, "partition_name": G["partition"], "main_context": attr(ep, "main_context"),
+                "ep_cache_context": attr(ep, "ep_cache_context"),
+                "io_name_overrides": attr(ep, "io_name_overrides"), "ep_sdk_version": attr(ep, "ep_sdk_version")}
+
+    g0m = graphs[0]
+    manifest = {
+        "name": name,
+        "description": cfg["description"],
+        "context_binary": bin_name,
+        "epcontext_wrapper": os.path.basename(ctx_onnx),
+        "graph_name": g0m["qg"]["name"],
+        "epcontext_node": ep_desc(g0m),
+        "qnn_binary": {
+            "build_id": binfo["build_id"],
+            "binary_info_version": binfo["binary_info_version"],
+            "graph_info_version": g0m["qg"]["graph_info_version"],
+            "num_graphs": len(binfo["graphs"]),
+        },
+        "input_list_names": "QNN tensor names read from the context binary with libQnnSystem "
+                            "(systemContextGetBinaryInfo); entries are in QNN graph input order; paths are "
+                            "relative to the directory holding the list",
+        "top_level_files": "inputs/, reference/ and input_list_*.txt at the top level describe graph 0 "
+                           "(byte copies of graphs/0/); top-level graph_name/inputs/outputs are graph 0's",
+        "inputs": g0m["inputs"],
+        "outputs": g0m["outputs"],
+        "graphs": [{
+            "index": G["index"],
+            "graph_name": G["qg"]["name"],
+            "dir": f"graphs/{G['index']}",
+            "input_list_float": f"graphs/{G['index']}/input_list_float.txt",
+            "input_list_native": f"graphs/{G['index']}/input_list_native.txt",
+            "graph_info_version": G["qg"]["graph_info_version"],
+            "epcontext_node": ep_desc(G),
+            "inputs": G["inputs"],
+            "outputs": G["outputs"],
+            "sanity": sanity[G["index"]],
+            "reciprocal_multiply_quantize_mismatches": recip_mismatch[G["index"]],
+            "quantize_probe": probes[G["index"]],
+        } for G in graphs],
+        "cpu_nodes_between_graphs": [{"op_type": n.op_type, "name": n.name, "inputs": list(n.input),
+                                      "outputs": list(n.output)} for n in glue],
+        "lines": LINES,
+        "seed": seed,
+        "sanity": sanity[0],
+        "reciprocal_multiply_quantize_mismatches": recip_mismatch[0],
+        "quantize_probe": probes[0],
+        "quantization": {
+            "activation_type": cfg["activation_type"].name,
+            "weight_type": cfg["weight_type"].name,
+            "calibration": f"MinMax over {CALIB_SAMPLES} random inputs",
+            "nodes_to_exclude": cfg.get("nodes_to_exclude") or [],
+            "quantize_formula": "q = saturate(round_half_to_even(x / scale) + zero_point)  (float32 division)",
+            "dequantize_formula": "x = (q - zero_point) * scale  (float32); QNN: scale * (q + offset), offset = -zero_point",
+        },
+        "ort_version": ort.__version__,
+        "onnxruntime_qnn_version": onnxruntime_qnn.__version__,
+        "onnx_opset": OPSET,
+        "provider_options": provider_options,
+        "session_config": {"ep.context_enable": "1", "ep.context_embed_mode": "0",
+                           "ep.context_file_path": f"{name}.onnx (renamed to {os.path.basename(ctx_onnx)})"},
+    }
+    with open(os.path.join(fx, "manifest.json"), "w") as f:
+        json.dump(manifest, f, indent=2)
+        f.write("\n")
+
+    for G in graphs:
+        log(f"[{name}] graph {G['index']}: {G['qg']['name']}")
+        for kind, lst in (("in ", G["inputs"]), ("out", G["outputs"])):
+            for d in lst:
+                log(f"    {kind} qnn={d['qnn_name']!r} id={d['qnn_id']} {d['qnn_data_type']} shape={d['shape']} "
+                    f"scale={d['scale']} zp={d['zero_point']} offset={d['qnn_offset']} "
+                    f"onnx={d['onnx_name']!r} epctx={d['epcontext_name']!r}")
+    log("    CPU between the graphs: " + ", ".join(f"{n.op_type} {n.name}" for n in glue))
 
 
 def main():

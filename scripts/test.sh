@@ -31,4 +31,5 @@ step "Hexagon self-test under qemu-hexagon"
 qemu-hexagon -cpu v73 target/hexagon-selftest/hexagon-unknown-linux-musl/release/lpai-dsp-selftest
 
 step "cargo test (host)"
+cargo build -q -p lpai-direct-hlos
 cargo test -q --workspace 2>&1

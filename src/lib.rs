@@ -3,3 +3,4 @@
 
 pub mod aee;
 pub mod qnn;
+pub mod wire;

@@ -14,6 +14,8 @@ pub mod entry;
 pub mod platform;
 pub mod runtime;
 pub mod selftest;
+#[cfg(any(test, feature = "linux-user"))]
+pub mod testing;
 
 /// On the aDSP a panic would take the whole PD down, so none may be reachable: this handler calls a symbol no
 /// PD defines, and the post-link check rejects any skel that still refers to it.

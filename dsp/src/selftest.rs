@@ -81,6 +81,8 @@ pub fn all() -> impl Iterator<Item = &'static SelfTest> {
         crate::build_config::SELF_TESTS,
         crate::runtime::arena::SELF_TESTS,
         crate::runtime::quantize::SELF_TESTS,
+        #[cfg(any(test, feature = "linux-user"))]
+        crate::testing::SELF_TESTS,
     ]
     .into_iter()
     .flatten()

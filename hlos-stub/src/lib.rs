@@ -1,3 +1,6 @@
-//! The HLOS side of lpai-direct: command-line options of `lpai-net-run` and (as they land) the stub transports.
+//! The HLOS side of lpai-direct: `lpai-net-run`'s options, input lists, result files and the net-run job.
 
 pub mod cli;
+pub mod input_list;
+pub mod net_run;
+pub mod output;

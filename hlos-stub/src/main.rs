@@ -1,8 +1,45 @@
-//! `lpai-net-run`: parses the options and hands them to the library.
+//! `lpai-net-run`: parses the options, runs the job, prints a summary; errors go to stderr with exit status 1.
 
 use clap::Parser;
+use lpai_direct_hlos::{cli::Options, net_run};
 
-fn main() -> anyhow::Result<()> {
-    let options = lpai_direct_hlos::cli::Options::parse();
-    anyhow::bail!("lpai-net-run: running models arrives with the QNN runtime; options were {options:?}")
+fn main() -> std::process::ExitCode {
+    let options = Options::parse();
+    match net_run::run(&options) {
+        Ok(summary) => {
+            let times = &summary.execute_micros;
+            let mean = times.iter().sum::<u64>() / times.len().max(1) as u64;
+            println!(
+                "lpai-net-run: {} inference(s) of graph {} on {} (backend id {}): execute mean {} us, min {} us, max {} us",
+                times.len(),
+                summary.graph,
+                summary.provider,
+                summary.backend_id,
+                mean,
+                times.iter().min().unwrap_or(&0),
+                times.iter().max().unwrap_or(&0)
+            );
+            println!("lpai-net-run: arena high-water mark {} of {} bytes", summary.arena_used, summary.arena_capacity);
+            for event in &summary.profile {
+                let unit = match event.unit {
+                    1 => "us",
+                    2 => "bytes",
+                    3 => "cycles",
+                    4 => "count",
+                    _ => "",
+                };
+                let indent = "  ".repeat(event.depth as usize + 1);
+                println!(
+                    "profile:{indent}{}: {} {unit} (event type {})",
+                    event.identifier, event.value, event.event_type
+                );
+            }
+            println!("lpai-net-run: outputs in {}", options.output_dir.display());
+            std::process::ExitCode::SUCCESS
+        }
+        Err(error) => {
+            eprintln!("lpai-net-run: error: {error:#}");
+            std::process::ExitCode::FAILURE
+        }
+    }
 }

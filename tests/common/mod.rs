@@ -1,4 +1,5 @@
 //! Helpers shared by the end-to-end tests: where the built artifacts are, and running programs.
+#![allow(dead_code)] // each test binary uses a different subset of these helpers
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -21,4 +22,72 @@ pub fn run(program: &str, args: &[&str]) -> Output {
         .args(args)
         .output()
         .unwrap_or_else(|error| panic!("cannot start {program}: {error} (scripts/setup.sh installs it)"))
+}
+
+/// The directory holding the real libQnnHtp.so and libQnnSystem.so (from onnxruntime-qnn in .venv).
+pub fn qnn_lib_dir() -> PathBuf {
+    let recorded = root().join(".venv/qnn-lib-dir");
+    let text = std::fs::read_to_string(&recorded)
+        .unwrap_or_else(|_| panic!("{} is missing: run scripts/setup.sh first", recorded.display()));
+    PathBuf::from(text.trim())
+}
+
+/// A fixture directory under tests/fixtures.
+pub fn fixture(name: &str) -> PathBuf {
+    root().join("tests/fixtures").join(name)
+}
+
+/// The fixtures made from ONNX models by scripts/make_fixtures.py, each with ORT-on-QNN references.
+pub const FIXTURES: [&str; 4] = ["kws_conv", "multi_io", "u16_act", "float_out"];
+
+/// Rewrites a fixture's input list with absolute paths (qnn-net-run reads relative paths from the current
+/// directory) into `into`, returning the new list's path.
+pub fn absolute_input_list(fixture_name: &str, mode: &str, into: &Path) -> PathBuf {
+    absolute_list_in(&fixture(fixture_name), mode, into, fixture_name)
+}
+
+/// The same for the input list `input_list_<mode>.txt` in `directory`; `label` names the copy.
+pub fn absolute_list_in(directory: &Path, mode: &str, into: &Path, label: &str) -> PathBuf {
+    let text = std::fs::read_to_string(directory.join(format!("input_list_{mode}.txt"))).unwrap();
+    let absolute: Vec<String> = text
+        .lines()
+        .map(|line| {
+            line.split_whitespace()
+                .map(|entry| match entry.split_once(":=") {
+                    Some((name, path)) => format!("{name}:={}", directory.join(path).display()),
+                    None => directory.join(entry).display().to_string(),
+                })
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect();
+    let list = into.join(format!("{label}_{mode}.txt"));
+    std::fs::write(&list, absolute.join("\n") + "\n").unwrap();
+    list
+}
+
+/// Every file below `directory`, relative to it, sorted.
+pub fn files_below(directory: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut pending = vec![directory.to_path_buf()];
+    while let Some(next) = pending.pop() {
+        for entry in std::fs::read_dir(&next).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                pending.push(path);
+            } else {
+                found.push(path.strip_prefix(directory).unwrap().to_path_buf());
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+/// QNN's HTP emulator is not known to be safe to load from several test threads at once.
+pub static QNN_LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// Takes [`QNN_LOCK`], even after another test panicked while holding it.
+pub fn qnn_lock() -> std::sync::MutexGuard<'static, ()> {
+    QNN_LOCK.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }

@@ -80,4 +80,17 @@ impl Platform for Host {
         // SAFETY: the caller promises nothing from the library is used after this.
         drop(unsafe { Library::from_raw(library.0.as_ptr()) });
     }
+
+    fn allocate(bytes: usize) -> Result<NonNull<u8>, PlatformError> {
+        let layout = std::alloc::Layout::from_size_align(bytes.max(1), 64).map_err(|_| PlatformError::Failed(-1))?;
+        // SAFETY: a non-zero size with a valid alignment.
+        NonNull::new(unsafe { std::alloc::alloc(layout) }).ok_or(PlatformError::Failed(-1))
+    }
+
+    unsafe fn release(memory: NonNull<u8>, bytes: usize) {
+        if let Ok(layout) = std::alloc::Layout::from_size_align(bytes.max(1), 64) {
+            // SAFETY: the caller passes back exactly what `allocate` gave, with this layout.
+            unsafe { std::alloc::dealloc(memory.as_ptr(), layout) };
+        }
+    }
 }

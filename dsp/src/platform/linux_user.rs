@@ -16,10 +16,29 @@ const SYS_READ: u32 = 63;
 const SYS_WRITE: u32 = 64;
 const SYS_EXIT_GROUP: u32 = 94;
 const SYS_CLOCK_GETTIME: u32 = 113;
+const SYS_MUNMAP: u32 = 215;
+/// `mmap2`: the offset is counted in 4096-byte pages.
+const SYS_MMAP2: u32 = 222;
+const PROT_READ_WRITE: i32 = 3;
+const MAP_PRIVATE_ANONYMOUS: i32 = 0x22;
 const AT_FDCWD: i32 = -100;
 const ENOENT: i32 = 2;
 const SEEK_END: i32 = 2;
 const CLOCK_MONOTONIC: i32 = 1;
+
+/// Issues a Linux syscall with up to six arguments.
+///
+/// # Safety
+/// As for [`syscall5`].
+unsafe fn syscall6(number: u32, a0: i32, a1: i32, a2: i32, a3: i32, a4: i32, a5: i32) -> i32 {
+    let result: i32;
+    // SAFETY: as in `syscall5`.
+    unsafe {
+        asm!("trap0(#1)", in("r6") number, inlateout("r0") a0 => result, in("r1") a1, in("r2") a2, in("r3") a3,
+             in("r4") a4, in("r5") a5, options(nostack));
+    }
+    result
+}
 
 /// Issues a Linux syscall with up to five arguments.
 ///
@@ -151,4 +170,19 @@ impl Platform for LinuxUser {
     }
 
     unsafe fn close_library(_library: LibraryHandle) {}
+
+    fn allocate(bytes: usize) -> Result<NonNull<u8>, PlatformError> {
+        let length = i32::try_from(bytes.max(1)).map_err(|_| PlatformError::Failed(12))?;
+        // SAFETY: an anonymous private mapping touches no existing memory.
+        let address = unsafe { syscall6(SYS_MMAP2, 0, length, PROT_READ_WRITE, MAP_PRIVATE_ANONYMOUS, -1, 0) };
+        if (-4095..0).contains(&address) {
+            return Err(PlatformError::Failed(-address));
+        }
+        NonNull::new(address as usize as *mut u8).ok_or(PlatformError::Failed(12))
+    }
+
+    unsafe fn release(memory: NonNull<u8>, bytes: usize) {
+        // SAFETY: the caller passes back exactly the mapping `allocate` made.
+        unsafe { syscall(SYS_MUNMAP, memory.as_ptr() as i32, bytes.max(1) as i32, 0, 0) };
+    }
 }

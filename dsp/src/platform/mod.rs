@@ -107,6 +107,13 @@ pub trait Platform {
     /// # Safety
     /// No pointer obtained from the library may be used afterwards.
     unsafe fn close_library(library: LibraryHandle);
+    /// Reserves `bytes` of memory (8-aligned at least) for an arena; used when loading, never when executing.
+    fn allocate(bytes: usize) -> Result<NonNull<u8>, PlatformError>;
+    /// Returns memory from [`Platform::allocate`].
+    ///
+    /// # Safety
+    /// `memory` and `bytes` must be exactly what `allocate` gave, and nothing may use the memory afterwards.
+    unsafe fn release(memory: NonNull<u8>, bytes: usize);
 }
 
 /// Converts a tick count of the current platform to microseconds (saturating).
@@ -187,6 +194,18 @@ crate::self_tests! {
         check!(line.len() <= LOG_LINE_BYTES && line.ends_with("..."));
         check!(format_line(format_args!("{}é", "x")).as_str() == "xé");
         check!(log_enabled(Level::Error) && !log_enabled(Level::Debug));
+    }
+
+    fn memory_can_be_reserved_written_and_returned() {
+        let memory = Current::allocate(1 << 16);
+        check!(memory.is_ok());
+        if let Ok(memory) = memory {
+            check!((memory.as_ptr() as usize).is_multiple_of(8));
+            // SAFETY: the allocation holds 1 << 16 bytes.
+            unsafe { memory.as_ptr().add((1 << 16) - 1).write(7) };
+            // SAFETY: exactly what allocate gave; unused afterwards.
+            unsafe { Current::release(memory, 1 << 16) };
+        }
     }
 
     fn ticks_convert_to_micros_without_overflow() {

@@ -27,6 +27,8 @@ extern "C" {
     fn dlopen(path: *const c_char, mode: c_int) -> *mut c_void;
     fn dlsym(library: *mut c_void, name: *const c_char) -> *mut c_void;
     fn dlclose(library: *mut c_void) -> c_int;
+    fn malloc(bytes: usize) -> *mut c_void;
+    fn free(memory: *mut c_void);
 }
 
 struct File(c_int);
@@ -123,5 +125,15 @@ impl Platform for Qurt {
     unsafe fn close_library(library: LibraryHandle) {
         // SAFETY: the caller promises nothing from the library is used after this.
         unsafe { dlclose(library.0.as_ptr()) };
+    }
+
+    fn allocate(bytes: usize) -> Result<NonNull<u8>, PlatformError> {
+        // SAFETY: the PD heap's malloc; the memory is released with `free` below.
+        NonNull::new(unsafe { malloc(bytes.max(1)) }.cast::<u8>()).ok_or(PlatformError::Failed(2))
+    }
+
+    unsafe fn release(memory: NonNull<u8>, _bytes: usize) {
+        // SAFETY: the caller passes back exactly what `allocate` gave.
+        unsafe { free(memory.as_ptr().cast()) };
     }
 }

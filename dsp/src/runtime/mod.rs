@@ -1,4 +1,21 @@
 //! The QNN runtime: drives a QNN backend (libQnnLpai on the aDSP, libQnnHtp on a host) through the QNN C API.
+//!
+//! Ownership enforces QNN's teardown order: a [`Context`] borrows its [`Backend`], [`SystemLibrary`] and
+//! [`Arena`], so it is freed before any of them, and the binary it was created from outlives it.
 
 pub mod arena;
+pub mod backend;
+pub mod context;
+pub mod error;
+pub mod graph;
 pub mod quantize;
+pub mod system;
+pub mod tensor;
+
+pub use arena::Arena;
+pub use backend::{Backend, BackendOptions};
+pub use context::{BinarySource, Context, ContextOptions, Island};
+pub use error::RuntimeError;
+pub use graph::{Execution, Graph, GraphOptions};
+pub use system::SystemLibrary;
+pub use tensor::TensorInfo;

@@ -1,0 +1,320 @@
+//! A QNN backend: the library, the chosen interface provider, the backend handle and its properties.
+//!
+//! LPAI steps (HW_INFO backend config, ALIGNMENT_REQ and REQUIRE_PERSISTENT_BINARY properties) run when the
+//! provider is LPAI (backend id 12 or 16); other backends take the generic QNN path and the skipped steps are
+//! logged at info level.
+
+use super::error::{check, name_of, require, Name, RuntimeError};
+use crate::log;
+use crate::platform::{Current, Level, LibraryHandle, Platform};
+use core::ffi::{c_void, CStr};
+use core::ptr;
+use lpai_direct::qnn::{self, lpai, BackendConfig, BackendConfigOption, BackendConfigValue, BackendHandle};
+use lpai_direct::qnn::{BackendProperty, BackendPropertyOption, Interface, InterfaceGetProvidersFn, InterfaceTable};
+
+/// What the caller wants from the backend.
+#[derive(Clone, Copy, Debug)]
+pub struct BackendOptions {
+    /// Only accept a provider with this backend id (LPAI 12, LPAI island 16, HTP 6); `None` takes LPAI when
+    /// offered, else the first provider.
+    pub backend_id: Option<u32>,
+    /// LPAI target environment for the HW_INFO config.
+    pub lpai_target: lpai::Target,
+    /// LPAI hardware version for the HW_INFO config.
+    pub lpai_hw_version: lpai::HwVersion,
+}
+
+impl Default for BackendOptions {
+    fn default() -> Self {
+        BackendOptions {
+            backend_id: None,
+            lpai_target: if cfg!(target_arch = "hexagon") { lpai::Target::ADSP } else { lpai::Target::X86 },
+            lpai_hw_version: lpai::HwVersion(crate::build_config::DEFAULT_LPAI_HW_VERSION),
+        }
+    }
+}
+
+/// Who the backend is.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ProviderInfo {
+    /// e.g. `LPAI_QTI_AISW`, `HTP_QTI_AISW`.
+    pub name: Name,
+    /// QNN backend id (LPAI 12 or 16, HTP 6).
+    pub backend_id: u32,
+    /// Core API version the provider speaks.
+    pub core_api: qnn::Version,
+    /// The backend's own API version.
+    pub backend_api: qnn::Version,
+}
+
+/// Backend properties the runtime acts on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BackendProperties {
+    /// Start-address alignment for the context binary and every buffer handed to the backend.
+    pub start_alignment: usize,
+    /// Size granularity for those buffers.
+    pub size_alignment: usize,
+    /// The backend needs the context binary to stay valid and unmoved until the context is freed.
+    pub requires_persistent_binary: bool,
+}
+
+/// Buffers for the generic QNN path: aligned for any SIMD load a backend may do.
+const GENERIC_ALIGNMENT: usize = 64;
+
+/// A created QNN backend; freed (and its library unloaded) on drop.
+pub struct Backend {
+    library: Option<LibraryHandle>,
+    interface: *const Interface,
+    handle: BackendHandle,
+    info: ProviderInfo,
+    properties: BackendProperties,
+}
+
+impl Backend {
+    /// Loads a backend library (e.g. libQnnLpai.so) and creates the backend.
+    pub fn load(path: &CStr, options: &BackendOptions) -> Result<Backend, RuntimeError> {
+        let library = Current::open_library(path)
+            .map_err(|error| RuntimeError::Platform { what: "loading the QNN backend library", error })?;
+        let symbol = Current::find_symbol(library, qnn::INTERFACE_GET_PROVIDERS_SYMBOL);
+        let Some(symbol) = symbol else {
+            // SAFETY: nothing from the library was used.
+            unsafe { Current::close_library(library) };
+            return Err(RuntimeError::MissingSymbol("QnnInterface_getProviders"));
+        };
+        // SAFETY: a QNN library exports QnnInterface_getProviders with exactly this signature.
+        let get_providers = unsafe { core::mem::transmute::<*mut c_void, InterfaceGetProvidersFn>(symbol.as_ptr()) };
+        // SAFETY: the library stays loaded: the backend owns it from here and unloads it last.
+        let backend = unsafe { Backend::create(get_providers, options, Some(library)) };
+        if backend.is_err() {
+            // SAFETY: creation failed, so nothing from the library is in use.
+            unsafe { Current::close_library(library) };
+        }
+        backend
+    }
+
+    /// Creates a backend from a `QnnInterface_getProviders` function already linked into the program.
+    ///
+    /// # Safety
+    /// `get_providers` must behave as QNN specifies, and the code and data it returns must stay valid for as
+    /// long as the backend lives.
+    pub unsafe fn from_providers(
+        get_providers: InterfaceGetProvidersFn,
+        options: &BackendOptions,
+    ) -> Result<Backend, RuntimeError> {
+        // SAFETY: forwarded from the caller.
+        unsafe { Backend::create(get_providers, options, None) }
+    }
+
+    /// # Safety
+    /// As for [`Backend::from_providers`]; `library`, if any, is the one `get_providers` comes from.
+    unsafe fn create(
+        get_providers: InterfaceGetProvidersFn,
+        options: &BackendOptions,
+        library: Option<LibraryHandle>,
+    ) -> Result<Backend, RuntimeError> {
+        // SAFETY: forwarded from the caller.
+        let interface = unsafe { choose_provider(get_providers, options.backend_id)? };
+        // SAFETY: the provider entry lives as long as its library.
+        let provider = unsafe { &*interface };
+        // SAFETY: a provider name is a NUL-terminated string owned by the library, or null.
+        let name = unsafe { c_text(provider.provider_name) };
+        let info = ProviderInfo {
+            name: name_of(name),
+            backend_id: provider.backend_id,
+            core_api: provider.api_version.core_api_version,
+            backend_api: provider.api_version.backend_api_version,
+        };
+        let is_lpai = is_lpai(info.backend_id);
+        let mut hw_info = lpai::HwInfo { lpai_target: options.lpai_target, hw_version: options.lpai_hw_version };
+        let mut custom = lpai::BackendCustomConfig {
+            option: lpai::BackendConfigOption::HW_INFO,
+            config: (&mut hw_info as *mut lpai::HwInfo).cast(),
+        };
+        let hw_config = BackendConfig {
+            option: BackendConfigOption::CUSTOM,
+            value: BackendConfigValue { custom_config: (&mut custom as *mut lpai::BackendCustomConfig).cast() },
+        };
+        let lpai_configs: [*const BackendConfig; 2] = [&hw_config, ptr::null()];
+        let configs = if is_lpai {
+            log!(
+                Level::Info,
+                "LPAI backend {name}: HW_INFO target {:?} hw {:?}",
+                hw_info.lpai_target,
+                hw_info.hw_version
+            );
+            lpai_configs.as_ptr()
+        } else {
+            log!(Level::Info, "backend {name} (id {}) is not LPAI: skipping the HW_INFO config", info.backend_id);
+            ptr::null()
+        };
+        let backend_create = require(provider.table.backend_create, "backendCreate")?;
+        let mut handle: BackendHandle = ptr::null_mut();
+        // SAFETY: the config array is NULL-terminated and outlives the call; no log handle.
+        check(unsafe { backend_create(ptr::null_mut(), configs, &mut handle) }, "backendCreate")?;
+        let mut backend = Backend {
+            library: None,
+            interface,
+            handle,
+            info,
+            properties: BackendProperties {
+                start_alignment: GENERIC_ALIGNMENT,
+                size_alignment: 1,
+                requires_persistent_binary: false,
+            },
+        };
+        if is_lpai {
+            backend.properties = backend.lpai_properties()?;
+        } else {
+            log!(Level::Info, "backend {name} is not LPAI: skipping ALIGNMENT_REQ and REQUIRE_PERSISTENT_BINARY");
+        }
+        // Only a fully created backend owns the library: on any error above the caller unloads it.
+        backend.library = library;
+        Ok(backend)
+    }
+
+    fn lpai_properties(&self) -> Result<BackendProperties, RuntimeError> {
+        let mut alignment = lpai::BufferAlignmentReq::default();
+        let mut persistent: u8 = 0;
+        let mut custom = [
+            lpai::BackendCustomProperty {
+                option: lpai::BackendPropertyOption::ALIGNMENT_REQ,
+                property: (&mut alignment as *mut lpai::BufferAlignmentReq).cast(),
+            },
+            lpai::BackendCustomProperty {
+                option: lpai::BackendPropertyOption::REQUIRE_PERSISTENT_BINARY,
+                property: (&mut persistent as *mut u8).cast(),
+            },
+        ];
+        let mut properties = [
+            BackendProperty {
+                option: BackendPropertyOption::CUSTOM,
+                custom_property: (&mut custom[0] as *mut lpai::BackendCustomProperty).cast(),
+            },
+            BackendProperty {
+                option: BackendPropertyOption::CUSTOM,
+                custom_property: (&mut custom[1] as *mut lpai::BackendCustomProperty).cast(),
+            },
+        ];
+        let mut list: [*mut BackendProperty; 3] = [&mut properties[0], &mut properties[1], ptr::null_mut()];
+        let get_property = require(self.table().backend_get_property, "backendGetProperty")?;
+        // SAFETY: a NULL-terminated list of properties whose targets outlive the call.
+        check(unsafe { get_property(self.handle, list.as_mut_ptr()) }, "backendGetProperty")?;
+        let start = (alignment.start_addr_alignment as usize).max(1);
+        let size = (alignment.size_alignment as usize).max(1);
+        log!(
+            Level::Info,
+            "LPAI alignment: start {start}, size {size}; persistent binary required: {}",
+            persistent != 0
+        );
+        if !start.is_power_of_two() {
+            return Err(RuntimeError::BadAlignment { start });
+        }
+        Ok(BackendProperties {
+            start_alignment: start,
+            size_alignment: size,
+            requires_persistent_binary: persistent != 0,
+        })
+    }
+
+    /// The provider's function table.
+    pub(crate) fn table(&self) -> &InterfaceTable {
+        // SAFETY: the provider entry lives as long as its library, which this backend keeps loaded.
+        unsafe { &(*self.interface).table }
+    }
+
+    /// The backend handle.
+    pub(crate) fn handle(&self) -> BackendHandle {
+        self.handle
+    }
+
+    /// Who the backend is.
+    pub fn info(&self) -> &ProviderInfo {
+        &self.info
+    }
+
+    /// Properties the runtime acts on.
+    pub fn properties(&self) -> &BackendProperties {
+        &self.properties
+    }
+
+    /// Whether the LPAI-specific steps apply.
+    pub fn is_lpai(&self) -> bool {
+        is_lpai(self.info.backend_id)
+    }
+}
+
+impl Drop for Backend {
+    fn drop(&mut self) {
+        if let Some(backend_free) = self.table().backend_free {
+            // SAFETY: every context borrowed this backend and is gone; the handle is freed once.
+            let status = unsafe { backend_free(self.handle) };
+            if let Err(error) = check(status, "backendFree") {
+                log!(Level::Warn, "{error}");
+            }
+        }
+        if let Some(library) = self.library.take() {
+            // SAFETY: the backend is freed; nothing from the library is used after this.
+            unsafe { Current::close_library(library) };
+        }
+    }
+}
+
+/// Backend ids of the LPAI providers.
+pub fn is_lpai(backend_id: u32) -> bool {
+    backend_id == lpai::BACKEND_ID_LPAI || backend_id == lpai::BACKEND_ID_LPAI_ISLAND
+}
+
+/// Reads a C string owned by a library as UTF-8 text ("?" when null or not UTF-8).
+///
+/// # Safety
+/// `text` is null or points to a NUL-terminated string that outlives the returned borrow.
+pub(crate) unsafe fn c_text<'a>(text: *const core::ffi::c_char) -> &'a str {
+    if text.is_null() {
+        return "?";
+    }
+    // SAFETY: forwarded from the caller.
+    unsafe { CStr::from_ptr(text) }.to_str().unwrap_or("?")
+}
+
+/// Picks the provider: the requested backend id, else LPAI when offered, else the first; its core API must be
+/// 2.x with x at least the verified minor.
+///
+/// # Safety
+/// As for [`Backend::from_providers`].
+unsafe fn choose_provider(
+    get_providers: InterfaceGetProvidersFn,
+    backend_id: Option<u32>,
+) -> Result<*const Interface, RuntimeError> {
+    let mut list: *mut *const Interface = ptr::null_mut();
+    let mut count: u32 = 0;
+    // SAFETY: valid out-pointers; the callee fills them with a list it owns.
+    check(unsafe { get_providers(&mut list, &mut count) }, "QnnInterface_getProviders")?;
+    if list.is_null() || count == 0 {
+        return Err(RuntimeError::NoProviders);
+    }
+    // SAFETY: the library returned `count` provider pointers at `list`.
+    let providers = unsafe { core::slice::from_raw_parts(list, count as usize) };
+    let wanted = |p: &Interface| match backend_id {
+        Some(id) => p.backend_id == id,
+        None => is_lpai(p.backend_id),
+    };
+    // SAFETY: non-null provider pointers point at entries the library owns.
+    let entries = providers.iter().filter(|p| !p.is_null()).map(|&p| (p, unsafe { &*p }));
+    let chosen = entries.clone().find(|(_, p)| wanted(p)).or_else(|| match backend_id {
+        Some(_) => None,
+        None => entries.clone().next(),
+    });
+    let Some((pointer, provider)) = chosen else {
+        return Err(RuntimeError::NoProviders);
+    };
+    let found = provider.api_version.core_api_version;
+    if !qnn::core_api_is_verified(found) {
+        return Err(RuntimeError::UnsupportedApi {
+            // SAFETY: a provider name is a NUL-terminated string owned by the library, or null.
+            provider: name_of(unsafe { c_text(provider.provider_name) }),
+            found,
+            required: qnn::MIN_VERIFIED_CORE_API,
+        });
+    }
+    Ok(pointer)
+}

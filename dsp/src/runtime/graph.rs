@@ -1,0 +1,407 @@
+//! One graph of a loaded context: its tensors and their buffers (all in the arena), LPAI graph set-up, and the
+//! heap-free execute path.
+
+use super::arena::Arena;
+use super::backend::{c_text, Backend};
+use super::error::{check, name_of, require, RuntimeError};
+use super::quantize;
+use super::tensor::TensorInfo;
+use crate::log;
+use crate::platform::{ticks_to_micros, Current, Level, Platform};
+use core::ffi::c_void;
+use core::ptr;
+use lpai_direct::qnn::error::GRAPH_ERROR_EARLY_TERMINATION;
+use lpai_direct::qnn::TensorMemory;
+use lpai_direct::qnn::{self, lpai, ClientBuffer, GraphConfig, GraphHandle, GraphInfo, GraphProperty};
+use lpai_direct::qnn::{GraphPropertyOption, InterfaceTable, Priority, ProfileHandle, Tensor, TensorMemType};
+
+/// How often graphExecute may answer EARLY_TERMINATION (LPAI: "output not ready, execute again") in a row.
+pub const MAX_EXECUTE_ATTEMPTS: u32 = 1000;
+
+/// Per-graph settings (LPAI ones apply only to an LPAI backend).
+#[derive(Clone, Copy, Debug)]
+pub struct GraphOptions {
+    /// Graph priority, if the caller sets one.
+    pub priority: Option<Priority>,
+    /// LPAI performance config.
+    pub perf: lpai::PerfCfg,
+    /// LPAI core affinity.
+    pub affinity: lpai::CoreAffinity,
+}
+
+impl Default for GraphOptions {
+    fn default() -> Self {
+        GraphOptions {
+            priority: None,
+            perf: lpai::PerfCfg::DEFAULT,
+            affinity: lpai::CoreAffinity { affinity: lpai::CoreAffinityType::SOFT, core_selection: 0 },
+        }
+    }
+}
+
+/// What one execution took.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Execution {
+    /// Platform clock ticks around graphExecute (on the aDSP: the 19.2 MHz QTimer).
+    pub ticks: u64,
+    /// graphExecute calls made (more than 1 after EARLY_TERMINATION answers).
+    pub attempts: u32,
+}
+
+impl Execution {
+    /// The time in microseconds.
+    pub fn micros(&self) -> u64 {
+        ticks_to_micros(self.ticks)
+    }
+}
+
+/// LPAI memory handed to the graph from the arena.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LpaiMemory {
+    /// Scratch bytes.
+    pub scratch: usize,
+    /// Persistent bytes.
+    pub persistent: usize,
+}
+
+/// A retrieved, ready-to-run graph.
+pub struct Graph<'a> {
+    table: &'a InterfaceTable,
+    handle: GraphHandle,
+    name: *const core::ffi::c_char,
+    inputs: &'a mut [Tensor],
+    outputs: &'a mut [Tensor],
+    profile: ProfileHandle,
+    memory: LpaiMemory,
+}
+
+fn round_up(size: usize, granule: usize) -> usize {
+    size.div_ceil(granule.max(1)).saturating_mul(granule.max(1))
+}
+
+/// Copies tensor descriptions into the arena and gives each an aligned client buffer there.
+fn tensors_with_buffers<'a>(
+    described: *const Tensor,
+    count: u32,
+    backend: &Backend,
+    arena: &Arena<'a>,
+    what: &'static str,
+) -> Result<&'a mut [Tensor], RuntimeError> {
+    if count > 0 && described.is_null() {
+        return Err(RuntimeError::MalformedBinary { code: 0 });
+    }
+    let described = if count == 0 {
+        &[][..]
+    } else {
+        // SAFETY: libQnnSystem describes `count` tensors here, alive as long as the binary description.
+        unsafe { core::slice::from_raw_parts(described, count as usize) }
+    };
+    let Some(first) = described.first() else {
+        return Ok(&mut []);
+    };
+    let tensors = arena.slice(described.len(), *first)?;
+    let properties = backend.properties();
+    for (tensor, source) in tensors.iter_mut().zip(described) {
+        *tensor = *source;
+        let info = TensorInfo::of(tensor).ok_or(RuntimeError::MalformedBinary { code: 0 })?;
+        let buffer = arena.bytes(round_up(info.bytes, properties.size_alignment), properties.start_alignment)?;
+        let data_size = u32::try_from(info.bytes).map_err(|_| RuntimeError::TooMany {
+            what,
+            count: info.bytes,
+            limit: u32::MAX as usize,
+        })?;
+        let common = tensor.common_mut().ok_or(RuntimeError::MalformedBinary { code: 0 })?;
+        common.mem_type = TensorMemType::RAW;
+        common.memory = TensorMemory { client_buf: ClientBuffer { data: buffer.as_mut_ptr().cast(), data_size } };
+    }
+    Ok(tensors)
+}
+
+impl<'a> Graph<'a> {
+    /// Retrieves the graph described by `info` from a created context and prepares it to run.
+    pub(crate) fn prepare(
+        backend: &'a Backend,
+        context: qnn::ContextHandle,
+        info: &GraphInfo,
+        arena: &Arena<'a>,
+        options: &GraphOptions,
+        profile: ProfileHandle,
+    ) -> Result<Graph<'a>, RuntimeError> {
+        let common = info.common().ok_or(RuntimeError::MalformedBinary { code: 0 })?;
+        let retrieve = require(backend.table().graph_retrieve, "graphRetrieve")?;
+        let mut handle: GraphHandle = ptr::null_mut();
+        // SAFETY: the name is the binary's own NUL-terminated graph name; `handle` is a valid out-pointer.
+        check(unsafe { retrieve(context, common.graph_name, &mut handle) }, "graphRetrieve")?;
+        let inputs = tensors_with_buffers(common.graph_inputs, common.num_graph_inputs, backend, arena, "input bytes")?;
+        let outputs =
+            tensors_with_buffers(common.graph_outputs, common.num_graph_outputs, backend, arena, "output bytes")?;
+        let mut graph = Graph {
+            table: backend.table(),
+            handle,
+            name: common.graph_name,
+            inputs,
+            outputs,
+            profile,
+            memory: LpaiMemory::default(),
+        };
+        if backend.is_lpai() {
+            graph.configure_lpai(backend, arena, options)?;
+        } else {
+            log!(
+                Level::Info,
+                "graph {}: backend {} is not LPAI: skipping scratch/persistent memory, perf config, core affinity and re-finalize",
+                graph.name(),
+                backend.info().name
+            );
+            if let Some(priority) = options.priority {
+                graph.set_configs(&[GraphConfig::priority(priority)])?;
+            }
+        }
+        Ok(graph)
+    }
+
+    fn set_configs(&mut self, configs: &[GraphConfig]) -> Result<(), RuntimeError> {
+        let set_config = require(self.table.graph_set_config, "graphSetConfig")?;
+        let mut list: heapless::Vec<*const GraphConfig, 8> = heapless::Vec::new();
+        for config in configs {
+            list.push(config).map_err(|_| RuntimeError::TooMany {
+                what: "graph configs",
+                count: configs.len(),
+                limit: 7,
+            })?;
+        }
+        list.push(ptr::null()).map_err(|_| RuntimeError::TooMany {
+            what: "graph configs",
+            count: configs.len(),
+            limit: 7,
+        })?;
+        // SAFETY: a NULL-terminated list of configs that outlive the call.
+        check(unsafe { set_config(self.handle, list.as_ptr()) }, "graphSetConfig")
+    }
+
+    /// LPAI: scratch and persistent memory from the graph's own size properties, perf config, core affinity,
+    /// priority, then finalize again so the backend takes them.
+    fn configure_lpai(
+        &mut self,
+        backend: &Backend,
+        arena: &Arena<'a>,
+        options: &GraphOptions,
+    ) -> Result<(), RuntimeError> {
+        let mut scratch_size = 0u32;
+        let mut persistent_size = 0u32;
+        let mut custom = [
+            lpai::GraphCustomProperty {
+                option: lpai::GraphPropertyOption::SCRATCH_MEM_SIZE,
+                property: (&mut scratch_size as *mut u32).cast(),
+            },
+            lpai::GraphCustomProperty {
+                option: lpai::GraphPropertyOption::PERSISTENT_MEM_SIZE,
+                property: (&mut persistent_size as *mut u32).cast(),
+            },
+        ];
+        let [scratch_property, persistent_property] = &mut custom;
+        let mut properties = [
+            GraphProperty {
+                option: GraphPropertyOption::CUSTOM,
+                custom_property: (scratch_property as *mut lpai::GraphCustomProperty).cast(),
+            },
+            GraphProperty {
+                option: GraphPropertyOption::CUSTOM,
+                custom_property: (persistent_property as *mut lpai::GraphCustomProperty).cast(),
+            },
+        ];
+        let [first, second] = &mut properties;
+        let mut list: [*mut GraphProperty; 3] = [first, second, ptr::null_mut()];
+        let get_property = require(self.table.graph_get_property, "graphGetProperty")?;
+        // SAFETY: a NULL-terminated property list whose targets outlive the call.
+        check(unsafe { get_property(self.handle, list.as_mut_ptr()) }, "graphGetProperty")?;
+
+        let alignment = backend.properties();
+        let region = |size: u32| -> Result<*mut c_void, RuntimeError> {
+            let bytes = arena.bytes(round_up(size as usize, alignment.size_alignment), alignment.start_alignment)?;
+            Ok(bytes.as_mut_ptr().cast())
+        };
+        let memory = arena.slice(2, lpai::GraphMem { mem_type: lpai::MemType::DDR, size: 0, addr: ptr::null_mut() })?;
+        memory[0] = lpai::GraphMem { mem_type: lpai::MemType::DDR, size: scratch_size, addr: region(scratch_size)? };
+        memory[1] =
+            lpai::GraphMem { mem_type: lpai::MemType::DDR, size: persistent_size, addr: region(persistent_size)? };
+        let perf = arena.slice(1, options.perf)?;
+        let affinity = arena.slice(1, options.affinity)?;
+        let [scratch, persistent] = memory else {
+            return Err(RuntimeError::MalformedBinary { code: 0 });
+        };
+        let custom = arena.slice(
+            4,
+            lpai::GraphCustomConfig { option: lpai::GraphConfigOption::UNDEFINED, config: ptr::null_mut() },
+        )?;
+        let settings: [(lpai::GraphConfigOption, *mut c_void); 4] = [
+            (lpai::GraphConfigOption::SCRATCH_MEM, (scratch as *mut lpai::GraphMem).cast()),
+            (lpai::GraphConfigOption::PERSISTENT_MEM, (persistent as *mut lpai::GraphMem).cast()),
+            (lpai::GraphConfigOption::PERF_CFG, perf.as_mut_ptr().cast()),
+            (lpai::GraphConfigOption::CORE_AFFINITY, affinity.as_mut_ptr().cast()),
+        ];
+        let mut configs: heapless::Vec<GraphConfig, 5> = heapless::Vec::new();
+        for (slot, (option, config)) in custom.iter_mut().zip(settings) {
+            *slot = lpai::GraphCustomConfig { option, config };
+            let _ = configs.push(GraphConfig::custom((slot as *mut lpai::GraphCustomConfig).cast()));
+        }
+        if let Some(priority) = options.priority {
+            let _ = configs.push(GraphConfig::priority(priority));
+        }
+        self.set_configs(&configs)?;
+        let finalize = require(self.table.graph_finalize, "graphFinalize")?;
+        // SAFETY: a retrieved graph, the context's profile handle (or null) and no signal.
+        check(unsafe { finalize(self.handle, self.profile, ptr::null_mut()) }, "graphFinalize")?;
+        self.memory = LpaiMemory { scratch: scratch_size as usize, persistent: persistent_size as usize };
+        log!(
+            Level::Info,
+            "graph {}: LPAI scratch {scratch_size} B, persistent {persistent_size} B, finalized",
+            self.name()
+        );
+        Ok(())
+    }
+
+    /// The graph's name in the binary.
+    pub fn name(&self) -> &str {
+        // SAFETY: the name belongs to the binary description, which the owning context keeps alive.
+        unsafe { c_text(self.name) }
+    }
+
+    /// Number of inputs.
+    pub fn input_count(&self) -> usize {
+        self.inputs.len()
+    }
+
+    /// Number of outputs.
+    pub fn output_count(&self) -> usize {
+        self.outputs.len()
+    }
+
+    /// Describes input `index`.
+    pub fn input(&self, index: usize) -> Option<TensorInfo<'_>> {
+        self.inputs.get(index).and_then(TensorInfo::of)
+    }
+
+    /// Describes output `index`.
+    pub fn output(&self, index: usize) -> Option<TensorInfo<'_>> {
+        self.outputs.get(index).and_then(TensorInfo::of)
+    }
+
+    /// LPAI scratch and persistent memory the graph was given (zero on other backends).
+    pub fn lpai_memory(&self) -> LpaiMemory {
+        self.memory
+    }
+
+    /// The native buffer of input `index`, to fill before [`Graph::execute`].
+    pub fn input_bytes_mut(&mut self, index: usize) -> Option<&mut [u8]> {
+        let buffer = client_buffer(self.inputs.get(index)?)?;
+        // SAFETY: the buffer is an arena allocation owned by this graph for 'a; `&mut self` makes this borrow
+        // the only one.
+        Some(unsafe { core::slice::from_raw_parts_mut(buffer.data.cast::<u8>(), buffer.data_size as usize) })
+    }
+
+    /// The native buffer of output `index`, valid after [`Graph::execute`].
+    pub fn output_bytes(&self, index: usize) -> Option<&[u8]> {
+        let buffer = client_buffer(self.outputs.get(index)?)?;
+        // SAFETY: as in `input_bytes_mut`; shared access through `&self`.
+        Some(unsafe { core::slice::from_raw_parts(buffer.data.cast::<u8>(), buffer.data_size as usize) })
+    }
+
+    /// Fills input `index` from native bytes.
+    pub fn write_input(&mut self, index: usize, native: &[u8]) -> Result<(), RuntimeError> {
+        let expected = self.input(index).ok_or(RuntimeError::NoSuchTensor { index })?.bytes;
+        let name = self.input_name(index);
+        let buffer = self.input_bytes_mut(index).ok_or(RuntimeError::NoSuchTensor { index })?;
+        if native.len() != expected {
+            return Err(RuntimeError::TensorSize { tensor: name, expected, actual: native.len() });
+        }
+        buffer.copy_from_slice(native);
+        Ok(())
+    }
+
+    /// Fills input `index` from float32 values (little-endian bytes), quantizing with the tensor's own
+    /// scale and offset.
+    pub fn write_input_float(&mut self, index: usize, float_bytes: &[u8]) -> Result<(), RuntimeError> {
+        let info = self.input(index).ok_or(RuntimeError::NoSuchTensor { index })?;
+        let (encoding, elements, data_type) = (info.encoding, info.elements, info.data_type.0);
+        let name = self.input_name(index);
+        let Some(encoding) = encoding else {
+            return Err(RuntimeError::UnsupportedDataType { tensor: name, data_type });
+        };
+        let buffer = self.input_bytes_mut(index).ok_or(RuntimeError::NoSuchTensor { index })?;
+        if !quantize::quantize(encoding, float_bytes, buffer) {
+            return Err(RuntimeError::TensorSize { tensor: name, expected: elements * 4, actual: float_bytes.len() });
+        }
+        Ok(())
+    }
+
+    /// Reads output `index` as float32 values (little-endian bytes), dequantizing with its scale and offset.
+    pub fn read_output_float(&self, index: usize, float_bytes: &mut [u8]) -> Result<(), RuntimeError> {
+        let info = self.output(index).ok_or(RuntimeError::NoSuchTensor { index })?;
+        let Some(encoding) = info.encoding else {
+            return Err(RuntimeError::UnsupportedDataType { tensor: name_of(info.name), data_type: info.data_type.0 });
+        };
+        let native = self.output_bytes(index).ok_or(RuntimeError::NoSuchTensor { index })?;
+        if !quantize::dequantize(encoding, native, float_bytes) {
+            let expected = info.elements * 4;
+            return Err(RuntimeError::TensorSize { tensor: name_of(info.name), expected, actual: float_bytes.len() });
+        }
+        Ok(())
+    }
+
+    fn input_name(&self, index: usize) -> super::error::Name {
+        name_of(self.input(index).map_or("?", |info| info.name))
+    }
+
+    /// One graphExecute call on the current input buffers: `Ok(true)` when the outputs are ready, `Ok(false)`
+    /// when the backend answered EARLY_TERMINATION (LPAI: feed the next frame, then call again).
+    fn execute_call(&mut self) -> Result<bool, RuntimeError> {
+        let execute = require(self.table.graph_execute, "graphExecute")?;
+        // SAFETY: the tensor arrays and their client buffers live in the arena for 'a; counts match.
+        let status = unsafe {
+            execute(
+                self.handle,
+                self.inputs.as_ptr(),
+                self.inputs.len() as u32,
+                self.outputs.as_mut_ptr(),
+                self.outputs.len() as u32,
+                self.profile,
+                ptr::null_mut(),
+            )
+        };
+        match qnn::error::code(status) {
+            0 => Ok(true),
+            GRAPH_ERROR_EARLY_TERMINATION => Ok(false),
+            code => Err(RuntimeError::Qnn { call: "graphExecute", code }),
+        }
+    }
+
+    /// For streaming callers (a frame at a time): runs graphExecute once and answers `Ok(None)` when the
+    /// backend needs more frames before the outputs are ready (EARLY_TERMINATION); allocates nothing.
+    pub fn execute_frame(&mut self) -> Result<Option<Execution>, RuntimeError> {
+        let start = Current::now_ticks();
+        let ready = self.execute_call()?;
+        Ok(ready.then(|| Execution { ticks: Current::now_ticks().saturating_sub(start), attempts: 1 }))
+    }
+
+    /// Runs the graph on the current input buffers, calling graphExecute again on the same inputs while the
+    /// backend answers EARLY_TERMINATION (as qnn-net-run does), up to [`MAX_EXECUTE_ATTEMPTS`]; allocates nothing.
+    pub fn execute(&mut self) -> Result<Execution, RuntimeError> {
+        let start = Current::now_ticks();
+        for attempts in 1..=MAX_EXECUTE_ATTEMPTS {
+            if self.execute_call()? {
+                return Ok(Execution { ticks: Current::now_ticks().saturating_sub(start), attempts });
+            }
+        }
+        Err(RuntimeError::NeverCompleted { attempts: MAX_EXECUTE_ATTEMPTS })
+    }
+}
+
+fn client_buffer(tensor: &Tensor) -> Option<ClientBuffer> {
+    let common = tensor.common()?;
+    if common.mem_type != TensorMemType::RAW {
+        return None;
+    }
+    // SAFETY: RAW memory means the union holds a client buffer (this module sets every tensor so).
+    Some(unsafe { common.memory.client_buf })
+}

@@ -1,0 +1,142 @@
+//! libQnnSystem: reads a context binary's metadata (graphs, tensors) without creating a context.
+
+use super::backend::c_text;
+use super::error::{check, name_of, require, RuntimeError};
+use crate::platform::{Current, LibraryHandle, Platform};
+use core::ffi::{c_void, CStr};
+use core::ptr;
+use lpai_direct::qnn::{self, BinaryInfo, SystemContextHandle, SystemInterface, SystemInterfaceGetProvidersFn};
+
+/// The system library and its chosen provider; unloaded on drop.
+pub struct SystemLibrary {
+    library: Option<LibraryHandle>,
+    interface: *const SystemInterface,
+}
+
+/// System API major version this runtime speaks.
+const SYSTEM_API_MAJOR: u32 = 1;
+
+impl SystemLibrary {
+    /// Loads libQnnSystem.
+    pub fn load(path: &CStr) -> Result<SystemLibrary, RuntimeError> {
+        let library = Current::open_library(path)
+            .map_err(|error| RuntimeError::Platform { what: "loading the QNN system library", error })?;
+        let symbol = Current::find_symbol(library, qnn::SYSTEM_INTERFACE_GET_PROVIDERS_SYMBOL);
+        let result = match symbol {
+            // SAFETY: libQnnSystem exports QnnSystemInterface_getProviders with exactly this signature, and
+            // the library stays loaded while the returned value lives.
+            Some(symbol) => unsafe {
+                SystemLibrary::from_providers(core::mem::transmute::<*mut c_void, SystemInterfaceGetProvidersFn>(
+                    symbol.as_ptr(),
+                ))
+            },
+            None => Err(RuntimeError::MissingSymbol("QnnSystemInterface_getProviders")),
+        };
+        match result {
+            Ok(mut system) => {
+                system.library = Some(library);
+                Ok(system)
+            }
+            Err(error) => {
+                // SAFETY: nothing from the library is in use.
+                unsafe { Current::close_library(library) };
+                Err(error)
+            }
+        }
+    }
+
+    /// Uses a `QnnSystemInterface_getProviders` already linked into the program.
+    ///
+    /// # Safety
+    /// `get_providers` must behave as QNN specifies, and what it returns must stay valid while this lives.
+    pub unsafe fn from_providers(get_providers: SystemInterfaceGetProvidersFn) -> Result<SystemLibrary, RuntimeError> {
+        let mut list: *mut *const SystemInterface = ptr::null_mut();
+        let mut count = 0u32;
+        // SAFETY: valid out-pointers.
+        check(unsafe { get_providers(&mut list, &mut count) }, "QnnSystemInterface_getProviders")?;
+        if list.is_null() || count == 0 {
+            return Err(RuntimeError::NoProviders);
+        }
+        // SAFETY: the library returned `count` entries at `list`.
+        let first = unsafe { *list };
+        if first.is_null() {
+            return Err(RuntimeError::NoProviders);
+        }
+        // SAFETY: a non-null provider entry owned by the library.
+        let provider = unsafe { &*first };
+        let found = provider.system_api_version;
+        if found.major != SYSTEM_API_MAJOR || found.minor < qnn::DECLARED_SYSTEM_API.minor {
+            return Err(RuntimeError::UnsupportedApi {
+                // SAFETY: a NUL-terminated string owned by the library, or null.
+                provider: name_of(unsafe { c_text(provider.provider_name) }),
+                found,
+                required: qnn::DECLARED_SYSTEM_API,
+            });
+        }
+        Ok(SystemLibrary { library: None, interface: first })
+    }
+
+    fn table(&self) -> &qnn::SystemInterfaceTable {
+        // SAFETY: the provider entry lives as long as its library, which this value keeps loaded.
+        unsafe { &(*self.interface).table }
+    }
+
+    /// Describes a context binary; the description lives until the returned value is dropped.
+    pub fn describe<'s>(&'s self, binary: &mut [u8]) -> Result<BinaryDescription<'s>, RuntimeError> {
+        let create = require(self.table().system_context_create, "systemContextCreate")?;
+        let get_info = require(self.table().system_context_get_binary_info, "systemContextGetBinaryInfo")?;
+        let mut handle: SystemContextHandle = ptr::null_mut();
+        // SAFETY: a valid out-pointer.
+        check(unsafe { create(&mut handle) }, "systemContextCreate")?;
+        let mut description = BinaryDescription { system: self, handle, info: ptr::null() };
+        let mut info: *const BinaryInfo = ptr::null();
+        let mut info_size = 0u64;
+        // SAFETY: the buffer is valid for its length; the info stays owned by the system context.
+        let status =
+            unsafe { get_info(handle, binary.as_mut_ptr().cast(), binary.len() as u64, &mut info, &mut info_size) };
+        let code = qnn::error::code(status);
+        if code != 0 || info.is_null() {
+            return Err(RuntimeError::MalformedBinary { code });
+        }
+        description.info = info;
+        Ok(description)
+    }
+}
+
+impl Drop for SystemLibrary {
+    fn drop(&mut self) {
+        if let Some(library) = self.library.take() {
+            // SAFETY: every description borrowed this value and is gone.
+            unsafe { Current::close_library(library) };
+        }
+    }
+}
+
+/// A context binary's metadata, owned by a system context that is freed on drop.
+pub struct BinaryDescription<'s> {
+    system: &'s SystemLibrary,
+    handle: SystemContextHandle,
+    info: *const BinaryInfo,
+}
+
+impl BinaryDescription<'_> {
+    /// The graphs the binary holds (name, inputs, outputs), or `MalformedBinary` for an unknown info version.
+    pub fn graphs(&self) -> Result<&[qnn::GraphInfo], RuntimeError> {
+        // SAFETY: `info` is non-null and owned by the system context this value keeps alive.
+        let graphs = unsafe { &*self.info }.graphs().ok_or(RuntimeError::MalformedBinary { code: 0 })?;
+        if graphs.num_graphs == 0 || graphs.graphs.is_null() {
+            return Err(RuntimeError::MalformedBinary { code: 0 });
+        }
+        // SAFETY: the system library returned `num_graphs` entries at `graphs`, alive with the system context.
+        Ok(unsafe { core::slice::from_raw_parts(graphs.graphs, graphs.num_graphs as usize) })
+    }
+}
+
+impl Drop for BinaryDescription<'_> {
+    fn drop(&mut self) {
+        if let Some(free) = self.system.table().system_context_free {
+            // SAFETY: the handle was created by systemContextCreate and is freed once.
+            unsafe { free(self.handle) };
+        }
+    }
+}

@@ -1,0 +1,203 @@
+//! The fake backend's provider lists, its function table, and its backend entry points.
+
+use super::record::Event;
+use super::{context, entries, graph, handle, index_of, with_state};
+use core::ffi::CStr;
+use lpai_direct::qnn::error::{
+    BACKEND_ERROR_INVALID_HANDLE, BACKEND_ERROR_NOT_SUPPORTED, COMMON_ERROR_INVALID_ARGUMENT,
+};
+use lpai_direct::qnn::BackendPropertyOption;
+use lpai_direct::qnn::{lpai, ApiVersion, BackendConfig, BackendConfigOption, BackendHandle, BackendProperty};
+use lpai_direct::qnn::{ErrorHandle, Interface, InterfaceTable, LogHandle, Version};
+
+pub(crate) const BACKEND_HANDLE_BASE: usize = 0xB000;
+
+/// The core API the fake LPAI provider speaks.
+pub const CORE_API: Version = Version::new(2, 32, 0);
+/// The core API of the old provider the runtime must refuse (QNN 2.13, another table order).
+pub const OLD_CORE_API: Version = Version::new(2, 7, 0);
+/// Backend id of the HTP provider in [`htp_and_lpai_providers`].
+pub const HTP_BACKEND_ID: u32 = 6;
+
+const TABLE: InterfaceTable = {
+    // SAFETY: every field is an `Option` of a function pointer, for which all-zero bytes are `None`.
+    let mut table: InterfaceTable = unsafe { core::mem::zeroed() };
+    table.backend_create = Some(backend_create);
+    table.backend_get_property = Some(backend_get_property);
+    table.backend_free = Some(backend_free);
+    table.context_create_from_binary = Some(context::context_create_from_binary);
+    table.context_free = Some(context::context_free);
+    table.graph_retrieve = Some(graph::graph_retrieve);
+    table.graph_get_property = Some(graph::graph_get_property);
+    table.graph_set_config = Some(graph::graph_set_config);
+    table.graph_finalize = Some(graph::graph_finalize);
+    table.graph_execute = Some(graph::graph_execute);
+    table
+};
+
+const fn provider(backend_id: u32, name: &'static CStr, core_api_version: Version) -> Interface {
+    Interface {
+        backend_id,
+        provider_name: name.as_ptr(),
+        api_version: ApiVersion { core_api_version, backend_api_version: lpai::API_VERSION },
+        table: TABLE,
+    }
+}
+
+/// A static provider entry.
+struct Provider(Interface);
+// SAFETY: immutable data: function pointers and a pointer to a static string.
+unsafe impl Sync for Provider {}
+
+/// A static `QnnInterface_t*` list.
+struct ProviderList<const N: usize>([*const Interface; N]);
+// SAFETY: immutable pointers to immutable statics.
+unsafe impl<const N: usize> Sync for ProviderList<N> {}
+
+static LPAI: Provider = Provider(provider(lpai::BACKEND_ID_LPAI, lpai::PROVIDER_NAME, CORE_API));
+static OLD_LPAI: Provider = Provider(provider(lpai::BACKEND_ID_LPAI, lpai::PROVIDER_NAME, OLD_CORE_API));
+static HTP: Provider = Provider(provider(HTP_BACKEND_ID, c"HTP_QTI_AISW", CORE_API));
+static LPAI_LIST: ProviderList<1> = ProviderList([&LPAI.0]);
+static OLD_LIST: ProviderList<1> = ProviderList([&OLD_LPAI.0]);
+static HTP_AND_LPAI_LIST: ProviderList<2> = ProviderList([&HTP.0, &LPAI.0]);
+
+/// # Safety
+/// `list` and `count` are null or valid for writes.
+unsafe fn hand_out(providers: &'static [*const Interface], list: *mut *mut *const Interface, count: *mut u32) -> u64 {
+    if list.is_null() || count.is_null() {
+        return u64::from(COMMON_ERROR_INVALID_ARGUMENT);
+    }
+    // SAFETY: both are valid for writes (checked non-null; the caller vouches for the rest). The runtime only
+    // reads through the list, so handing out a mutable pointer to the static is fine.
+    unsafe {
+        *list = providers.as_ptr().cast_mut();
+        *count = providers.len() as u32;
+    }
+    0
+}
+
+/// `QnnInterface_getProviders` of the fake: one LPAI provider, core API 2.32.
+///
+/// # Safety
+/// `list` and `count` are null or valid for writes.
+pub unsafe extern "C" fn lpai_providers(list: *mut *mut *const Interface, count: *mut u32) -> ErrorHandle {
+    // SAFETY: forwarded from the caller.
+    unsafe { hand_out(&LPAI_LIST.0, list, count) }
+}
+
+/// `QnnInterface_getProviders` of an old LPAI library speaking core API 2.7 (must be refused).
+///
+/// # Safety
+/// `list` and `count` are null or valid for writes.
+pub unsafe extern "C" fn old_api_providers(list: *mut *mut *const Interface, count: *mut u32) -> ErrorHandle {
+    // SAFETY: forwarded from the caller.
+    unsafe { hand_out(&OLD_LIST.0, list, count) }
+}
+
+/// `QnnInterface_getProviders` listing HTP (id 6) first, then LPAI (id 12); both use the fake's table.
+///
+/// # Safety
+/// `list` and `count` are null or valid for writes.
+pub unsafe extern "C" fn htp_and_lpai_providers(list: *mut *mut *const Interface, count: *mut u32) -> ErrorHandle {
+    // SAFETY: forwarded from the caller.
+    unsafe { hand_out(&HTP_AND_LPAI_LIST.0, list, count) }
+}
+
+/// backendCreate: records the configs (HW_INFO in particular).
+///
+/// # Safety
+/// `config` is null or a NULL-terminated list of valid configs; `backend` is valid for writes.
+unsafe extern "C" fn backend_create(
+    _log: LogHandle,
+    config: *const *const BackendConfig,
+    backend: *mut BackendHandle,
+) -> ErrorHandle {
+    if backend.is_null() {
+        return u64::from(COMMON_ERROR_INVALID_ARGUMENT);
+    }
+    with_state(|state| {
+        // SAFETY: the caller passes a NULL-terminated list of valid configs.
+        for config in unsafe { entries(config) } {
+            state.record.backend_configs += 1;
+            // SAFETY: a valid config from the caller's list.
+            let config = unsafe { *config };
+            if config.option != BackendConfigOption::CUSTOM {
+                continue;
+            }
+            // SAFETY: CUSTOM selects `custom_config`, which LPAI points at its own struct.
+            let custom = unsafe { config.value.custom_config };
+            if custom.is_null() {
+                continue;
+            }
+            // SAFETY: an LPAI backend custom config; HW_INFO points at a HwInfo.
+            let custom = unsafe { *custom.cast::<lpai::BackendCustomConfig>() };
+            if custom.option == lpai::BackendConfigOption::HW_INFO && !custom.config.is_null() {
+                // SAFETY: as above.
+                state.record.hw_info = Some(unsafe { *custom.config.cast::<lpai::HwInfo>() });
+            }
+        }
+        state.record.push(Event::BackendCreate);
+        // SAFETY: checked non-null; valid for writes per the caller.
+        unsafe { *backend = handle(BACKEND_HANDLE_BASE, state.backends_created) };
+        state.backends_created += 1;
+    });
+    0
+}
+
+/// backendGetProperty: ALIGNMENT_REQ and REQUIRE_PERSISTENT_BINARY from the settings.
+///
+/// # Safety
+/// `properties` is a NULL-terminated list of valid properties whose targets are valid for writes.
+unsafe extern "C" fn backend_get_property(
+    backend: BackendHandle,
+    properties: *mut *mut BackendProperty,
+) -> ErrorHandle {
+    with_state(|state| {
+        if index_of(backend, BACKEND_HANDLE_BASE, state.backends_created).is_none() {
+            return u64::from(BACKEND_ERROR_INVALID_HANDLE);
+        }
+        // SAFETY: a NULL-terminated list, per the caller.
+        for property in unsafe { entries(properties.cast_const().cast::<*const BackendProperty>()) } {
+            // SAFETY: a valid property; CUSTOM points at an LPAI custom property.
+            let property = unsafe { *property };
+            if property.option != BackendPropertyOption::CUSTOM || property.custom_property.is_null() {
+                return u64::from(BACKEND_ERROR_NOT_SUPPORTED);
+            }
+            // SAFETY: as above.
+            let custom = unsafe { *property.custom_property.cast::<lpai::BackendCustomProperty>() };
+            let _ = state.record.properties_asked.push(custom.option.0);
+            let settings = state.settings;
+            match custom.option {
+                // SAFETY: each option's target has the documented type and is valid for writes.
+                lpai::BackendPropertyOption::ALIGNMENT_REQ => unsafe {
+                    *custom.property.cast::<lpai::BufferAlignmentReq>() = lpai::BufferAlignmentReq {
+                        start_addr_alignment: settings.start_alignment,
+                        size_alignment: settings.size_alignment,
+                    };
+                },
+                // SAFETY: as above (a C bool, one byte).
+                lpai::BackendPropertyOption::REQUIRE_PERSISTENT_BINARY => unsafe {
+                    *custom.property.cast::<u8>() = u8::from(settings.require_persistent);
+                },
+                _ => return u64::from(BACKEND_ERROR_NOT_SUPPORTED),
+            }
+        }
+        state.record.push(Event::BackendGetProperty);
+        0
+    })
+}
+
+/// backendFree: records how many contexts were still alive.
+///
+/// # Safety
+/// Any handle value is accepted.
+unsafe extern "C" fn backend_free(backend: BackendHandle) -> ErrorHandle {
+    with_state(|state| {
+        if index_of(backend, BACKEND_HANDLE_BASE, state.backends_created).is_none() {
+            return u64::from(BACKEND_ERROR_INVALID_HANDLE);
+        }
+        state.record.contexts_live_at_backend_free = state.record.contexts.iter().filter(|c| c.live).count() as u32;
+        state.record.push(Event::BackendFree);
+        0
+    })
+}

@@ -1,0 +1,147 @@
+//! A fake LPAI QNN backend and libQnnSystem provider, linked in for the self-tests (no dlopen).
+//!
+//! The fake answers like libQnnLpai does (backend id 12, core API 2.32, ALIGNMENT_REQ and
+//! REQUIRE_PERSISTENT_BINARY properties, scratch and persistent graph memory, EARLY_TERMINATION) on a small
+//! context binary format of its own ([`binary`]), and records what it was asked ([`record`]).
+//!
+//! Its state is global, so a test first takes a [`Session`] with [`begin`]: the session serialises tests
+//! (host `cargo test` runs them on parallel threads), resets the state, and must outlive every runtime object
+//! of the test (declare it first). The entry points are only ever called by the thread holding the session.
+
+pub mod backend;
+pub mod binary;
+pub mod context;
+pub mod graph;
+pub mod record;
+pub mod system;
+
+pub use backend::{htp_and_lpai_providers, lpai_providers, old_api_providers};
+pub use record::{ContextRecord, Event, GraphId, GraphRecord, Record};
+pub use system::system_providers;
+
+use core::cell::UnsafeCell;
+use core::ffi::c_void;
+use core::sync::atomic::{AtomicBool, Ordering};
+use record::State;
+
+/// How the fake behaves in one test.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Settings {
+    /// ALIGNMENT_REQ start-address alignment reported, and demanded of every buffer.
+    pub start_alignment: u32,
+    /// ALIGNMENT_REQ size alignment reported.
+    pub size_alignment: u32,
+    /// REQUIRE_PERSISTENT_BINARY reported; when set, contextCreateFromBinary also demands PERSISTENT_BINARY=1.
+    pub require_persistent: bool,
+    /// contextCreateFromBinary answers 1000 (NOT_SUPPORTED) to any PERSISTENT_BINARY config, as HTP does.
+    pub refuse_persistent: bool,
+    /// graphExecute answers EARLY_TERMINATION (6038) this many times before it completes.
+    pub early_terminations: u32,
+    /// graphExecute always answers EARLY_TERMINATION.
+    pub always_early: bool,
+}
+
+impl Settings {
+    /// A well-behaved LPAI backend: alignment 128 / 64, persistent binary required, no early termination.
+    pub const LPAI: Settings = Settings {
+        start_alignment: 128,
+        size_alignment: 64,
+        require_persistent: true,
+        refuse_persistent: false,
+        early_terminations: 0,
+        always_early: false,
+    };
+}
+
+/// A `Sync` cell for the fake's statics; see [`with_state`] for why sharing it is sound.
+pub(crate) struct SyncCell<T>(UnsafeCell<T>);
+
+// SAFETY: only the thread holding the session lock touches the contents (see the module documentation).
+unsafe impl<T> Sync for SyncCell<T> {}
+
+impl<T> SyncCell<T> {
+    pub(crate) const fn new(value: T) -> Self {
+        SyncCell(UnsafeCell::new(value))
+    }
+
+    pub(crate) fn get(&self) -> *mut T {
+        self.0.get()
+    }
+}
+
+static LOCK: AtomicBool = AtomicBool::new(false);
+static STATE: SyncCell<State> = SyncCell::new(State::INITIAL);
+
+/// Runs `action` on the fake's state. Never call it from inside `action`.
+pub(crate) fn with_state<R>(action: impl FnOnce(&mut State) -> R) -> R {
+    // SAFETY: the state is only reached through this function, by the one thread holding the session lock,
+    // and `action` cannot call back into it, so this is the only reference alive.
+    action(unsafe { &mut *STATE.get() })
+}
+
+/// The lock on the fake for one test; released on drop.
+pub struct Session {
+    _private: (),
+}
+
+/// Waits for the fake, then resets it with `settings`.
+pub fn begin(settings: Settings) -> Session {
+    while LOCK.compare_exchange_weak(false, true, Ordering::Acquire, Ordering::Relaxed).is_err() {
+        #[cfg(not(target_arch = "hexagon"))]
+        std::thread::yield_now();
+        core::hint::spin_loop();
+    }
+    with_state(|state| state.reset(settings));
+    Session { _private: () }
+}
+
+impl Session {
+    /// A copy of everything recorded so far.
+    pub fn record(&self) -> Record {
+        with_state(|state| state.record.clone())
+    }
+
+    /// Changes the settings mid-test (for example to make the next executions terminate early).
+    pub fn configure(&self, change: impl FnOnce(&mut Settings)) {
+        with_state(|state| {
+            change(&mut state.settings);
+            state.early_left = state.settings.early_terminations;
+        });
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        LOCK.store(false, Ordering::Release);
+    }
+}
+
+/// A fake handle: `base + index` as a pointer that is never dereferenced.
+pub(crate) fn handle(base: usize, index: usize) -> *mut c_void {
+    core::ptr::without_provenance_mut(base + index)
+}
+
+/// The index of a fake handle made with `base`, if it is one below `limit`.
+pub(crate) fn index_of(handle: *mut c_void, base: usize, limit: usize) -> Option<usize> {
+    handle.addr().checked_sub(base).filter(|&index| index < limit)
+}
+
+/// Iterates a NULL-terminated array of pointers (QNN's config and property lists); a null list is empty.
+///
+/// # Safety
+/// `list` is null or points to pointers ending with a null one, all valid while the iterator is used.
+pub(crate) unsafe fn entries<T>(list: *const *const T) -> impl Iterator<Item = *const T> {
+    let mut index = 0;
+    core::iter::from_fn(move || {
+        if list.is_null() {
+            return None;
+        }
+        // SAFETY: the caller's list is NULL-terminated and iteration never reads past its terminator.
+        let entry = unsafe { *list.add(index) };
+        if entry.is_null() {
+            return None;
+        }
+        index += 1;
+        Some(entry)
+    })
+}

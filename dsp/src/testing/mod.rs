@@ -1,0 +1,114 @@
+//! Self-tests of the real runtime against a fake LPAI backend and libQnnSystem (see [`fake`]).
+//!
+//! Only in host tests and in the Hexagon self-test executable (`linux-user`), never in the skel.
+
+/// Inside a self-test: the `Ok` value, or a failure naming the expression (the error is logged).
+macro_rules! expect_ok {
+    ($result:expr) => {
+        match $result {
+            Ok(value) => value,
+            Err(error) => {
+                $crate::log!($crate::platform::Level::Error, "{}: {error}", stringify!($result));
+                return Err($crate::selftest::Failure {
+                    file: file!(),
+                    line: line!(),
+                    condition: concat!(stringify!($result), " is Ok"),
+                });
+            }
+        }
+    };
+}
+
+/// Inside a self-test: the `Some` value, or a failure naming the expression.
+macro_rules! expect_some {
+    ($option:expr) => {
+        match $option {
+            Some(value) => value,
+            None => {
+                return Err($crate::selftest::Failure {
+                    file: file!(),
+                    line: line!(),
+                    condition: concat!(stringify!($option), " is Some"),
+                })
+            }
+        }
+    };
+}
+
+pub mod fake;
+
+mod contexts;
+mod execution;
+mod island;
+mod refusals;
+mod sequence;
+
+use crate::runtime::{Backend, BackendOptions, RuntimeError, SystemLibrary};
+use crate::selftest::{Failure, SelfTest};
+
+/// Bytes of the arena most tests load into.
+pub(crate) const ARENA_BYTES: usize = 4096;
+/// Bytes of the fake binary most tests load.
+pub(crate) const BINARY_BYTES: usize = 200;
+
+/// A backend on the fake LPAI provider.
+pub(crate) fn lpai_backend(options: &BackendOptions) -> Result<Backend, RuntimeError> {
+    // SAFETY: the fake's provider function and everything it returns are statics of this program.
+    unsafe { Backend::from_providers(fake::lpai_providers, options) }
+}
+
+/// The fake libQnnSystem.
+pub(crate) fn system_library() -> Result<SystemLibrary, RuntimeError> {
+    // SAFETY: as in `lpai_backend`.
+    unsafe { SystemLibrary::from_providers(fake::system_providers) }
+}
+
+/// A fake binary of [`BINARY_BYTES`] holding `spec`.
+pub(crate) fn binary(spec: &fake::binary::BinarySpec) -> Option<[u8; BINARY_BYTES]> {
+    let mut bytes = [0u8; BINARY_BYTES];
+    fake::binary::write_binary(spec, &mut bytes).then_some(bytes)
+}
+
+/// Little-endian float32 bytes back into values.
+pub(crate) fn floats<const N: usize>(bytes: &[u8]) -> [f32; N] {
+    core::array::from_fn(|index| {
+        let four = bytes.get(index * 4..index * 4 + 4).unwrap_or(&[0xFF; 4]);
+        f32::from_le_bytes([four[0], four[1], four[2], four[3]])
+    })
+}
+
+const LISTS: &[&[SelfTest]] =
+    &[sequence::SELF_TESTS, execution::SELF_TESTS, island::SELF_TESTS, refusals::SELF_TESTS, contexts::SELF_TESTS];
+
+const fn count(lists: &[&[SelfTest]]) -> usize {
+    let (mut total, mut list) = (0, 0);
+    while list < lists.len() {
+        total += lists[list].len();
+        list += 1;
+    }
+    total
+}
+
+fn unused_slot() -> Result<(), Failure> {
+    Ok(())
+}
+
+const fn join<const N: usize>(lists: &[&[SelfTest]]) -> [SelfTest; N] {
+    let mut joined = [SelfTest { name: "unused", run: unused_slot }; N];
+    let (mut filled, mut list) = (0, 0);
+    while list < lists.len() {
+        let mut index = 0;
+        while index < lists[list].len() {
+            joined[filled] = lists[list][index];
+            filled += 1;
+            index += 1;
+        }
+        list += 1;
+    }
+    joined
+}
+
+const JOINED: [SelfTest; count(LISTS)] = join(LISTS);
+
+/// Every self-test of this module's submodules.
+pub(crate) const SELF_TESTS: &[SelfTest] = &JOINED;

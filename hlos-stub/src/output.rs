@@ -1,0 +1,46 @@
+//! Writing result files whole or not at all: each is written beside its final name and renamed into place.
+
+use anyhow::{Context, Result};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// The file name qnn-net-run gives an output tensor: its name with path separators made safe, plus `.raw`.
+pub fn file_name(tensor: &str) -> String {
+    let safe: String = tensor.chars().map(|c| if matches!(c, '/' | '\\' | ':') { '_' } else { c }).collect();
+    format!("{safe}.raw")
+}
+
+/// Writes `bytes` to `path` through a temporary sibling and a rename, so readers never see a partial file.
+pub fn write_whole(path: &Path, bytes: &[u8]) -> Result<()> {
+    let partial = PathBuf::from(format!("{}.partial", path.display()));
+    let result = (|| -> Result<()> {
+        let mut file = std::fs::File::create(&partial)?;
+        file.write_all(bytes)?;
+        file.sync_data()?;
+        std::fs::rename(&partial, path)?;
+        Ok(())
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&partial);
+    }
+    result.with_context(|| format!("cannot write {}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_made_safe_and_files_appear_whole() {
+        assert_eq!(file_name("a/b:c"), "a_b_c.raw");
+        let dir = std::env::temp_dir().join(format!("lpai-output-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("x.raw");
+        write_whole(&path, &[1, 2, 3]).unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), [1, 2, 3]);
+        assert!(!dir.join("x.raw.partial").exists());
+        let error = write_whole(&dir.join("missing/y.raw"), &[1]).unwrap_err();
+        assert!(format!("{error:#}").contains("missing/y.raw"));
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+}

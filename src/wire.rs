@@ -1,0 +1,299 @@
+//! Packed little-endian records the skel returns from `describe` and `profile`: one writer (skel side) and one
+//! reader (stub side), so both ends read the same layout.
+//!
+//! A description is `"LPDG" u32 version` + a [`GraphRecord`] + one [`TensorRecord`] per input, then per output.
+//! A profile is `"LPPE" u32 version u32 count` + that many [`EventRecord`]s. Text is `u32 length` + UTF-8 bytes.
+
+/// First word of a description.
+pub const DESCRIPTION_MAGIC: u32 = u32::from_le_bytes(*b"LPDG");
+/// First word of a profile.
+pub const PROFILE_MAGIC: u32 = u32::from_le_bytes(*b"LPPE");
+/// Layout version of both records.
+pub const VERSION: u32 = 1;
+/// Most dimensions a tensor record carries.
+pub const MAX_RANK: usize = 8;
+
+/// A graph's header record.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GraphRecord<'t> {
+    /// The graph's name.
+    pub name: &'t str,
+    /// Number of inputs (records that follow first).
+    pub inputs: u32,
+    /// Number of outputs (records after the inputs).
+    pub outputs: u32,
+    /// LPAI scratch bytes given to the graph.
+    pub scratch_bytes: u32,
+    /// LPAI persistent bytes given to the graph.
+    pub persistent_bytes: u32,
+    /// Arena bytes in use by the context (its high-water mark).
+    pub arena_used: u32,
+    /// The context arena's size.
+    pub arena_capacity: u32,
+}
+
+/// One tensor's record.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TensorRecord<'t> {
+    /// The tensor's name.
+    pub name: &'t str,
+    /// Its QNN id.
+    pub id: u32,
+    /// `Qnn_DataType_t`.
+    pub data_type: u32,
+    /// Number of dimensions used in `dimensions`.
+    pub rank: u32,
+    /// Dimensions, outermost first.
+    pub dimensions: [u32; MAX_RANK],
+    /// Quantization scale (1 when not quantized).
+    pub scale: f32,
+    /// QNN quantization offset (0 when not quantized).
+    pub offset: i32,
+    /// Native size in bytes.
+    pub native_bytes: u32,
+    /// Element count.
+    pub elements: u32,
+    /// Whether the skel converts it to and from float32.
+    pub convertible: bool,
+}
+
+/// One profile event.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EventRecord<'t> {
+    /// QNN event type.
+    pub event_type: u32,
+    /// QNN unit.
+    pub unit: u32,
+    /// The measurement.
+    pub value: u64,
+    /// 0 top level, 1 sub-event.
+    pub depth: u32,
+    /// The backend's name for it.
+    pub identifier: &'t str,
+}
+
+/// Writes records into a buffer, counting the bytes needed even past its end (so a caller can retry with a
+/// large enough buffer).
+pub struct Writer<'b> {
+    buffer: &'b mut [u8],
+    length: usize,
+}
+
+impl<'b> Writer<'b> {
+    /// Writes from the start of `buffer`.
+    pub fn new(buffer: &'b mut [u8]) -> Writer<'b> {
+        Writer { buffer, length: 0 }
+    }
+
+    fn put(&mut self, bytes: &[u8]) {
+        let end = self.length.saturating_add(bytes.len());
+        if let Some(target) = self.buffer.get_mut(self.length..end) {
+            target.copy_from_slice(bytes);
+        }
+        self.length = end;
+    }
+
+    fn text(&mut self, text: &str) {
+        self.put(&(text.len() as u32).to_le_bytes());
+        self.put(text.as_bytes());
+    }
+
+    /// Bytes the records need.
+    pub fn needed(&self) -> usize {
+        self.length
+    }
+
+    /// Whether everything written so far fit.
+    pub fn fits(&self) -> bool {
+        self.length <= self.buffer.len()
+    }
+
+    /// A description header and graph record.
+    pub fn graph(&mut self, graph: &GraphRecord<'_>) {
+        self.put(&DESCRIPTION_MAGIC.to_le_bytes());
+        self.put(&VERSION.to_le_bytes());
+        self.text(graph.name);
+        for word in [
+            graph.inputs,
+            graph.outputs,
+            graph.scratch_bytes,
+            graph.persistent_bytes,
+            graph.arena_used,
+            graph.arena_capacity,
+        ] {
+            self.put(&word.to_le_bytes());
+        }
+    }
+
+    /// A tensor record.
+    pub fn tensor(&mut self, tensor: &TensorRecord<'_>) {
+        self.text(tensor.name);
+        for word in [tensor.id, tensor.data_type, tensor.rank.min(MAX_RANK as u32)] {
+            self.put(&word.to_le_bytes());
+        }
+        for dimension in tensor.dimensions.iter().take(tensor.rank.min(MAX_RANK as u32) as usize) {
+            self.put(&dimension.to_le_bytes());
+        }
+        self.put(&tensor.scale.to_le_bytes());
+        self.put(&tensor.offset.to_le_bytes());
+        for word in [tensor.native_bytes, tensor.elements, u32::from(tensor.convertible)] {
+            self.put(&word.to_le_bytes());
+        }
+    }
+
+    /// A profile header for `count` events.
+    pub fn profile(&mut self, count: u32) {
+        for word in [PROFILE_MAGIC, VERSION, count] {
+            self.put(&word.to_le_bytes());
+        }
+    }
+
+    /// A profile event.
+    pub fn event(&mut self, event: &EventRecord<'_>) {
+        self.put(&event.event_type.to_le_bytes());
+        self.put(&event.unit.to_le_bytes());
+        self.put(&event.value.to_le_bytes());
+        self.put(&event.depth.to_le_bytes());
+        self.text(event.identifier);
+    }
+}
+
+/// Reads records back; every read is bounds-checked and answers `None` on malformed input.
+pub struct Reader<'b> {
+    bytes: &'b [u8],
+    position: usize,
+}
+
+impl<'b> Reader<'b> {
+    /// Reads from the start of `bytes`.
+    pub fn new(bytes: &'b [u8]) -> Reader<'b> {
+        Reader { bytes, position: 0 }
+    }
+
+    fn take(&mut self, count: usize) -> Option<&'b [u8]> {
+        let slice = self.bytes.get(self.position..self.position.checked_add(count)?)?;
+        self.position += count;
+        Some(slice)
+    }
+
+    fn word(&mut self) -> Option<u32> {
+        self.take(4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    }
+
+    fn text(&mut self) -> Option<&'b str> {
+        let length = self.word()? as usize;
+        core::str::from_utf8(self.take(length)?).ok()
+    }
+
+    /// A description header and graph record.
+    pub fn graph(&mut self) -> Option<GraphRecord<'b>> {
+        if self.word()? != DESCRIPTION_MAGIC || self.word()? != VERSION {
+            return None;
+        }
+        let name = self.text()?;
+        Some(GraphRecord {
+            name,
+            inputs: self.word()?,
+            outputs: self.word()?,
+            scratch_bytes: self.word()?,
+            persistent_bytes: self.word()?,
+            arena_used: self.word()?,
+            arena_capacity: self.word()?,
+        })
+    }
+
+    /// A tensor record.
+    pub fn tensor(&mut self) -> Option<TensorRecord<'b>> {
+        let name = self.text()?;
+        let (id, data_type, rank) = (self.word()?, self.word()?, self.word()?);
+        if rank as usize > MAX_RANK {
+            return None;
+        }
+        let mut dimensions = [0u32; MAX_RANK];
+        for dimension in dimensions.iter_mut().take(rank as usize) {
+            *dimension = self.word()?;
+        }
+        Some(TensorRecord {
+            name,
+            id,
+            data_type,
+            rank,
+            dimensions,
+            scale: f32::from_bits(self.word()?),
+            offset: self.word()? as i32,
+            native_bytes: self.word()?,
+            elements: self.word()?,
+            convertible: self.word()? != 0,
+        })
+    }
+
+    /// A profile header: the number of events that follow.
+    pub fn profile(&mut self) -> Option<u32> {
+        if self.word()? != PROFILE_MAGIC || self.word()? != VERSION {
+            return None;
+        }
+        self.word()
+    }
+
+    /// A profile event.
+    pub fn event(&mut self) -> Option<EventRecord<'b>> {
+        let (event_type, unit) = (self.word()?, self.word()?);
+        let value = u64::from(self.word()?) | (u64::from(self.word()?) << 32);
+        Some(EventRecord { event_type, unit, value, depth: self.word()?, identifier: self.text()? })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn records_round_trip_and_short_buffers_report_what_they_need() {
+        let graph = GraphRecord {
+            name: "g",
+            inputs: 1,
+            outputs: 0,
+            scratch_bytes: 5,
+            persistent_bytes: 6,
+            arena_used: 7,
+            arena_capacity: 8,
+        };
+        let mut dimensions = [0; MAX_RANK];
+        dimensions[..2].copy_from_slice(&[1, 12]);
+        let tensor = TensorRecord {
+            name: "logits",
+            id: 2,
+            data_type: 0x408,
+            rank: 2,
+            dimensions,
+            scale: 0.5,
+            offset: -3,
+            native_bytes: 12,
+            elements: 12,
+            convertible: true,
+        };
+        let mut buffer = [0u8; 256];
+        let mut writer = Writer::new(&mut buffer);
+        writer.graph(&graph);
+        writer.tensor(&tensor);
+        let needed = writer.needed();
+        assert!(writer.fits());
+        let mut reader = Reader::new(&buffer[..needed]);
+        assert_eq!(reader.graph(), Some(graph));
+        assert_eq!(reader.tensor(), Some(tensor));
+        assert_eq!(reader.tensor(), None);
+
+        let mut small = [0u8; 10];
+        let mut writer = Writer::new(&mut small);
+        writer.graph(&graph);
+        assert!(!writer.fits() && writer.needed() > 10);
+
+        let event = EventRecord { event_type: 400, unit: 1, value: 1 << 33, depth: 1, identifier: "execute" };
+        let mut writer = Writer::new(&mut buffer);
+        writer.profile(1);
+        writer.event(&event);
+        let mut reader = Reader::new(&buffer);
+        assert_eq!((reader.profile(), reader.event()), (Some(1), Some(event)));
+        assert_eq!(Reader::new(&[1, 2, 3]).graph(), None);
+    }
+}

@@ -1,0 +1,133 @@
+//! lpai-net-run refuses bad inputs with one clear message and a non-zero exit, before writing anything:
+//! the whole input list is checked before the first inference, so a bad list leaves no `Result_` directory.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+struct Outcome {
+    success: bool,
+    stderr: String,
+}
+
+fn lpai_net_run(args: &[String], cwd: &Path) -> Outcome {
+    let exe = common::artifact("target/debug/lpai-net-run", "cargo build -p lpai-direct-hlos");
+    let output = Command::new(exe).args(args).current_dir(cwd).output().unwrap();
+    Outcome { success: output.status.success(), stderr: String::from_utf8_lossy(&output.stderr).into_owned() }
+}
+
+fn backend() -> PathBuf {
+    common::qnn_lib_dir().join("libQnnHtp.so")
+}
+
+/// Arguments for the kws_conv fixture, run from its directory, writing into `output`.
+fn kws_args(backend: &Path, binary: &Path, list: &str, output: &Path) -> Vec<String> {
+    vec![
+        format!("--backend={}", backend.display()),
+        format!("--retrieve_context={}", binary.display()),
+        format!("--input_list={list}"),
+        format!("--output_dir={}", output.display()),
+    ]
+}
+
+fn assert_refused(outcome: &Outcome, output: &Path, expected: &[&str]) {
+    assert!(!outcome.success, "expected a failure, got success; stderr:\n{}", outcome.stderr);
+    let errors: Vec<&str> = outcome.stderr.lines().filter(|line| line.contains("error:")).collect();
+    assert_eq!(errors.len(), 1, "expected one error line:\n{}", outcome.stderr);
+    for fragment in expected {
+        assert!(errors[0].contains(fragment), "error line lacks {fragment:?}:\n{}", errors[0]);
+    }
+    assert!(!output.exists() || std::fs::read_dir(output).unwrap().next().is_none(), "output was written");
+}
+
+#[test]
+fn missing_and_truncated_context_binaries_are_refused() {
+    let _guard = common::qnn_lock();
+    let work = tempfile::tempdir().unwrap();
+    let fixture = common::fixture("kws_conv");
+    let output = work.path().join("out");
+    let missing = work.path().join("absent.bin");
+    let outcome = lpai_net_run(&kws_args(&backend(), &missing, "input_list_float.txt", &output), &fixture);
+    assert_refused(&outcome, &output, &["context binary", "absent.bin"]);
+
+    let truncated = work.path().join("truncated.bin");
+    let whole = std::fs::read(fixture.join("kws_conv_qnn.bin")).unwrap();
+    std::fs::write(&truncated, &whole[..whole.len() / 3]).unwrap();
+    let outcome = lpai_net_run(&kws_args(&backend(), &truncated, "input_list_float.txt", &output), &fixture);
+    assert_refused(&outcome, &output, &["truncated.bin", "not a usable QNN context binary"]);
+}
+
+#[test]
+fn an_input_file_of_the_wrong_size_names_tensor_and_sizes() {
+    let _guard = common::qnn_lock();
+    let work = tempfile::tempdir().unwrap();
+    let fixture = common::fixture("kws_conv");
+    let short = work.path().join("short.raw");
+    std::fs::write(&short, vec![0u8; 1956]).unwrap();
+    let list = work.path().join("list.txt");
+    let good = fixture.join("inputs/float/0_0.raw");
+    std::fs::write(&list, format!("mfcc:={}\nmfcc:={}\n", good.display(), short.display())).unwrap();
+    let output = work.path().join("out");
+    let binary = fixture.join("kws_conv_qnn.bin");
+    let outcome = lpai_net_run(&kws_args(&backend(), &binary, list.to_str().unwrap(), &output), &fixture);
+    assert_refused(&outcome, &output, &["line 2", "'mfcc'", "short.raw", "1956 bytes", "expected 1960"]);
+}
+
+#[test]
+fn an_input_line_with_the_wrong_number_of_entries_is_refused() {
+    let _guard = common::qnn_lock();
+    let work = tempfile::tempdir().unwrap();
+    let fixture = common::fixture("multi_io");
+    let list = work.path().join("list.txt");
+    std::fs::write(&list, "inputs/float/0_0.raw inputs/float/0_1.raw\ninputs/float/1_0.raw\n").unwrap();
+    let output = work.path().join("out");
+    let binary = fixture.join("multi_io_qnn.bin");
+    let outcome = lpai_net_run(&kws_args(&backend(), &binary, list.to_str().unwrap(), &output), &fixture);
+    assert_refused(&outcome, &output, &["line 2", "1 entries", "2 inputs"]);
+}
+
+#[test]
+fn a_missing_or_foreign_backend_library_is_refused() {
+    let work = tempfile::tempdir().unwrap();
+    let fixture = common::fixture("kws_conv");
+    let binary = fixture.join("kws_conv_qnn.bin");
+    let output = work.path().join("out");
+    let absent = work.path().join("libQnnNothing.so");
+    let outcome = lpai_net_run(&kws_args(&absent, &binary, "input_list_float.txt", &output), &fixture);
+    assert_refused(&outcome, &output, &["libQnnNothing.so", "does not exist"]);
+
+    let system = common::qnn_lib_dir().join("libQnnSystem.so");
+    let outcome = lpai_net_run(&kws_args(&system, &binary, "input_list_float.txt", &output), &fixture);
+    assert_refused(&outcome, &output, &["libQnnSystem.so", "is not a QNN backend", "QnnInterface_getProviders"]);
+
+    let text = fixture.join("input_list_float.txt");
+    let outcome = lpai_net_run(&kws_args(&text, &binary, "input_list_float.txt", &output), &fixture);
+    assert_refused(&outcome, &output, &["input_list_float.txt", "cannot be loaded"]);
+}
+
+#[test]
+fn a_refused_persistent_binary_is_reported_clearly() {
+    let _guard = common::qnn_lock();
+    let work = tempfile::tempdir().unwrap();
+    let fixture = common::fixture("kws_conv");
+    let output = work.path().join("out");
+    let mut args = kws_args(&backend(), &fixture.join("kws_conv_qnn.bin"), "input_list_float.txt", &output);
+    args.push("--persistent_binary".into());
+    let outcome = lpai_net_run(&args, &fixture);
+    assert_refused(&outcome, &output, &["refused the PERSISTENT_BINARY", "QNN_COMMON_ERROR_NOT_SUPPORTED"]);
+}
+
+#[test]
+fn a_good_run_from_the_fixture_directory_writes_every_result() {
+    let _guard = common::qnn_lock();
+    let work = tempfile::tempdir().unwrap();
+    let fixture = common::fixture("kws_conv");
+    let output = work.path().join("out");
+    let args = kws_args(&backend(), &fixture.join("kws_conv_qnn.bin"), "input_list_float.txt", &output);
+    let outcome = lpai_net_run(&args, &fixture);
+    assert!(outcome.success, "{}", outcome.stderr);
+    let written = common::files_below(&output);
+    let expected: Vec<PathBuf> = (0..3).map(|i| PathBuf::from(format!("Result_{i}/logits.raw"))).collect();
+    assert_eq!(written, expected);
+}

@@ -1,0 +1,139 @@
+//! lpai-net-run's job on the real libQnnHtp.so: every fixture, every input line, float and native mode, equals
+//! ONNX Runtime's QNN execution provider bit for bit; several contexts can be loaded at once.
+
+mod common;
+
+use lpai_direct_hlos::cli::{Options, Parser};
+use lpai_direct_hlos::net_run;
+
+fn run_fixture(name: &str, mode: &str, output: &std::path::Path, work: &std::path::Path) -> net_run::Summary {
+    let directory = common::fixture(name);
+    let qnn = common::qnn_lib_dir();
+    let list = common::absolute_input_list(name, mode, work);
+    let mut args = vec![
+        "lpai-net-run".to_string(),
+        format!("--backend={}", qnn.join("libQnnHtp.so").display()),
+        format!("--retrieve_context={}", directory.join(format!("{name}_qnn.bin")).display()),
+        format!("--input_list={}", list.display()),
+        format!("--output_dir={}", output.display()),
+    ];
+    if mode == "native" {
+        args.push("--use_native_input_files".into());
+        args.push("--use_native_output_files".into());
+    }
+    net_run::run(&Options::parse_from(args)).unwrap_or_else(|error| panic!("{name} {mode}: {error:#}"))
+}
+
+#[test]
+fn every_fixture_equals_ort_bit_for_bit_in_float_and_native_mode() {
+    let _guard = common::qnn_lock();
+    let work = tempfile::tempdir().unwrap();
+    for name in common::FIXTURES {
+        for mode in ["float", "native"] {
+            let output = work.path().join(format!("{name}-{mode}"));
+            let summary = run_fixture(name, mode, &output, work.path());
+            let reference = common::fixture(name).join("reference").join(mode);
+            let expected = common::files_below(&reference);
+            assert_eq!(common::files_below(&output), expected, "{name} {mode}: different result files");
+            assert_eq!(summary.execute_micros.len(), 3, "{name} {mode}: one execution per input line");
+            for file in &expected {
+                let ours = std::fs::read(output.join(file)).unwrap();
+                let ort = std::fs::read(reference.join(file)).unwrap();
+                assert!(ours == ort, "{name} {mode}: {} differs from ORT on the QNN EP", file.display());
+            }
+            assert!(
+                summary.arena_used
+                    > std::fs::metadata(common::fixture(name).join(format!("{name}_qnn.bin"))).unwrap().len() as usize
+            );
+        }
+    }
+}
+
+#[test]
+fn two_contexts_live_at_once_on_one_backend() {
+    use lpai_direct_skel::runtime::SystemLibrary;
+    use lpai_direct_skel::runtime::{Arena, Backend, BackendOptions, BinarySource, Context, ContextOptions};
+    let _guard = common::qnn_lock();
+    let qnn = common::qnn_lib_dir();
+    let c_path = |p: std::path::PathBuf| std::ffi::CString::new(p.to_str().unwrap()).unwrap();
+    let backend = Backend::load(&c_path(qnn.join("libQnnHtp.so")), &BackendOptions::default()).unwrap();
+    let system = SystemLibrary::load(&c_path(qnn.join("libQnnSystem.so"))).unwrap();
+    let mut memory = vec![0u8; 4 << 20];
+    let arena = Arena::new(&mut memory);
+    let kws = std::fs::read(common::fixture("kws_conv/kws_conv_qnn.bin")).unwrap();
+    let u16_path = c_path(common::fixture("u16_act/u16_act_qnn.bin"));
+    let options = ContextOptions::default();
+    let mut first = Context::load(&backend, &system, &arena, BinarySource::Bytes(&kws), &options).unwrap();
+    let mut second = Context::load(&backend, &system, &arena, BinarySource::File(&u16_path), &options).unwrap();
+    for (context, fixture) in [(&mut first, "kws_conv"), (&mut second, "u16_act")] {
+        let graph = context.graph_mut(0).unwrap();
+        let input = std::fs::read(common::fixture(fixture).join("inputs/native/1_0.raw")).unwrap();
+        graph.write_input(0, &input).unwrap();
+        assert_eq!(graph.execute().unwrap().attempts, 1);
+        let name = graph.output(0).unwrap().name.to_string();
+        let reference = std::fs::read(common::fixture(fixture).join(format!("reference/native/Result_1/{name}.raw")));
+        assert_eq!(graph.output_bytes(0).unwrap(), reference.unwrap().as_slice(), "{fixture}");
+    }
+    drop(first);
+    let graph = second.graph_mut(0).unwrap();
+    assert!(graph.execute().is_ok(), "the second context still runs after the first is freed");
+}
+
+#[test]
+fn basic_profiling_reports_the_execute_time() {
+    let _guard = common::qnn_lock();
+    let work = tempfile::tempdir().unwrap();
+    let directory = common::fixture("kws_conv");
+    let list = common::absolute_input_list("kws_conv", "float", work.path());
+    let options = Options::parse_from([
+        "lpai-net-run".to_string(),
+        format!("--backend={}", common::qnn_lib_dir().join("libQnnHtp.so").display()),
+        format!("--retrieve_context={}", directory.join("kws_conv_qnn.bin").display()),
+        format!("--input_list={}", list.display()),
+        format!("--output_dir={}", work.path().join("out").display()),
+        "--profiling_level=basic".to_string(),
+    ]);
+    let summary = net_run::run(&options).unwrap();
+    let execute = summary.profile.iter().find(|event| event.event_type == 400).expect("an EXECUTE event");
+    assert_eq!(execute.unit, 1, "QNN reports execute time in microseconds");
+    assert!(execute.value > 0);
+}
+
+#[test]
+fn both_graphs_of_a_two_graph_context_equal_ort() {
+    let _guard = common::qnn_lock();
+    let work = tempfile::tempdir().unwrap();
+    let fixture = common::fixture("two_graphs");
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(fixture.join("manifest.json")).unwrap()).unwrap();
+    let graphs = manifest["graphs"].as_array().expect("a graphs list");
+    assert_eq!(graphs.len(), 2);
+    for (index, graph) in graphs.iter().enumerate() {
+        let name = graph["graph_name"].as_str().unwrap();
+        let directory = fixture.join("graphs").join(index.to_string());
+        for mode in ["float", "native"] {
+            let list = common::absolute_list_in(&directory, mode, work.path(), &format!("graph{index}"));
+            let output = work.path().join(format!("graph{index}-{mode}"));
+            let mut args = vec![
+                "lpai-net-run".to_string(),
+                format!("--backend={}", common::qnn_lib_dir().join("libQnnHtp.so").display()),
+                format!("--retrieve_context={}", fixture.join("two_graphs_qnn.bin").display()),
+                format!("--input_list={}", list.display()),
+                format!("--output_dir={}", output.display()),
+                format!("--graph_name={name}"),
+            ];
+            if mode == "native" {
+                args.extend(["--use_native_input_files".to_string(), "--use_native_output_files".to_string()]);
+            }
+            let summary = net_run::run(&Options::parse_from(args)).unwrap();
+            assert_eq!(summary.graph, name);
+            let reference = directory.join("reference").join(mode);
+            let expected = common::files_below(&reference);
+            assert_eq!(common::files_below(&output), expected, "graph {index} {mode}");
+            for file in &expected {
+                let same = std::fs::read(output.join(file)).unwrap() == std::fs::read(reference.join(file)).unwrap();
+                assert!(same, "graph {index} {mode}: {} differs from ORT", file.display());
+            }
+        }
+    }
+}
