@@ -1,6 +1,10 @@
 //! Build script of lpai-direct.
 //!
-//! Ordinary builds need nothing here (no libclang, no SDK). With feature `sdk-crosscheck` and
+//! Every build generates the IDL codec: `idl/lpai_direct.idl`, read by lpai-direct-idl's reader, becomes
+//! `$OUT_DIR/lpai_direct_idl.rs` (included by `src/codec.rs`) and `$OUT_DIR/lpai_direct_idl.md` (the README's
+//! interface table, which a test in `src/codec.rs` compares with README.md).
+//!
+//! Ordinary builds need nothing else here (no libclang, no SDK). With feature `sdk-crosscheck` and
 //! `QNN_SDK_ROOT` pointing at a QNN / QAIRT SDK, bindgen reads the SDK's QNN headers into
 //! `$OUT_DIR/qnn_sdk.rs` and the build sets `cfg(qnn_sdk_bindings)`; the test in
 //! `src/qnn/crosscheck.rs` then compares the hand-written declarations with bindgen's.
@@ -9,7 +13,28 @@ use std::error::Error;
 
 fn main() -> Result<(), Box<dyn Error>> {
     println!("cargo:rerun-if-changed=build.rs");
+    idl_codec()?;
     qnn_sdk_crosscheck()?;
+    Ok(())
+}
+
+/// Reads `idl/lpai_direct.idl` and writes the generated codec and interface table to `$OUT_DIR`; an IDL the
+/// reader refuses fails the build with the file, line and reason.
+fn idl_codec() -> Result<(), Box<dyn Error>> {
+    use lpai_direct_idl::reader;
+    use std::path::PathBuf;
+    use std::{env, fs};
+
+    println!("cargo:rerun-if-changed=idl/lpai_direct.idl");
+    println!("cargo:rerun-if-changed=idl/src/reader.rs");
+    println!("cargo:rerun-if-changed=idl/src/reader");
+    let idl = PathBuf::from(env::var("CARGO_MANIFEST_DIR")?).join("idl").join("lpai_direct.idl");
+    let source = fs::read_to_string(&idl).map_err(|error| format!("cannot read {}: {error}", idl.display()))?;
+    let interface =
+        reader::read(&source).map_err(|error| format!("{}:{}: {}", idl.display(), error.line, error.message))?;
+    let out = PathBuf::from(env::var("OUT_DIR")?);
+    fs::write(out.join("lpai_direct_idl.rs"), reader::generate_rust(&interface))?;
+    fs::write(out.join("lpai_direct_idl.md"), reader::markdown_table(&interface))?;
     Ok(())
 }
 

@@ -13,6 +13,7 @@ cargo fmt --all -- --check
 
 step "clippy (host, -D warnings)"
 cargo clippy -q --workspace --all-targets -- -D warnings
+cargo clippy -q -p lpai-direct-idl --features reader --all-targets -- -D warnings
 
 step "clippy (Hexagon: QuRT skel and qemu self-test platforms, -D warnings)"
 for features in "" "--features=linux-user"; do
@@ -31,5 +32,7 @@ step "Hexagon self-test under qemu-hexagon"
 qemu-hexagon -cpu v73 target/hexagon-selftest/hexagon-unknown-linux-musl/release/lpai-dsp-selftest
 
 step "cargo test (host)"
-cargo build -q -p lpai-direct-hlos
+cargo build -q -p lpai-direct-hlos -p fake-adsprpc
+cargo build -q --release -p lpai-direct-hlos
+cargo test -q -p lpai-direct-idl --features reader 2>&1
 cargo test -q --workspace 2>&1

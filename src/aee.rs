@@ -25,3 +25,5 @@ pub const fn dsp(code: u32) -> i32 {
         (DSP_OFFSET + code) as i32
     }
 }
+/// A symbol the call needs is missing.
+pub const ENOSUCHSYMBOL: u32 = 0x42;

@@ -2,5 +2,6 @@
 #![no_std]
 
 pub mod aee;
+pub mod codec;
 pub mod qnn;
 pub mod wire;

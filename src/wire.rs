@@ -30,6 +30,8 @@ pub struct GraphRecord<'t> {
     pub arena_used: u32,
     /// The context arena's size.
     pub arena_capacity: u32,
+    /// Ticks per second of the clock `execute` reports times in (19.2 MHz QTimer on the aDSP).
+    pub clock_hz: u32,
 }
 
 /// One tensor's record.
@@ -88,7 +90,7 @@ impl<'b> Writer<'b> {
     fn put(&mut self, bytes: &[u8]) {
         let end = self.length.saturating_add(bytes.len());
         if let Some(target) = self.buffer.get_mut(self.length..end) {
-            target.copy_from_slice(bytes);
+            lpai_direct_idl::copy_prefix(target, bytes);
         }
         self.length = end;
     }
@@ -120,6 +122,7 @@ impl<'b> Writer<'b> {
             graph.persistent_bytes,
             graph.arena_used,
             graph.arena_capacity,
+            graph.clock_hz,
         ] {
             self.put(&word.to_le_bytes());
         }
@@ -199,6 +202,7 @@ impl<'b> Reader<'b> {
             persistent_bytes: self.word()?,
             arena_used: self.word()?,
             arena_capacity: self.word()?,
+            clock_hz: self.word()?,
         })
     }
 
@@ -257,6 +261,7 @@ mod tests {
             persistent_bytes: 6,
             arena_used: 7,
             arena_capacity: 8,
+            clock_hz: 19_200_000,
         };
         let mut dimensions = [0; MAX_RANK];
         dimensions[..2].copy_from_slice(&[1, 12]);

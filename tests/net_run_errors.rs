@@ -99,7 +99,7 @@ fn a_missing_or_foreign_backend_library_is_refused() {
 
     let system = common::qnn_lib_dir().join("libQnnSystem.so");
     let outcome = lpai_net_run(&kws_args(&system, &binary, "input_list_float.txt", &output), &fixture);
-    assert_refused(&outcome, &output, &["libQnnSystem.so", "is not a QNN backend", "QnnInterface_getProviders"]);
+    assert_refused(&outcome, &output, &["libQnnSystem.so", "not a QNN library", "QnnInterface_getProviders"]);
 
     let text = fixture.join("input_list_float.txt");
     let outcome = lpai_net_run(&kws_args(&text, &binary, "input_list_float.txt", &output), &fixture);

@@ -3,8 +3,8 @@
 
 mod common;
 
-use lpai_direct_hlos::cli::{Options, Parser};
-use lpai_direct_hlos::net_run;
+use lpai_direct_stub::cli::{Options, Parser};
+use lpai_direct_stub::net_run;
 
 fn run_fixture(name: &str, mode: &str, output: &std::path::Path, work: &std::path::Path) -> net_run::Summary {
     let directory = common::fixture(name);

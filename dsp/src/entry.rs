@@ -1,18 +1,32 @@
-//! The skel's exported entry points: what the FastRPC framework and firmware call.
+//! The skel's exported entry points: what the FastRPC framework and C callers reach.
 
-use core::ffi::c_void;
-use lpai_direct::aee;
+use core::ffi::c_char;
+use lpai_direct::codec::RemoteArg;
 
 /// FastRPC invoke entry named in the skel URI: `lpai_direct_skel_handle_invoke(handle, sc, args)`.
-///
-/// Until the IDL methods land, every call answers `AEE_EUNSUPPORTED` (as a DSP-side code).
 ///
 /// # Safety
 /// `args` must point to the `remote_arg` array described by `sc`, as the FastRPC framework guarantees.
 #[no_mangle]
-pub unsafe extern "C" fn lpai_direct_skel_handle_invoke(handle: u64, scalars: u32, args: *mut c_void) -> i32 {
-    let _ = (handle, scalars, args);
-    aee::dsp(aee::EUNSUPPORTED)
+pub unsafe extern "C" fn lpai_direct_skel_handle_invoke(handle: u64, scalars: u32, args: *mut RemoteArg) -> i32 {
+    // SAFETY: forwarded from the caller.
+    unsafe { crate::skel::invoke(handle, scalars, args) }
+}
+
+/// `int lpai_direct_open(const char* uri, remote_handle64* handle)`: opens a session.
+///
+/// # Safety
+/// `uri` must be NUL-terminated and `handle` writable.
+#[no_mangle]
+pub unsafe extern "C" fn lpai_direct_open(uri: *const c_char, handle: *mut u64) -> i32 {
+    // SAFETY: forwarded from the caller.
+    unsafe { crate::skel::open_c(uri, handle) }
+}
+
+/// `int lpai_direct_close(remote_handle64 handle)`: closes a session and frees everything it holds.
+#[no_mangle]
+pub extern "C" fn lpai_direct_close(handle: u64) -> i32 {
+    lpai_direct::aee::dsp(crate::skel::close(handle))
 }
 
 crate::self_tests! {
@@ -20,5 +34,6 @@ crate::self_tests! {
         // SAFETY: a null argument array is fine for a call that reads no arguments.
         let status = unsafe { lpai_direct_skel_handle_invoke(0, 0x1F00_0000, core::ptr::null_mut()) };
         check!(status as u32 == 0x8000_0414);
+        check!(lpai_direct_close(12345) as u32 == 0x8000_042C);
     }
 }

@@ -8,12 +8,16 @@
 #[cfg(not(target_arch = "hexagon"))]
 extern crate std;
 
+/// The formatter the DSP side uses (panic-free, unlike `core::fmt`); re-exported for `log!` and `fail!`.
+pub use ufmt;
+
 pub mod abi_checks;
 pub mod build_config;
 pub mod entry;
 pub mod platform;
 pub mod runtime;
 pub mod selftest;
+pub mod skel;
 #[cfg(any(test, feature = "linux-user"))]
 pub mod testing;
 
@@ -33,6 +37,8 @@ fn panic(_info: &core::panic::PanicInfo) -> ! {
 #[cfg(all(target_arch = "hexagon", feature = "linux-user"))]
 #[panic_handler]
 fn panic(info: &core::panic::PanicInfo) -> ! {
-    crate::platform::log_fmt(crate::platform::Level::Error, format_args!("panic: {info}"));
+    let mut line = heapless::String::<256>::new();
+    let _ = core::fmt::Write::write_fmt(&mut line, format_args!("panic: {info}"));
+    <crate::platform::Current as crate::platform::Platform>::log(crate::platform::Level::Error, &line);
     crate::platform::linux_user::exit(101)
 }

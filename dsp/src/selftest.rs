@@ -80,6 +80,9 @@ pub fn all() -> impl Iterator<Item = &'static SelfTest> {
         crate::entry::SELF_TESTS,
         crate::build_config::SELF_TESTS,
         crate::runtime::arena::SELF_TESTS,
+        crate::skel::sessions::SELF_TESTS,
+        #[cfg(any(test, feature = "linux-user"))]
+        crate::skel::fuzz::SELF_TESTS,
         crate::runtime::quantize::SELF_TESTS,
         #[cfg(any(test, feature = "linux-user"))]
         crate::testing::SELF_TESTS,

@@ -8,7 +8,8 @@ use std::path::PathBuf;
 #[derive(Debug, Parser)]
 #[command(name = "lpai-net-run", version, about, long_about = None)]
 pub struct Options {
-    /// QNN backend library (libQnnLpai.so on the device; libQnnHtp.so on a host).
+    /// QNN backend library the skel loads (libQnnLpai.so on the aDSP, found through ADSP_LIBRARY_PATH; a path
+    /// to libQnnHtp.so with --transport local).
     #[arg(long, value_name = "FILE")]
     pub backend: PathBuf,
 
@@ -52,10 +53,43 @@ pub struct Options {
     #[arg(long = "log_level", value_enum, default_value = "warn")]
     pub log_level: LogLevel,
 
-    /// Bytes of memory the runtime may use for the binary, tensors and LPAI scratch/persistent memory
-    /// [default: binary size + 256 MiB, reserved lazily].
+    /// Bytes of memory the skel may use per context for the binary, tensors and LPAI scratch/persistent memory
+    /// [default: binary size + 2 MiB on the DSP, + 64 MiB in this process]; the high-water mark is printed.
     #[arg(long = "arena_bytes", value_name = "BYTES")]
-    pub arena_bytes: Option<usize>,
+    pub arena_bytes: Option<u32>,
+
+    /// How calls reach the skel [default: fastrpc on aarch64 when a FastRPC library loads, local otherwise].
+    #[arg(long, value_enum)]
+    pub transport: Option<TransportKind>,
+
+    /// DSP domain for --transport fastrpc.
+    #[arg(long, value_enum, default_value = "adsp")]
+    pub domain: crate::stub::fastrpc::Domain,
+
+    /// FastRPC session on that domain.
+    #[arg(long, value_name = "N")]
+    pub session: Option<u32>,
+
+    /// FastRPC library to load instead of the domain's usual libadsprpc.so / libcdsprpc.so.
+    #[arg(long = "fastrpc_library", value_name = "FILE")]
+    pub fastrpc_library: Option<String>,
+
+    /// Run the skel in an unsigned PD (remote_session_control before opening).
+    #[arg(long = "unsigned_pd")]
+    pub unsigned_pd: bool,
+
+    /// The skel reads the context binary itself (from its file system) instead of receiving it with the call.
+    #[arg(long = "dsp_reads_context")]
+    pub dsp_reads_context: bool,
+}
+
+/// How stub calls reach the skel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum TransportKind {
+    /// The skel's code in this process, through the same encoded calls.
+    Local,
+    /// FastRPC to a DSP (libadsprpc.so / libcdsprpc.so).
+    Fastrpc,
 }
 
 /// qnn-net-run's profiling levels.

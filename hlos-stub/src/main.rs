@@ -1,7 +1,7 @@
 //! `lpai-net-run`: parses the options, runs the job, prints a summary; errors go to stderr with exit status 1.
 
 use clap::Parser;
-use lpai_direct_hlos::{cli::Options, net_run};
+use lpai_direct_stub::{cli::Options, net_run};
 
 fn main() -> std::process::ExitCode {
     let options = Options::parse();
@@ -10,16 +10,18 @@ fn main() -> std::process::ExitCode {
             let times = &summary.execute_micros;
             let mean = times.iter().sum::<u64>() / times.len().max(1) as u64;
             println!(
-                "lpai-net-run: {} inference(s) of graph {} on {} (backend id {}): execute mean {} us, min {} us, max {} us",
+                "lpai-net-run: {} inference(s) of graph {} through the {} transport: execute mean {} us, min {} us, max {} us",
                 times.len(),
                 summary.graph,
-                summary.provider,
-                summary.backend_id,
+                summary.transport,
                 mean,
                 times.iter().min().unwrap_or(&0),
                 times.iter().max().unwrap_or(&0)
             );
-            println!("lpai-net-run: arena high-water mark {} of {} bytes", summary.arena_used, summary.arena_capacity);
+            println!(
+                "lpai-net-run: arena high-water mark {} of {} bytes; LPAI scratch {} B, persistent {} B",
+                summary.arena_used, summary.arena_capacity, summary.lpai_memory.0, summary.lpai_memory.1
+            );
             for event in &summary.profile {
                 let unit = match event.unit {
                     1 => "us",

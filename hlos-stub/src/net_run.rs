@@ -1,14 +1,13 @@
-//! The net-run job in process: load the backend and the context, check the whole input list, then run every
-//! line and write its outputs. The same job runs on the DSP through the stub once the transports land.
+//! The net-run job through the stub: open the skel on a transport, configure it, load the context, check the
+//! whole input list, then run every line and write its outputs. Every transport runs this same code.
 
-use crate::cli::{LogLevel, Options, ProfilingLevel};
+use crate::cli::{LogLevel, Options, ProfilingLevel, TransportKind};
 use crate::input_list::{self, ExpectedInput};
 use crate::output;
+use crate::stub::fastrpc::{self, FastRpc, FastRpcOptions};
+use crate::stub::local::Local;
+use crate::stub::{flags, Configuration, GraphDescription, Stub, StubError, TensorDescription, Transport};
 use anyhow::{anyhow, bail, Context as _, Result};
-use lpai_direct::qnn::ProfileLevel;
-use lpai_direct_skel::platform::{self, Level};
-use lpai_direct_skel::runtime::{Arena, Backend, BackendOptions, BinarySource, Context, ContextOptions, Graph};
-use lpai_direct_skel::runtime::{RuntimeError, SystemLibrary, TensorInfo};
 use std::ffi::CString;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
@@ -31,24 +30,20 @@ pub struct ProfileLine {
 /// What a run did, for the closing lines.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Summary {
-    /// Provider that ran the graph.
-    pub provider: String,
-    /// Backend id of that provider.
-    pub backend_id: u32,
+    /// The transport that carried the calls.
+    pub transport: String,
     /// The graph that ran.
     pub graph: String,
-    /// Execute time of each inference, in microseconds of the platform clock.
+    /// Execute time of each inference on the skel's clock, in microseconds.
     pub execute_micros: Vec<u64>,
-    /// Arena bytes in use at the end (the high-water mark).
+    /// Arena bytes the context uses (its high-water mark).
     pub arena_used: usize,
-    /// The arena's size.
+    /// The context arena's size.
     pub arena_capacity: usize,
+    /// LPAI scratch and persistent bytes of the graph.
+    pub lpai_memory: (u32, u32),
     /// Profile events in the order QNN lists them.
     pub profile: Vec<ProfileLine>,
-}
-
-fn runtime_error(error: RuntimeError) -> anyhow::Error {
-    anyhow!("{error}")
 }
 
 fn c_path(path: &Path) -> Result<CString> {
@@ -60,153 +55,178 @@ fn system_library_path(options: &Options) -> PathBuf {
         return path.clone();
     }
     let beside = options.backend.with_file_name("libQnnSystem.so");
-    if beside.exists() {
+    if beside.exists() || options.backend.parent().is_some_and(|p| !p.as_os_str().is_empty()) {
         beside
     } else {
         PathBuf::from("libQnnSystem.so")
     }
 }
 
-fn platform_level(level: LogLevel) -> Level {
+fn qnn_log_level(level: LogLevel) -> u32 {
     match level {
-        LogLevel::Error => Level::Error,
-        LogLevel::Warn => Level::Warn,
-        LogLevel::Info | LogLevel::Verbose => Level::Info,
-        LogLevel::Debug => Level::Debug,
+        LogLevel::Error => 1,
+        LogLevel::Warn => 2,
+        LogLevel::Info => 3,
+        LogLevel::Verbose => 4,
+        LogLevel::Debug => 5,
     }
 }
 
-/// Loads the backend, naming the file when it is missing or is not a QNN backend.
-fn load_backend(path: &Path) -> Result<Backend> {
-    if !path.is_file() {
-        bail!("backend library {} does not exist", path.display());
+/// The transport the options ask for (or the default one).
+pub fn transport(options: &Options) -> Result<Box<dyn Transport>> {
+    let fastrpc_options = FastRpcOptions {
+        domain: options.domain,
+        session: options.session,
+        unsigned_pd: options.unsigned_pd,
+        libraries: options.fastrpc_library.iter().cloned().collect(),
+    };
+    match options.transport {
+        Some(TransportKind::Local) => Ok(Box::new(Local)),
+        Some(TransportKind::Fastrpc) => Ok(Box::new(FastRpc::load(fastrpc_options)?)),
+        None if cfg!(target_arch = "aarch64") => match FastRpc::load(fastrpc_options) {
+            Ok(fastrpc) => Ok(Box::new(fastrpc)),
+            Err(_) => Ok(Box::new(Local)),
+        },
+        None => Ok(Box::new(Local)),
     }
-    Backend::load(&c_path(path)?, &BackendOptions::default()).map_err(|error| match error {
-        RuntimeError::MissingSymbol(_) => {
-            anyhow!("backend library {} is not a QNN backend: {error}", path.display())
-        }
-        RuntimeError::Platform { .. } => {
-            anyhow!("backend library {} cannot be loaded (not a shared library for this CPU?): {error}", path.display())
-        }
-        other => anyhow!("backend library {}: {other}", path.display()),
-    })
 }
 
-fn expected_inputs(graph: &Graph<'_>, native: bool) -> Result<Vec<ExpectedInput>> {
-    (0..graph.input_count())
-        .map(|index| {
-            let info = graph.input(index).context("graph input without a usable description")?;
-            let native_bytes = (info.bytes, format!("{} {} elements", info.elements, data_type_name(&info)));
-            let float_bytes = (info.elements * 4, format!("{} float32 elements", info.elements));
+fn expected_inputs(graph: &GraphDescription, native: bool) -> Vec<ExpectedInput> {
+    graph
+        .inputs
+        .iter()
+        .map(|tensor| {
+            let native_size = (tensor.native_bytes, format!("{} {} elements", tensor.elements, data_type_name(tensor)));
+            let float_size = (tensor.elements * 4, format!("{} float32 elements", tensor.elements));
             let (expected, other, hint) = if native {
-                (native_bytes, float_bytes, "it looks like float32 data: drop --use_native_input_files")
+                (native_size, float_size, "it looks like float32 data: drop --use_native_input_files")
             } else {
-                (float_bytes, native_bytes, "it looks like native data: pass --use_native_input_files")
+                (float_size, native_size, "it looks like native data: pass --use_native_input_files")
             };
             let other_kind = (other.0 != expected.0).then(|| (other.0, hint.to_string()));
-            Ok(ExpectedInput { name: info.name.to_string(), bytes: expected.0, what: expected.1, other_kind })
+            ExpectedInput { name: tensor.name.clone(), bytes: expected.0, what: expected.1, other_kind }
         })
         .collect()
 }
 
-fn data_type_name(info: &TensorInfo<'_>) -> &'static str {
-    info.data_type.c_name().unwrap_or("unknown").trim_start_matches("QNN_DATATYPE_")
+fn data_type_name(tensor: &TensorDescription) -> &'static str {
+    let name = lpai_direct::qnn::DataType(tensor.data_type).c_name().unwrap_or("unknown");
+    name.trim_start_matches("QNN_DATATYPE_")
+}
+
+/// The skel's message for a failed call, prefixed with what was being done.
+fn failed(what: String) -> impl FnOnce(StubError) -> anyhow::Error {
+    move |error| anyhow!("{what}: {error}")
 }
 
 /// Runs the job the options describe.
 pub fn run(options: &Options) -> Result<Summary> {
-    platform::set_log_level(platform_level(options.log_level));
-    let binary_size = std::fs::metadata(&options.retrieve_context)
-        .with_context(|| format!("context binary {} cannot be read", options.retrieve_context.display()))?
+    let binary_path = &options.retrieve_context;
+    let binary_size = std::fs::metadata(binary_path)
+        .with_context(|| format!("context binary {} cannot be read", binary_path.display()))?
         .len();
-    let backend = load_backend(&options.backend)?;
-    let system_path = system_library_path(options);
-    let system = SystemLibrary::load(&c_path(&system_path)?)
-        .map_err(|error| anyhow!("system library {}: {error} (pass --system_library)", system_path.display()))?;
-
-    let capacity = options.arena_bytes.unwrap_or(binary_size as usize + (256 << 20));
-    let mut memory = vec![0u8; capacity];
-    let arena = Arena::new(&mut memory);
-    let context_options = ContextOptions {
-        persistent_binary: options.persistent_binary,
-        profiling: options.profiling_level.map(|level| match level {
-            ProfilingLevel::Basic => ProfileLevel::BASIC,
-            ProfilingLevel::Detailed => ProfileLevel::DETAILED,
-            ProfilingLevel::Backend => ProfileLevel::BACKEND,
+    let transport = transport(options)?;
+    let local = transport.name() == "local";
+    if local && !options.backend.is_file() {
+        bail!("backend library {} does not exist", options.backend.display());
+    }
+    let uri = fastrpc::skel_uri(options.domain, options.session);
+    let mut stub = Stub::open(transport, &uri).map_err(failed("opening the skel".into()))?;
+    let system_library = system_library_path(options);
+    let configuration = Configuration {
+        backend: c_path(&options.backend)?,
+        system_library: c_path(&system_library)?,
+        log_level: qnn_log_level(options.log_level),
+        profiling_level: options.profiling_level.map_or(0, |level| match level {
+            ProfilingLevel::Basic => 1,
+            ProfilingLevel::Detailed => 2,
+            ProfilingLevel::Backend => 1000,
         }),
-        ..ContextOptions::default()
+        lpai_hw_version: 0,
+        arena_bytes: options.arena_bytes.unwrap_or(0),
     };
-    let binary_path = c_path(&options.retrieve_context)?;
-    let mut context = Context::load(&backend, &system, &arena, BinarySource::File(&binary_path), &context_options)
-        .map_err(|error| anyhow!("context binary {}: {error}", options.retrieve_context.display()))?;
+    stub.configure(&configuration).map_err(|error| anyhow!("{error}"))?;
 
+    let load_flags = if options.persistent_binary { flags::PERSISTENT_BINARY } else { 0 };
+    let what = format!("context binary {}", binary_path.display());
+    let (context, graph_count) = if options.dsp_reads_context {
+        stub.load_file(&c_path(binary_path)?, load_flags)
+    } else {
+        let binary = std::fs::read(binary_path).with_context(|| format!("cannot read {}", binary_path.display()))?;
+        debug_assert_eq!(binary.len() as u64, binary_size);
+        stub.load(&binary, load_flags)
+    }
+    .map_err(failed(what))?;
+
+    let mut graphs = Vec::new();
+    for index in 0..graph_count {
+        graphs.push(stub.describe(context, index).map_err(failed(format!("describing graph {index}")))?);
+    }
     let graph_index = match &options.graph_name {
-        Some(name) => context.graph_index(name).with_context(|| {
-            let names: Vec<String> =
-                (0..context.graph_count()).filter_map(|i| context.graph(i)).map(|g| g.name().to_string()).collect();
+        Some(name) => graphs.iter().position(|g| &g.name == name).with_context(|| {
+            let names: Vec<&str> = graphs.iter().map(|g| g.name.as_str()).collect();
             format!("the context has no graph '{name}' (graphs: {})", names.join(", "))
         })?,
         None => 0,
     };
-    let graph = context.graph_mut(graph_index).context("the context binary holds no graph")?;
-    let expected = expected_inputs(graph, options.use_native_input_files)?;
-    let lines = input_list::read(&options.input_list, &expected)?;
+    let graph = graphs.get(graph_index).context("the context binary holds no graph")?;
+    let lines = input_list::read(&options.input_list, &expected_inputs(graph, options.use_native_input_files))?;
+
+    let float_in = !options.use_native_input_files;
+    let float_out = !options.use_native_output_files;
+    let input_sizes: Vec<usize> =
+        graph.inputs.iter().map(|t| if float_in { t.elements * 4 } else { t.native_bytes }).collect();
+    let output_sizes: Vec<usize> =
+        graph.outputs.iter().map(|t| if float_out { t.elements * 4 } else { t.native_bytes }).collect();
+    let execute_flags =
+        if float_in { flags::FLOAT_INPUTS } else { 0 } | if float_out { flags::FLOAT_OUTPUTS } else { 0 };
+    let mut inputs = stub.transport().buffer(input_sizes.iter().sum());
+    let mut outputs = stub.transport().buffer(output_sizes.iter().sum());
 
     let mut summary = Summary {
-        provider: backend.info().name.to_string(),
-        backend_id: backend.info().backend_id,
-        graph: graph.name().to_string(),
+        transport: stub.transport().name().to_string(),
+        graph: graph.name.clone(),
+        arena_used: graph.arena_used as usize,
+        arena_capacity: graph.arena_capacity as usize,
+        lpai_memory: (graph.scratch_bytes, graph.persistent_bytes),
         ..Summary::default()
     };
     let progress = indicatif::ProgressBar::new(lines.len() as u64);
     for (result_index, line) in lines.iter().enumerate() {
-        for (index, file) in line.files.iter().enumerate() {
+        let mut offset = 0;
+        for (file, size) in line.files.iter().zip(&input_sizes) {
             let bytes = std::fs::read(file).with_context(|| format!("cannot read input file {}", file.display()))?;
-            let written = if options.use_native_input_files {
-                graph.write_input(index, &bytes)
-            } else {
-                graph.write_input_float(index, &bytes)
-            };
-            written.map_err(|error| anyhow!("input list line {}: {error}", line.number))?;
+            inputs[offset..offset + size].copy_from_slice(&bytes);
+            offset += size;
         }
-        let execution = graph.execute().map_err(|error| anyhow!("input list line {}: {error}", line.number))?;
-        summary.execute_micros.push(execution.micros());
-        write_outputs(
-            graph,
-            &options.output_dir.join(format!("Result_{result_index}")),
-            options.use_native_output_files,
-        )?;
+        let executed = stub
+            .execute(context, graph_index as u32, execute_flags, &inputs, &mut outputs)
+            .map_err(failed(format!("input list line {}", line.number)))?;
+        summary.execute_micros.push(graph.micros(executed.dsp_ticks));
+        let directory = options.output_dir.join(format!("Result_{result_index}"));
+        std::fs::create_dir_all(&directory).with_context(|| format!("cannot create {}", directory.display()))?;
+        let mut offset = 0;
+        for (tensor, size) in graph.outputs.iter().zip(&output_sizes) {
+            output::write_whole(&directory.join(output::file_name(&tensor.name)), &outputs[offset..offset + size])?;
+            offset += size;
+        }
         progress.inc(1);
     }
     progress.finish_and_clear();
-    context
-        .profile_events(|event| {
-            summary.profile.push(ProfileLine {
-                event_type: event.event_type,
-                unit: event.unit,
-                value: event.value,
-                identifier: event.identifier.to_string(),
-                depth: event.depth,
+    drop((inputs, outputs));
+    if options.profiling_level.is_some() {
+        let events = stub.profile(context).map_err(failed("reading the profile".into()))?;
+        summary.profile = events
+            .into_iter()
+            .map(|e| ProfileLine {
+                event_type: e.event_type,
+                unit: e.unit,
+                value: e.value,
+                identifier: e.identifier,
+                depth: e.depth,
             })
-        })
-        .map_err(runtime_error)?;
-    summary.arena_used = arena.used();
-    summary.arena_capacity = arena.capacity();
-    Ok(summary)
-}
-
-fn write_outputs(graph: &Graph<'_>, directory: &Path, native: bool) -> Result<()> {
-    std::fs::create_dir_all(directory).with_context(|| format!("cannot create {}", directory.display()))?;
-    for index in 0..graph.output_count() {
-        let info = graph.output(index).context("graph output without a usable description")?;
-        let path = directory.join(output::file_name(info.name));
-        if native {
-            output::write_whole(&path, graph.output_bytes(index).context("output buffer missing")?)?;
-        } else {
-            let mut floats = vec![0u8; info.elements * 4];
-            graph.read_output_float(index, &mut floats).map_err(runtime_error)?;
-            output::write_whole(&path, &floats)?;
-        }
+            .collect();
     }
-    Ok(())
+    stub.unload(context).map_err(failed("unloading the context".into()))?;
+    Ok(summary)
 }

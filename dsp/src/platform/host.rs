@@ -62,7 +62,7 @@ impl Platform for Host {
         }
         // SAFETY: loading a library runs its initialisers; the caller asked for exactly this library.
         let library = unsafe { Library::open(Some(path_of(path)), RTLD_NOW | RTLD_LOCAL) }
-            .map_err(|_| PlatformError::Failed(-1))?;
+            .map_err(|_| PlatformError::NotLoadable)?;
         NonNull::new(library.into_raw()).map(LibraryHandle).ok_or(PlatformError::Failed(-1))
     }
 

@@ -7,7 +7,6 @@
 //! - [`host`]: x86_64 / aarch64 with std, for the host build of the skel and its tests.
 
 use core::ffi::{c_void, CStr};
-use core::fmt::{self, Write};
 use core::ptr::NonNull;
 use core::sync::atomic::{AtomicU32, Ordering};
 
@@ -43,15 +42,20 @@ pub enum PlatformError {
     },
     /// This platform does not offer the service (for example dynamic loading in a static qemu executable).
     Unsupported,
+    /// The dynamic loader refused the library.
+    NotLoadable,
 }
 
-impl fmt::Display for PlatformError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl ufmt::uDisplay for PlatformError {
+    fn fmt<W: ufmt::uWrite + ?Sized>(&self, f: &mut ufmt::Formatter<'_, W>) -> Result<(), W::Error> {
         match self {
             PlatformError::NotFound => f.write_str("not found"),
-            PlatformError::Failed(code) => write!(f, "failed with platform error {code}"),
-            PlatformError::TooLarge { needed } => write!(f, "needs a buffer of {needed} bytes"),
+            PlatformError::Failed(code) => ufmt::uwrite!(f, "failed with platform error {}", code),
+            PlatformError::TooLarge { needed } => ufmt::uwrite!(f, "needs a buffer of {} bytes", needed),
             PlatformError::Unsupported => f.write_str("not available on this platform"),
+            PlatformError::NotLoadable => {
+                f.write_str("cannot be loaded (not a shared library for this CPU, or its dependencies are missing)")
+            }
         }
     }
 }
@@ -137,34 +141,84 @@ pub fn log_enabled(level: Level) -> bool {
 /// Capacity of one formatted log line; longer lines are cut and end in `...`.
 pub const LOG_LINE_BYTES: usize = 256;
 
-/// Formats one log line on the stack, cutting it to [`LOG_LINE_BYTES`] with a trailing `...`.
-pub fn format_line(args: fmt::Arguments<'_>) -> heapless::String<LOG_LINE_BYTES> {
-    let mut line = heapless::String::<LOG_LINE_BYTES>::new();
-    if line.write_fmt(args).is_err() {
-        let mut cut = LOG_LINE_BYTES - 3;
-        while !line.is_char_boundary(cut) {
-            cut -= 1;
+/// One log line or message formatted on the stack with `ufmt` (which, unlike `core::fmt`, has no panic
+/// paths): keeps what fits and ends a longer line in `...`.
+pub struct Line {
+    text: heapless::String<LOG_LINE_BYTES>,
+    cut: bool,
+}
+
+impl Line {
+    /// An empty line.
+    pub const fn new() -> Line {
+        Line { text: heapless::String::new(), cut: false }
+    }
+
+    /// The text so far.
+    pub fn as_str(&self) -> &str {
+        self.text.as_str()
+    }
+}
+
+impl Default for Line {
+    fn default() -> Self {
+        Line::new()
+    }
+}
+
+impl ufmt::uWrite for Line {
+    type Error = core::convert::Infallible;
+
+    fn write_str(&mut self, text: &str) -> Result<(), Self::Error> {
+        for character in text.chars() {
+            if self.cut {
+                break;
+            }
+            if self.text.len() + character.len_utf8() > LOG_LINE_BYTES - 3 {
+                self.cut = true;
+                let _ = self.text.push_str("...");
+            } else {
+                let _ = self.text.push(character);
+            }
         }
-        line.truncate(cut);
-        let _ = line.push_str("...");
-    }
-    line
-}
-
-/// Formats a log line on the stack and hands it to the platform; never allocates.
-pub fn log_fmt(level: Level, args: fmt::Arguments<'_>) {
-    if log_enabled(level) {
-        Current::log(level, &format_line(args));
+        Ok(())
     }
 }
 
-/// Logs through the platform at the given [`Level`], formatting without the heap.
+/// Writes a formatted line at `level` (after the caller checked [`log_enabled`]).
+pub fn write_log(level: Level, line: &Line) {
+    Current::log(level, line.as_str());
+}
+
+/// Logs through the platform at a [`Level`], formatting with `ufmt` on the stack (`{}`, `{:?}`, `{:#x}`).
 #[macro_export]
 macro_rules! log {
-    ($level:expr, $($arg:tt)*) => {
-        $crate::platform::log_fmt($level, format_args!($($arg)*))
-    };
+    ($level:expr, $($arg:tt)*) => {{
+        let level = $level;
+        if $crate::platform::log_enabled(level) {
+            let mut line = $crate::platform::Line::new();
+            let _ = $crate::ufmt::uwrite!(line, $($arg)*);
+            $crate::platform::write_log(level, &line);
+        }
+    }};
 }
+
+/// Formats into a new [`Line`] with `ufmt`.
+#[macro_export]
+macro_rules! message {
+    ($($arg:tt)*) => {{
+        let mut line = $crate::platform::Line::new();
+        let _ = $crate::ufmt::uwrite!(line, $($arg)*);
+        line
+    }};
+}
+
+/// 300 characters, longer than a log line.
+const LONG_TEXT: &str = concat!(
+    "0123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789",
+    "0123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789",
+    "0123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789"
+);
 
 crate::self_tests! {
     fn monotonic_clock_moves_forward() {
@@ -190,9 +244,9 @@ crate::self_tests! {
     }
 
     fn log_lines_are_cut_not_overflowed() {
-        let line = format_line(format_args!("{:>300}", "long"));
-        check!(line.len() <= LOG_LINE_BYTES && line.ends_with("..."));
-        check!(format_line(format_args!("{}é", "x")).as_str() == "xé");
+        let long = crate::message!("{}{}{}", LONG_TEXT, "c", 7u32);
+        check!(long.as_str().len() <= LOG_LINE_BYTES && long.as_str().ends_with("..."));
+        check!(crate::message!("{}é {:#x}", "x", 255u32).as_str() == "xé 0xff");
         check!(log_enabled(Level::Error) && !log_enabled(Level::Debug));
     }
 

@@ -114,7 +114,7 @@ impl Platform for Qurt {
     fn open_library(path: &CStr) -> Result<LibraryHandle, PlatformError> {
         // SAFETY: the path is NUL-terminated; the PD loader maps the library.
         let library = unsafe { dlopen(path.as_ptr(), RTLD_NOW) };
-        NonNull::new(library).map(LibraryHandle).ok_or(PlatformError::NotFound)
+        NonNull::new(library).map(LibraryHandle).ok_or(PlatformError::NotLoadable)
     }
 
     fn find_symbol(library: LibraryHandle, name: &CStr) -> Option<NonNull<c_void>> {

@@ -5,7 +5,6 @@
 //! freed one by one; the whole arena goes when the caller drops its buffer.
 
 use core::cell::Cell;
-use core::fmt;
 use core::marker::PhantomData;
 
 /// Not enough room left in the arena.
@@ -21,12 +20,15 @@ pub struct ArenaFull {
     pub capacity: usize,
 }
 
-impl fmt::Display for ArenaFull {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
+impl ufmt::uDisplay for ArenaFull {
+    fn fmt<W: ufmt::uWrite + ?Sized>(&self, f: &mut ufmt::Formatter<'_, W>) -> Result<(), W::Error> {
+        ufmt::uwrite!(
             f,
             "arena full: {} bytes (aligned to {}) requested, {} of {} bytes free",
-            self.requested, self.align, self.available, self.capacity
+            self.requested,
+            self.align,
+            self.available,
+            self.capacity
         )
     }
 }

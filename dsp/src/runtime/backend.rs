@@ -138,13 +138,14 @@ impl Backend {
         let configs = if is_lpai {
             log!(
                 Level::Info,
-                "LPAI backend {name}: HW_INFO target {:?} hw {:?}",
-                hw_info.lpai_target,
-                hw_info.hw_version
+                "LPAI backend {}: HW_INFO target {} hw {:#x}",
+                name,
+                hw_info.lpai_target.0,
+                hw_info.hw_version.0
             );
             lpai_configs.as_ptr()
         } else {
-            log!(Level::Info, "backend {name} (id {}) is not LPAI: skipping the HW_INFO config", info.backend_id);
+            log!(Level::Info, "backend {} (id {}) is not LPAI: skipping the HW_INFO config", name, info.backend_id);
             ptr::null()
         };
         let backend_create = require(provider.table.backend_create, "backendCreate")?;
@@ -165,7 +166,7 @@ impl Backend {
         if is_lpai {
             backend.properties = backend.lpai_properties()?;
         } else {
-            log!(Level::Info, "backend {name} is not LPAI: skipping ALIGNMENT_REQ and REQUIRE_PERSISTENT_BINARY");
+            log!(Level::Info, "backend {} is not LPAI: skipping ALIGNMENT_REQ and REQUIRE_PERSISTENT_BINARY", name);
         }
         // Only a fully created backend owns the library: on any error above the caller unloads it.
         backend.library = library;
@@ -203,7 +204,9 @@ impl Backend {
         let size = (alignment.size_alignment as usize).max(1);
         log!(
             Level::Info,
-            "LPAI alignment: start {start}, size {size}; persistent binary required: {}",
+            "LPAI alignment: start {}, size {}; persistent binary required: {}",
+            start,
+            size,
             persistent != 0
         );
         if !start.is_power_of_two() {
@@ -249,7 +252,7 @@ impl Drop for Backend {
             // SAFETY: every context borrowed this backend and is gone; the handle is freed once.
             let status = unsafe { backend_free(self.handle) };
             if let Err(error) = check(status, "backendFree") {
-                log!(Level::Warn, "{error}");
+                log!(Level::Warn, "{}", error);
             }
         }
         if let Some(library) = self.library.take() {

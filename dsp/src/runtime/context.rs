@@ -76,11 +76,13 @@ fn place_binary<'a>(
     };
     let length = usize::try_from(size).ok().filter(|&n| n > 0).ok_or(RuntimeError::BinarySize(size))?;
     let properties = backend.properties();
-    let rounded = length.div_ceil(properties.size_alignment).saturating_mul(properties.size_alignment);
+    let rounded = length.checked_next_multiple_of(properties.size_alignment).ok_or(RuntimeError::BinarySize(size))?;
     let buffer = arena.bytes(rounded, properties.start_alignment)?;
-    let (binary, _padding) = buffer.split_at_mut(length);
+    let binary = buffer.get_mut(..length).ok_or(RuntimeError::BinarySize(size))?;
     match source {
-        BinarySource::Bytes(bytes) => binary.copy_from_slice(bytes),
+        BinarySource::Bytes(bytes) => {
+            lpai_direct::codec::copy_prefix(binary, bytes);
+        }
         BinarySource::File(path) => {
             let read = Current::read_file(path, binary)
                 .map_err(|error| RuntimeError::Platform { what: "reading the context binary", error })?;
@@ -155,7 +157,9 @@ impl<'a> Context<'a> {
         };
         match options.island {
             Island::Off => {}
-            _ if !is_lpai => log!(Level::Info, "backend {} is not LPAI: skipping ENABLE_ISLAND", backend.info().name),
+            _ if !is_lpai => {
+                log!(Level::Info, "backend {} is not LPAI: skipping ENABLE_ISLAND", backend.info().name.as_str())
+            }
             Island::AllGraphs => {
                 let _ = island.push(enable_island(ptr::null_mut()));
             }
@@ -335,7 +339,7 @@ impl Drop for Context<'_> {
             if let Some(free) = table.context_free {
                 // SAFETY: a created context, freed once; its graphs are gone.
                 if let Err(error) = check(unsafe { free(self.handle, ptr::null_mut()) }, "contextFree") {
-                    log!(Level::Warn, "{error}");
+                    log!(Level::Warn, "{}", error);
                 }
             }
         }

@@ -112,55 +112,86 @@ pub enum RuntimeError {
     },
 }
 
-impl fmt::Display for RuntimeError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+/// A QNN version written as `major.minor.patch`.
+struct Dotted(Version);
+
+impl ufmt::uDisplay for Dotted {
+    fn fmt<W: ufmt::uWrite + ?Sized>(&self, f: &mut ufmt::Formatter<'_, W>) -> Result<(), W::Error> {
+        ufmt::uwrite!(f, "{}.{}.{}", self.0.major, self.0.minor, self.0.patch)
+    }
+}
+
+impl ufmt::uDisplay for RuntimeError {
+    fn fmt<W: ufmt::uWrite + ?Sized>(&self, f: &mut ufmt::Formatter<'_, W>) -> Result<(), W::Error> {
         match self {
-            RuntimeError::Platform { what, error } => write!(f, "{what}: {error}"),
-            RuntimeError::MissingSymbol(symbol) => write!(f, "not a QNN library: it does not export {symbol}"),
+            RuntimeError::Platform { what, error } => ufmt::uwrite!(f, "{}: {}", what, error),
+            RuntimeError::MissingSymbol(symbol) => ufmt::uwrite!(f, "not a QNN library: it does not export {}", symbol),
             RuntimeError::NoProviders => f.write_str("the QNN library lists no interface provider"),
-            RuntimeError::UnsupportedApi { provider, found, required } => write!(
+            RuntimeError::UnsupportedApi { provider, found, required } => ufmt::uwrite!(
                 f,
-                "provider {provider} speaks QNN core API {}.{}.{}; this runtime needs {}.x with x >= {}",
-                found.major, found.minor, found.patch, required.major, required.minor
+                "provider {} speaks QNN core API {}; this runtime needs {}.x with x >= {}",
+                provider.as_str(),
+                Dotted(*found),
+                required.major,
+                required.minor
             ),
-            RuntimeError::MissingFunction(name) => write!(f, "the QNN provider does not implement {name}"),
-            RuntimeError::Qnn { call, code } => write!(f, "{call} failed: {} ({code})", error_name(*code)),
-            RuntimeError::PersistentBinaryRefused { code, required_by_backend } => write!(
-                f,
-                "the backend refused the PERSISTENT_BINARY context config ({}, {code}){}",
-                error_name(*code),
-                if *required_by_backend {
+            RuntimeError::MissingFunction(name) => ufmt::uwrite!(f, "the QNN provider does not implement {}", name),
+            RuntimeError::Qnn { call, code } => ufmt::uwrite!(f, "{} failed: {} ({})", call, error_name(*code), code),
+            RuntimeError::PersistentBinaryRefused { code, required_by_backend } => {
+                ufmt::uwrite!(
+                    f,
+                    "the backend refused the PERSISTENT_BINARY context config ({}, {})",
+                    error_name(*code),
+                    code
+                )?;
+                f.write_str(if *required_by_backend {
                     " although it reports that it requires a persistent binary"
                 } else {
                     "; it reads the binary only while loading, so run without asking for a persistent binary"
-                }
-            ),
-            RuntimeError::Arena(full) => write!(f, "{full}"),
-            RuntimeError::BinarySize(size) => write!(f, "a context binary of {size} bytes cannot be loaded"),
-            RuntimeError::MalformedBinary { code } => write!(
+                })
+            }
+            RuntimeError::Arena(full) => ufmt::uwrite!(f, "{}", full),
+            RuntimeError::BinarySize(size) => ufmt::uwrite!(f, "a context binary of {} bytes cannot be loaded", size),
+            RuntimeError::MalformedBinary { code } => ufmt::uwrite!(
                 f,
-                "not a usable QNN context binary (truncated or corrupt): libQnnSystem answered {} ({code})",
-                error_name(*code)
+                "not a usable QNN context binary (truncated or corrupt): libQnnSystem answered {} ({})",
+                error_name(*code),
+                code
             ),
             RuntimeError::TooMany { what, count, limit } => {
-                write!(f, "{count} {what}, but this runtime holds at most {limit}")
+                ufmt::uwrite!(f, "{} {}, but this runtime holds at most {}", count, what, limit)
             }
             RuntimeError::NoSuchGraph => f.write_str("no such graph in the context"),
-            RuntimeError::NoSuchTensor { index } => write!(f, "the graph has no tensor number {index}"),
+            RuntimeError::NoSuchTensor { index } => ufmt::uwrite!(f, "the graph has no tensor number {}", index),
             RuntimeError::UnsupportedDataType { tensor, data_type } => {
                 let name = lpai_direct::qnn::DataType(*data_type).c_name().unwrap_or("an unknown data type");
-                write!(f, "tensor {tensor}: cannot convert {name} ({data_type:#06x}) to or from float32")
+                ufmt::uwrite!(
+                    f,
+                    "tensor {}: cannot convert {} ({:#06x}) to or from float32",
+                    tensor.as_str(),
+                    name,
+                    *data_type
+                )
             }
             RuntimeError::TensorSize { tensor, expected, actual } => {
-                write!(f, "tensor {tensor}: expected {expected} bytes, got {actual}")
+                ufmt::uwrite!(f, "tensor {}: expected {} bytes, got {}", tensor.as_str(), expected, actual)
             }
-            RuntimeError::BadAlignment { start } => {
-                write!(f, "the backend asks for a start alignment of {start} bytes, which is not a power of two")
-            }
+            RuntimeError::BadAlignment { start } => ufmt::uwrite!(
+                f,
+                "the backend asks for a start alignment of {} bytes, which is not a power of two",
+                start
+            ),
             RuntimeError::NeverCompleted { attempts } => {
-                write!(f, "graphExecute answered EARLY_TERMINATION {attempts} times in a row; giving up")
+                ufmt::uwrite!(f, "graphExecute answered EARLY_TERMINATION {} times in a row; giving up", attempts)
             }
         }
+    }
+}
+
+/// For host callers using `core::fmt` (anyhow, `{}`): the same text, formatted by `ufmt`.
+impl fmt::Display for RuntimeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(crate::message!("{}", self).as_str())
     }
 }
 

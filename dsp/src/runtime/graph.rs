@@ -73,10 +73,18 @@ pub struct Graph<'a> {
     outputs: &'a mut [Tensor],
     profile: ProfileHandle,
     memory: LpaiMemory,
+    lpai: Option<LpaiSettings<'a>>,
+}
+
+/// The LPAI perf and affinity configs of a graph, kept in the arena so they can be changed and set again.
+struct LpaiSettings<'a> {
+    perf: &'a mut lpai::PerfCfg,
+    affinity: &'a mut lpai::CoreAffinity,
+    configs: &'a mut [lpai::GraphCustomConfig],
 }
 
 fn round_up(size: usize, granule: usize) -> usize {
-    size.div_ceil(granule.max(1)).saturating_mul(granule.max(1))
+    size.checked_next_multiple_of(granule).unwrap_or(size)
 }
 
 /// Copies tensor descriptions into the arena and gives each an aligned client buffer there.
@@ -143,6 +151,7 @@ impl<'a> Graph<'a> {
             outputs,
             profile,
             memory: LpaiMemory::default(),
+            lpai: None,
         };
         if backend.is_lpai() {
             graph.configure_lpai(backend, arena, options)?;
@@ -151,7 +160,7 @@ impl<'a> Graph<'a> {
                 Level::Info,
                 "graph {}: backend {} is not LPAI: skipping scratch/persistent memory, perf config, core affinity and re-finalize",
                 graph.name(),
-                backend.info().name
+                backend.info().name.as_str()
             );
             if let Some(priority) = options.priority {
                 graph.set_configs(&[GraphConfig::priority(priority)])?;
@@ -221,44 +230,92 @@ impl<'a> Graph<'a> {
             let bytes = arena.bytes(round_up(size as usize, alignment.size_alignment), alignment.start_alignment)?;
             Ok(bytes.as_mut_ptr().cast())
         };
-        let memory = arena.slice(2, lpai::GraphMem { mem_type: lpai::MemType::DDR, size: 0, addr: ptr::null_mut() })?;
-        memory[0] = lpai::GraphMem { mem_type: lpai::MemType::DDR, size: scratch_size, addr: region(scratch_size)? };
-        memory[1] =
-            lpai::GraphMem { mem_type: lpai::MemType::DDR, size: persistent_size, addr: region(persistent_size)? };
-        let perf = arena.slice(1, options.perf)?;
-        let affinity = arena.slice(1, options.affinity)?;
-        let [scratch, persistent] = memory else {
+        let unset = lpai::GraphMem { mem_type: lpai::MemType::DDR, size: 0, addr: ptr::null_mut() };
+        let [scratch, persistent] = arena.slice(2, unset)? else {
             return Err(RuntimeError::MalformedBinary { code: 0 });
         };
-        let custom = arena.slice(
-            4,
-            lpai::GraphCustomConfig { option: lpai::GraphConfigOption::UNDEFINED, config: ptr::null_mut() },
-        )?;
-        let settings: [(lpai::GraphConfigOption, *mut c_void); 4] = [
-            (lpai::GraphConfigOption::SCRATCH_MEM, (scratch as *mut lpai::GraphMem).cast()),
-            (lpai::GraphConfigOption::PERSISTENT_MEM, (persistent as *mut lpai::GraphMem).cast()),
-            (lpai::GraphConfigOption::PERF_CFG, perf.as_mut_ptr().cast()),
-            (lpai::GraphConfigOption::CORE_AFFINITY, affinity.as_mut_ptr().cast()),
+        *scratch = lpai::GraphMem { mem_type: lpai::MemType::DDR, size: scratch_size, addr: region(scratch_size)? };
+        *persistent =
+            lpai::GraphMem { mem_type: lpai::MemType::DDR, size: persistent_size, addr: region(persistent_size)? };
+        let [perf] = arena.slice(1, options.perf)? else {
+            return Err(RuntimeError::MalformedBinary { code: 0 });
+        };
+        let [affinity] = arena.slice(1, options.affinity)? else {
+            return Err(RuntimeError::MalformedBinary { code: 0 });
+        };
+        let undefined = lpai::GraphCustomConfig { option: lpai::GraphConfigOption::UNDEFINED, config: ptr::null_mut() };
+        let [scratch_config, persistent_config, perf_and_affinity @ ..] = arena.slice(4, undefined)? else {
+            return Err(RuntimeError::MalformedBinary { code: 0 });
+        };
+        *scratch_config = lpai::GraphCustomConfig {
+            option: lpai::GraphConfigOption::SCRATCH_MEM,
+            config: (scratch as *mut lpai::GraphMem).cast(),
+        };
+        *persistent_config = lpai::GraphCustomConfig {
+            option: lpai::GraphConfigOption::PERSISTENT_MEM,
+            config: (persistent as *mut lpai::GraphMem).cast(),
+        };
+        let tuning: [(lpai::GraphConfigOption, *mut c_void); 2] = [
+            (lpai::GraphConfigOption::PERF_CFG, (perf as *mut lpai::PerfCfg).cast()),
+            (lpai::GraphConfigOption::CORE_AFFINITY, (affinity as *mut lpai::CoreAffinity).cast()),
         ];
-        let mut configs: heapless::Vec<GraphConfig, 5> = heapless::Vec::new();
-        for (slot, (option, config)) in custom.iter_mut().zip(settings) {
+        for (slot, (option, config)) in perf_and_affinity.iter_mut().zip(tuning) {
             *slot = lpai::GraphCustomConfig { option, config };
-            let _ = configs.push(GraphConfig::custom((slot as *mut lpai::GraphCustomConfig).cast()));
+        }
+        let mut configs: heapless::Vec<GraphConfig, 5> = heapless::Vec::new();
+        for custom in [&mut *scratch_config, &mut *persistent_config].into_iter().chain(perf_and_affinity.iter_mut()) {
+            let _ = configs.push(GraphConfig::custom((custom as *mut lpai::GraphCustomConfig).cast()));
         }
         if let Some(priority) = options.priority {
             let _ = configs.push(GraphConfig::priority(priority));
         }
         self.set_configs(&configs)?;
-        let finalize = require(self.table.graph_finalize, "graphFinalize")?;
-        // SAFETY: a retrieved graph, the context's profile handle (or null) and no signal.
-        check(unsafe { finalize(self.handle, self.profile, ptr::null_mut()) }, "graphFinalize")?;
+        self.finalize()?;
         self.memory = LpaiMemory { scratch: scratch_size as usize, persistent: persistent_size as usize };
+        self.lpai = Some(LpaiSettings { perf, affinity, configs: perf_and_affinity });
         log!(
             Level::Info,
-            "graph {}: LPAI scratch {scratch_size} B, persistent {persistent_size} B, finalized",
-            self.name()
+            "graph {}: LPAI scratch {} B, persistent {} B, finalized",
+            self.name(),
+            scratch_size,
+            persistent_size
         );
         Ok(())
+    }
+
+    fn finalize(&mut self) -> Result<(), RuntimeError> {
+        let finalize = require(self.table.graph_finalize, "graphFinalize")?;
+        // SAFETY: a retrieved graph, the context's profile handle (or null) and no signal.
+        check(unsafe { finalize(self.handle, self.profile, ptr::null_mut()) }, "graphFinalize")
+    }
+
+    /// Changes the LPAI performance settings (PERF_CFG, CORE_AFFINITY, and the priority if given), then
+    /// finalizes again so the backend takes them. On another backend only the priority applies; the rest is
+    /// logged as skipped.
+    pub fn set_performance(
+        &mut self,
+        perf: lpai::PerfCfg,
+        affinity: lpai::CoreAffinity,
+        priority: Option<Priority>,
+    ) -> Result<(), RuntimeError> {
+        let Some(settings) = self.lpai.as_mut() else {
+            log!(Level::Info, "graph {}: not on LPAI: skipping PERF_CFG and CORE_AFFINITY", self.name());
+            return match priority {
+                Some(priority) => self.set_configs(&[GraphConfig::priority(priority)]),
+                None => Ok(()),
+            };
+        };
+        *settings.perf = perf;
+        *settings.affinity = affinity;
+        let mut configs: heapless::Vec<GraphConfig, 3> = heapless::Vec::new();
+        for custom in settings.configs.iter_mut() {
+            let _ = configs.push(GraphConfig::custom((custom as *mut lpai::GraphCustomConfig).cast()));
+        }
+        if let Some(priority) = priority {
+            let _ = configs.push(GraphConfig::priority(priority));
+        }
+        self.set_configs(&configs)?;
+        self.finalize()
     }
 
     /// The graph's name in the binary.
@@ -315,7 +372,7 @@ impl<'a> Graph<'a> {
         if native.len() != expected {
             return Err(RuntimeError::TensorSize { tensor: name, expected, actual: native.len() });
         }
-        buffer.copy_from_slice(native);
+        lpai_direct::codec::copy_prefix(buffer, native);
         Ok(())
     }
 

@@ -2,6 +2,8 @@
 //! QuantizeLinear / DequantizeLinear: `q = saturate(round_half_even(x / scale) - offset)`,
 //! `x = (q + offset) as f32 * scale` (QNN's offset is the negated zero point).
 
+use lpai_direct::codec::copy_prefix;
+
 /// Element encodings the runtime converts between float32 and the tensor's native bytes.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Encoding {
@@ -48,62 +50,118 @@ impl Encoding {
     }
 }
 
-fn quantize_one(value: f32, scale: f32, offset: i32, low: f32, high: f32) -> i32 {
-    let stepped = libm::rintf(value / scale) - offset as f32;
-    if stepped.is_nan() {
-        return (-offset).clamp(low as i32, high as i32);
+fn bounded(value: f32, low: f32, high: f32) -> f32 {
+    if value < low {
+        low
+    } else if value > high {
+        high
+    } else {
+        value
     }
-    stepped.clamp(low, high) as i32
 }
 
+/// One element: `saturate(round_half_even(value / scale) - offset)`; NaN becomes the zero point.
+fn quantize_one(value: f32, scale: f32, offset: i32, low: f32, high: f32) -> i32 {
+    let stepped = libm::rintf(value / scale) - offset as f32;
+    let stepped = if stepped.is_nan() { -(offset as f32) } else { stepped };
+    bounded(stepped, low, high) as i32
+}
+
+/// The float values in little-endian bytes, 4 per element.
 fn floats(le_bytes: &[u8]) -> impl Iterator<Item = f32> + '_ {
-    le_bytes.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    le_bytes.chunks_exact(4).map(|chunk| {
+        let mut word = [0u8; 4];
+        copy_prefix(&mut word, chunk);
+        f32::from_le_bytes(word)
+    })
+}
+
+/// Whether `float_bytes` and `native` describe the same number of elements.
+fn sizes_agree(encoding: Encoding, float_bytes: usize, native: usize) -> bool {
+    float_bytes.is_multiple_of(4) && (float_bytes / 4).checked_mul(encoding.element_bytes()) == Some(native)
 }
 
 /// Converts float32 values (little-endian bytes, 4 per element) into native bytes.
 /// Returns false, writing nothing, when the two sizes do not describe the same number of elements.
 pub fn quantize(encoding: Encoding, float_bytes: &[u8], native: &mut [u8]) -> bool {
-    let elements = float_bytes.len() / 4;
-    if !float_bytes.len().is_multiple_of(4) || elements.checked_mul(encoding.element_bytes()) != Some(native.len()) {
+    if !sizes_agree(encoding, float_bytes.len(), native.len()) {
         return false;
     }
-    let width = encoding.element_bytes();
-    for (value, out) in floats(float_bytes).zip(native.chunks_exact_mut(width)) {
-        match encoding {
-            Encoding::Float32 => out.copy_from_slice(&value.to_le_bytes()),
-            Encoding::Unsigned8 { scale, offset } => out[0] = quantize_one(value, scale, offset, 0.0, 255.0) as u8,
-            Encoding::Signed8 { scale, offset } => {
-                out[0] = quantize_one(value, scale, offset, -128.0, 127.0) as i8 as u8;
-            }
-            Encoding::Unsigned16 { scale, offset } => {
-                out.copy_from_slice(&(quantize_one(value, scale, offset, 0.0, 65535.0) as u16).to_le_bytes());
-            }
-            Encoding::Signed16 { scale, offset } => {
-                out.copy_from_slice(&(quantize_one(value, scale, offset, -32768.0, 32767.0) as i16).to_le_bytes());
-            }
-        }
+    let mut values = floats(float_bytes);
+    match encoding {
+        Encoding::Float32 => fill(native.chunks_exact_mut(4), &mut values, |value, out| {
+            copy_prefix(out, &value.to_le_bytes());
+        }),
+        Encoding::Unsigned8 { scale, offset } => fill(native.chunks_exact_mut(1), &mut values, |value, out| {
+            copy_prefix(out, &[quantize_one(value, scale, offset, 0.0, 255.0) as u8]);
+        }),
+        Encoding::Signed8 { scale, offset } => fill(native.chunks_exact_mut(1), &mut values, |value, out| {
+            copy_prefix(out, &[quantize_one(value, scale, offset, -128.0, 127.0) as i8 as u8]);
+        }),
+        Encoding::Unsigned16 { scale, offset } => fill(native.chunks_exact_mut(2), &mut values, |value, out| {
+            copy_prefix(out, &(quantize_one(value, scale, offset, 0.0, 65535.0) as u16).to_le_bytes());
+        }),
+        Encoding::Signed16 { scale, offset } => fill(native.chunks_exact_mut(2), &mut values, |value, out| {
+            copy_prefix(out, &(quantize_one(value, scale, offset, -32768.0, 32767.0) as i16).to_le_bytes());
+        }),
     }
     true
+}
+
+/// Pairs each output chunk with the next value; a plain loop, because `zip` over `ChunksExact` keeps a
+/// division by the chunk size that the compiler cannot prove safe (a panic path in the skel).
+fn fill<'o>(
+    outputs: impl Iterator<Item = &'o mut [u8]>,
+    values: &mut impl Iterator<Item = f32>,
+    mut write: impl FnMut(f32, &mut [u8]),
+) {
+    for out in outputs {
+        match values.next() {
+            Some(value) => write(value, out),
+            None => break,
+        }
+    }
+}
+
+/// `(q + offset) as f32 * scale`, QNN's (and ONNX Runtime's) dequantization.
+fn real(q: i32, scale: f32, offset: i32) -> f32 {
+    (q + offset) as f32 * scale
+}
+
+/// Writes `values` as little-endian float32 into `float_bytes`.
+fn put_floats(mut values: impl Iterator<Item = f32>, float_bytes: &mut [u8]) {
+    fill(float_bytes.chunks_exact_mut(4), &mut values, |value, out| {
+        copy_prefix(out, &value.to_le_bytes());
+    });
 }
 
 /// Converts native bytes into float32 values (little-endian bytes, 4 per element).
 /// Returns false, writing nothing, when the two sizes do not describe the same number of elements.
 pub fn dequantize(encoding: Encoding, native: &[u8], float_bytes: &mut [u8]) -> bool {
-    let width = encoding.element_bytes();
-    let elements = float_bytes.len() / 4;
-    if !float_bytes.len().is_multiple_of(4) || elements.checked_mul(width) != Some(native.len()) {
+    if !sizes_agree(encoding, float_bytes.len(), native.len()) {
         return false;
     }
-    let real = |q: i32, scale: f32, offset: i32| (q + offset) as f32 * scale;
-    for (q, out) in native.chunks_exact(width).zip(float_bytes.chunks_exact_mut(4)) {
-        let value = match encoding {
-            Encoding::Float32 => f32::from_le_bytes([q[0], q[1], q[2], q[3]]),
-            Encoding::Unsigned8 { scale, offset } => real(i32::from(q[0]), scale, offset),
-            Encoding::Signed8 { scale, offset } => real(i32::from(q[0] as i8), scale, offset),
-            Encoding::Unsigned16 { scale, offset } => real(i32::from(u16::from_le_bytes([q[0], q[1]])), scale, offset),
-            Encoding::Signed16 { scale, offset } => real(i32::from(i16::from_le_bytes([q[0], q[1]])), scale, offset),
-        };
-        out.copy_from_slice(&value.to_le_bytes());
+    let pair = |chunk: &[u8]| {
+        let mut half = [0u8; 2];
+        copy_prefix(&mut half, chunk);
+        half
+    };
+    match encoding {
+        Encoding::Float32 => put_floats(floats(native), float_bytes),
+        Encoding::Unsigned8 { scale, offset } => {
+            put_floats(native.iter().map(|&q| real(i32::from(q), scale, offset)), float_bytes)
+        }
+        Encoding::Signed8 { scale, offset } => {
+            put_floats(native.iter().map(|&q| real(i32::from(q as i8), scale, offset)), float_bytes)
+        }
+        Encoding::Unsigned16 { scale, offset } => put_floats(
+            native.chunks_exact(2).map(|q| real(i32::from(u16::from_le_bytes(pair(q))), scale, offset)),
+            float_bytes,
+        ),
+        Encoding::Signed16 { scale, offset } => put_floats(
+            native.chunks_exact(2).map(|q| real(i32::from(i16::from_le_bytes(pair(q))), scale, offset)),
+            float_bytes,
+        ),
     }
     true
 }

@@ -1,0 +1,434 @@
+//! The stub: typed calls to the skel, encoded with the shared codec and carried by a [`Transport`]. A failed
+//! call brings back the skel's own message (its `last_error`).
+
+pub mod fastrpc;
+pub mod local;
+pub mod transport;
+
+pub use transport::{IoBuffer, Transport};
+
+use lpai_direct::codec::{self, EncodeError, Encoder, Method};
+use lpai_direct::wire::{GraphRecord, Reader, TensorRecord};
+use std::ffi::CStr;
+
+/// Why a stub call failed.
+#[derive(Debug, thiserror::Error)]
+pub enum StubError {
+    /// The skel (or the transport) answered an error code.
+    #[error("{method} failed in {place}: {message} ({code_name}, {code:#010x})")]
+    Call {
+        /// The IDL method.
+        method: &'static str,
+        /// Where the skel runs.
+        place: String,
+        /// The AEE (or transport) code.
+        code: u32,
+        /// Its name.
+        code_name: &'static str,
+        /// The skel's message, when it gave one.
+        message: String,
+    },
+    /// The arguments did not fit the method (a programming error in the stub).
+    #[error("cannot encode {method}: {error:?}")]
+    Encode {
+        /// The IDL method.
+        method: &'static str,
+        /// What was wrong.
+        error: EncodeError,
+    },
+    /// The skel answered with records the stub cannot read.
+    #[error("{method}: the skel's answer is malformed")]
+    Malformed {
+        /// The IDL method.
+        method: &'static str,
+    },
+}
+
+/// The name of an AEE code (with or without the DSP offset).
+pub fn aee_name(code: u32) -> &'static str {
+    let plain = if code > 0x8000_0400 { code - 0x8000_0400 } else { code };
+    match plain {
+        0x1 => "AEE_EFAILED",
+        0x2 => "AEE_ENOMEMORY",
+        0xD => "AEE_EBADSTATE",
+        0xE => "AEE_EBADPARM",
+        0x14 => "AEE_EUNSUPPORTED",
+        0x2C => "AEE_EINVHANDLE",
+        0x42 => "AEE_ENOSUCHSYMBOL",
+        0x72 => "AEE_ECONNREFUSED",
+        0x81 => "AEE_EUNSIGNEDMOD",
+        0x200 => "AEE_ERPC",
+        _ => "an error",
+    }
+}
+
+/// Settings for `configure`.
+#[derive(Clone, Debug)]
+pub struct Configuration {
+    /// The backend library the skel loads.
+    pub backend: std::ffi::CString,
+    /// The system library the skel loads.
+    pub system_library: std::ffi::CString,
+    /// QNN log level (0 off .. 5 debug).
+    pub log_level: u32,
+    /// QNN profiling level (0 off, 1 basic, 2 detailed, 1000 backend).
+    pub profiling_level: u32,
+    /// LPAI hardware version (0: the skel's build default).
+    pub lpai_hw_version: u32,
+    /// Arena bytes per context (0: the skel chooses).
+    pub arena_bytes: u32,
+}
+
+/// One tensor as the skel describes it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TensorDescription {
+    /// Name in the binary.
+    pub name: String,
+    /// QNN id.
+    pub id: u32,
+    /// `Qnn_DataType_t`.
+    pub data_type: u32,
+    /// Dimensions.
+    pub dimensions: Vec<u32>,
+    /// Quantization scale.
+    pub scale: f32,
+    /// QNN offset.
+    pub offset: i32,
+    /// Native bytes.
+    pub native_bytes: usize,
+    /// Elements.
+    pub elements: usize,
+    /// Whether the skel converts it to and from float32.
+    pub convertible: bool,
+}
+
+impl From<TensorRecord<'_>> for TensorDescription {
+    fn from(record: TensorRecord<'_>) -> Self {
+        TensorDescription {
+            name: record.name.to_string(),
+            id: record.id,
+            data_type: record.data_type,
+            dimensions: record.dimensions[..record.rank as usize].to_vec(),
+            scale: record.scale,
+            offset: record.offset,
+            native_bytes: record.native_bytes as usize,
+            elements: record.elements as usize,
+            convertible: record.convertible,
+        }
+    }
+}
+
+/// One graph as the skel describes it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GraphDescription {
+    /// Its name.
+    pub name: String,
+    /// Inputs in graph order.
+    pub inputs: Vec<TensorDescription>,
+    /// Outputs in graph order.
+    pub outputs: Vec<TensorDescription>,
+    /// LPAI scratch bytes.
+    pub scratch_bytes: u32,
+    /// LPAI persistent bytes.
+    pub persistent_bytes: u32,
+    /// Arena bytes the context uses.
+    pub arena_used: u32,
+    /// The context arena's size.
+    pub arena_capacity: u32,
+    /// Ticks per second of the skel's clock.
+    pub clock_hz: u32,
+}
+
+impl GraphDescription {
+    /// Converts skel clock ticks (from [`Executed::dsp_ticks`]) to microseconds.
+    pub fn micros(&self, ticks: u64) -> u64 {
+        (u128::from(ticks) * 1_000_000 / u128::from(self.clock_hz.max(1))) as u64
+    }
+}
+
+/// What `execute` returned.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Executed {
+    /// DSP clock ticks around graphExecute.
+    pub dsp_ticks: u64,
+    /// graphExecute calls (more than 1 after EARLY_TERMINATION).
+    pub attempts: u32,
+    /// Output bytes written.
+    pub outputs_bytes: usize,
+}
+
+/// One profile event.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProfileEvent {
+    /// QNN event type.
+    pub event_type: u32,
+    /// QNN unit.
+    pub unit: u32,
+    /// The value.
+    pub value: u64,
+    /// 0 top level, 1 sub-event.
+    pub depth: u32,
+    /// The backend's name for it.
+    pub identifier: String,
+}
+
+/// `load` flags.
+pub mod flags {
+    /// Ask for PERSISTENT_BINARY.
+    pub const PERSISTENT_BINARY: u32 = 1;
+    /// Every graph in LPAI island mode.
+    pub const ISLAND: u32 = 2;
+    /// `execute`: inputs are float32.
+    pub const FLOAT_INPUTS: u32 = 1;
+    /// `execute`: outputs as float32.
+    pub const FLOAT_OUTPUTS: u32 = 2;
+}
+
+/// An open skel handle; closed on drop.
+pub struct Stub {
+    transport: Box<dyn Transport>,
+    handle: u64,
+}
+
+impl Stub {
+    /// Opens a handle on the skel through `transport`.
+    pub fn open(mut transport: Box<dyn Transport>, uri: &CStr) -> Result<Stub, StubError> {
+        match transport.open(uri) {
+            Ok(handle) => Ok(Stub { transport, handle }),
+            Err(code) => Err(StubError::Call {
+                method: "open",
+                place: transport.place(),
+                code: code as u32,
+                code_name: aee_name(code as u32),
+                message: format!("could not open {}", uri.to_string_lossy()),
+            }),
+        }
+    }
+
+    /// The transport.
+    pub fn transport(&mut self) -> &mut dyn Transport {
+        self.transport.as_mut()
+    }
+
+    /// Encodes with `build`, invokes, and hands the encoder (holding the rout scalars) to `read`.
+    fn call<'b, T>(
+        &mut self,
+        method: &'static Method,
+        build: impl FnOnce(&mut Encoder<'b>) -> Result<(), EncodeError>,
+        read: impl FnOnce(&Encoder<'b>) -> Result<T, EncodeError>,
+    ) -> Result<T, StubError> {
+        let encode = |error| StubError::Encode { method: method.name, error };
+        let mut encoder = Encoder::new(method);
+        build(&mut encoder).map_err(encode)?;
+        let (scalars, mut args, _) = encoder.args();
+        // SAFETY: `args` points into `encoder` and the caller's buffers it borrows, all alive for the call.
+        let status = unsafe { self.transport.invoke(self.handle, scalars, args.as_mut_ptr()) };
+        if status != 0 {
+            return Err(self.failure(method.name, status as u32));
+        }
+        read(&encoder).map_err(encode)
+    }
+
+    fn failure(&mut self, method: &'static str, code: u32) -> StubError {
+        let message = if method == "last_error" { String::new() } else { self.last_error().unwrap_or_default() };
+        StubError::Call { method, place: self.transport.place(), code, code_name: aee_name(code), message }
+    }
+
+    /// The skel's message for the last failed call on this handle.
+    pub fn last_error(&mut self) -> Result<String, StubError> {
+        let mut message = vec![0u8; 512];
+        let length = self.call(
+            codec::last_error::METHOD,
+            |e| e.rout_bytes(codec::last_error::MESSAGE, &mut message).map(drop),
+            |e| e.rout_u32(codec::last_error::MESSAGE_BYTES),
+        )? as usize;
+        message.truncate(length.min(512));
+        Ok(String::from_utf8_lossy(&message).into_owned())
+    }
+
+    /// Per-handle settings for later loads.
+    pub fn configure(&mut self, settings: &Configuration) -> Result<(), StubError> {
+        use codec::configure as m;
+        self.call(
+            m::METHOD,
+            |e| {
+                e.u32(m::LOG_LEVEL, settings.log_level)?
+                    .u32(m::PROFILING_LEVEL, settings.profiling_level)?
+                    .u32(m::LPAI_HW_VERSION, settings.lpai_hw_version)?
+                    .u32(m::ARENA_BYTES, settings.arena_bytes)?
+                    .string(m::BACKEND, &settings.backend)?
+                    .string(m::SYSTEM_LIBRARY, &settings.system_library)
+                    .map(drop)
+            },
+            |_| Ok(()),
+        )
+    }
+
+    /// Sends a context binary; returns the context id and its number of graphs.
+    pub fn load(&mut self, binary: &[u8], load_flags: u32) -> Result<(i32, u32), StubError> {
+        use codec::load as m;
+        self.call(
+            m::METHOD,
+            |e| e.u32(m::FLAGS, load_flags)?.bytes(m::BINARY, binary).map(drop),
+            |e| Ok((e.rout_i32(m::CONTEXT_ID)?, e.rout_u32(m::GRAPH_COUNT)?)),
+        )
+    }
+
+    /// Has the skel read a context binary itself; returns the context id and its number of graphs.
+    pub fn load_file(&mut self, path: &CStr, load_flags: u32) -> Result<(i32, u32), StubError> {
+        use codec::load_file as m;
+        self.call(
+            m::METHOD,
+            |e| e.u32(m::FLAGS, load_flags)?.string(m::PATH, path).map(drop),
+            |e| Ok((e.rout_i32(m::CONTEXT_ID)?, e.rout_u32(m::GRAPH_COUNT)?)),
+        )
+    }
+
+    /// Calls a method whose answer is a `rout` byte sequence plus its needed length, growing the buffer and
+    /// calling again when the skel says it needs more.
+    fn call_for_bytes(
+        &mut self,
+        method: &'static Method,
+        out: (usize, usize),
+        build: impl Fn(&mut Encoder<'_>) -> Result<(), EncodeError>,
+    ) -> Result<Vec<u8>, StubError> {
+        let (bytes_index, length_index) = out;
+        let mut capacity = 4096;
+        loop {
+            let mut bytes = vec![0u8; capacity];
+            let needed = self.call(
+                method,
+                |e| {
+                    build(e)?;
+                    e.rout_bytes(bytes_index, &mut bytes).map(drop)
+                },
+                |e| e.rout_u32(length_index),
+            )? as usize;
+            if needed <= capacity {
+                bytes.truncate(needed);
+                return Ok(bytes);
+            }
+            capacity = needed;
+        }
+    }
+
+    /// Describes one graph of a context.
+    pub fn describe(&mut self, context: i32, graph: u32) -> Result<GraphDescription, StubError> {
+        use codec::describe as m;
+        let bytes = self.call_for_bytes(m::METHOD, (m::DESCRIPTION, m::DESCRIPTION_BYTES), |e| {
+            e.i32(m::CONTEXT_ID, context)?.u32(m::GRAPH, graph).map(drop)
+        })?;
+        parse_description(&bytes).ok_or(StubError::Malformed { method: "describe" })
+    }
+
+    /// LPAI performance settings for one graph (`priority` 0x7FFFFFFF leaves the priority alone).
+    #[allow(clippy::too_many_arguments)]
+    pub fn set_performance(
+        &mut self,
+        context: i32,
+        graph: u32,
+        perf: lpai_direct::qnn::lpai::PerfCfg,
+        affinity: lpai_direct::qnn::lpai::CoreAffinity,
+        priority: u32,
+    ) -> Result<(), StubError> {
+        use codec::set_performance as m;
+        self.call(
+            m::METHOD,
+            |e| {
+                e.i32(m::CONTEXT_ID, context)?
+                    .u32(m::GRAPH, graph)?
+                    .u32(m::FPS, perf.fps)?
+                    .u32(m::FTRT_RATIO, perf.ftrt_ratio)?
+                    .u32(m::CLIENT_TYPE, perf.client_type.0)?
+                    .u32(m::AFFINITY, affinity.affinity.0)?
+                    .u32(m::CORE_SELECTION, affinity.core_selection)?
+                    .u32(m::PRIORITY, priority)
+                    .map(drop)
+            },
+            |_| Ok(()),
+        )
+    }
+
+    /// One inference: every input back to back in, every output back to back out.
+    pub fn execute(
+        &mut self,
+        context: i32,
+        graph: u32,
+        execute_flags: u32,
+        inputs: &[u8],
+        outputs: &mut [u8],
+    ) -> Result<Executed, StubError> {
+        use codec::execute as m;
+        self.call(
+            m::METHOD,
+            |e| {
+                e.i32(m::CONTEXT_ID, context)?
+                    .u32(m::GRAPH, graph)?
+                    .u32(m::FLAGS, execute_flags)?
+                    .bytes(m::INPUTS, inputs)?
+                    .rout_bytes(m::OUTPUTS, outputs)
+                    .map(drop)
+            },
+            |e| {
+                Ok(Executed {
+                    dsp_ticks: e.rout_u64(m::DSP_TICKS)?,
+                    attempts: e.rout_u32(m::ATTEMPTS)?,
+                    outputs_bytes: e.rout_u32(m::OUTPUTS_BYTES)? as usize,
+                })
+            },
+        )
+    }
+
+    /// Profile events collected for a context.
+    pub fn profile(&mut self, context: i32) -> Result<Vec<ProfileEvent>, StubError> {
+        use codec::profile as m;
+        let bytes =
+            self.call_for_bytes(m::METHOD, (m::EVENTS, m::EVENTS_BYTES), |e| e.i32(m::CONTEXT_ID, context).map(drop))?;
+        parse_profile(&bytes).ok_or(StubError::Malformed { method: "profile" })
+    }
+
+    /// Frees a context.
+    pub fn unload(&mut self, context: i32) -> Result<(), StubError> {
+        self.call(codec::unload::METHOD, |e| e.i32(codec::unload::CONTEXT_ID, context).map(drop), |_| Ok(()))
+    }
+}
+
+impl Drop for Stub {
+    fn drop(&mut self) {
+        let _ = self.transport.close(self.handle);
+    }
+}
+
+fn parse_description(bytes: &[u8]) -> Option<GraphDescription> {
+    let mut reader = Reader::new(bytes);
+    let GraphRecord { name, inputs, outputs, scratch_bytes, persistent_bytes, arena_used, arena_capacity, clock_hz } =
+        reader.graph()?;
+    let inputs = (0..inputs).map(|_| reader.tensor().map(TensorDescription::from)).collect::<Option<Vec<_>>>()?;
+    let outputs = (0..outputs).map(|_| reader.tensor().map(TensorDescription::from)).collect::<Option<Vec<_>>>()?;
+    Some(GraphDescription {
+        name: name.to_string(),
+        inputs,
+        outputs,
+        scratch_bytes,
+        persistent_bytes,
+        arena_used,
+        arena_capacity,
+        clock_hz,
+    })
+}
+
+fn parse_profile(bytes: &[u8]) -> Option<Vec<ProfileEvent>> {
+    let mut reader = Reader::new(bytes);
+    let count = reader.profile()?;
+    (0..count)
+        .map(|_| {
+            reader.event().map(|event| ProfileEvent {
+                event_type: event.event_type,
+                unit: event.unit,
+                value: event.value,
+                depth: event.depth,
+                identifier: event.identifier.to_string(),
+            })
+        })
+        .collect()
+}

@@ -1,0 +1,210 @@
+//! Skel side: validates a call exactly as a qaic-generated skel does, then hands out its parameters.
+//!
+//! Checked before anything is read: the exact number of input and output buffers and handles; every buffer
+//! pointer non-null unless its length is 0; no two buffers overlapping; primary buffers at least as large as
+//! their layout; each sequence buffer at least count × element size; each string non-empty and ending in NUL.
+//! Any miss answers `AEE_EBADPARM` and nothing is touched.
+
+use crate::aee::EBADPARM;
+use crate::layout::{Direction, Kind, Method, Slot, MAX_BUFFERS};
+use crate::remote::{RemoteArg, Scalars};
+use core::ffi::CStr;
+
+/// A validated call: the bytes of every buffer, borrowed for the call's duration.
+pub struct Decoded<'a> {
+    method: &'a Method,
+    primary_in: &'a [u8],
+    primary_out: &'a mut [u8],
+    /// Input buffers (read-only), by argument index.
+    inputs: [Option<&'a [u8]>; 2 * MAX_BUFFERS],
+    /// Output buffers, by argument index; each handed out once.
+    outputs: [Option<&'a mut [u8]>; 2 * MAX_BUFFERS],
+}
+
+/// Validates `args` against `method` and `scalars`; on success every parameter can be read.
+///
+/// # Safety
+/// `args` must point to the `remote_arg` array that `scalars` describes (as the FastRPC framework, or the
+/// local transport, passes it), and each buffer must be valid for reads and writes of its length for `'a`.
+pub unsafe fn decode<'a>(method: &'a Method, scalars: u32, args: *mut RemoteArg) -> Result<Decoded<'a>, u32> {
+    let word = Scalars::of(scalars);
+    let expected = Scalars::of(method.scalars());
+    if word.method != method.id
+        || word.in_buffers != expected.in_buffers
+        || word.out_buffers != expected.out_buffers
+        || word.in_handles != 0
+        || word.out_handles != 0
+        || !method.is_supported()
+    {
+        return Err(EBADPARM);
+    }
+    let count = word.arg_count();
+    if count > 0 && args.is_null() {
+        return Err(EBADPARM);
+    }
+    let mut spans = [(0usize, 0usize); 2 * MAX_BUFFERS];
+    for (index, span) in spans.iter_mut().enumerate().take(count) {
+        // SAFETY: `scalars` describes `count` arguments at `args` (the caller's promise); buffers only.
+        let buffer = unsafe { (*args.add(index)).buf };
+        if buffer.pv.is_null() && buffer.len != 0 {
+            return Err(EBADPARM);
+        }
+        let start = buffer.pv as usize;
+        *span = (start, start.checked_add(buffer.len).ok_or(EBADPARM)?);
+    }
+    for (index, &(start, end)) in spans.iter().enumerate().take(count) {
+        let earlier = spans.get(..index).unwrap_or(&[]);
+        let overlaps = earlier.iter().any(|&(other_start, other_end)| start < other_end && other_start < end);
+        if overlaps && start != end {
+            return Err(EBADPARM);
+        }
+    }
+    let mut buffers: [Option<&'a mut [u8]>; 2 * MAX_BUFFERS] = Default::default();
+    for (index, slot) in buffers.iter_mut().enumerate().take(count) {
+        // SAFETY: validated above: non-null (or empty), non-overlapping, valid for 'a by the caller's promise.
+        let buffer = unsafe { (*args.add(index)).buf };
+        *slot = Some(if buffer.len == 0 {
+            &mut []
+        } else {
+            // SAFETY: as above.
+            unsafe { core::slice::from_raw_parts_mut(buffer.pv.cast::<u8>(), buffer.len) }
+        });
+    }
+    let totals = method.totals();
+    let mut inputs: [Option<&'a [u8]>; 2 * MAX_BUFFERS] = [None; 2 * MAX_BUFFERS];
+    for (input, buffer) in inputs.iter_mut().zip(buffers.iter_mut()).take(word.in_buffers as usize) {
+        *input = buffer.take().map(|b| &*b);
+    }
+    let primary_in: &'a [u8] = match totals.primary_in_bytes {
+        0 => &[],
+        _ => inputs.first_mut().and_then(Option::take).ok_or(EBADPARM)?,
+    };
+    let primary_out: &'a mut [u8] = match method.primary_out_arg() {
+        None => &mut [],
+        Some(arg) => buffers.get_mut(arg).and_then(Option::take).ok_or(EBADPARM)?,
+    };
+    if primary_in.len() < totals.primary_in_bytes || primary_out.len() < totals.primary_out_bytes {
+        return Err(EBADPARM);
+    }
+    let decoded = Decoded { method, primary_in, primary_out, inputs, outputs: buffers };
+    for index in 0..method.params.len() {
+        if let Some(Slot::Buffer { arg, count_offset, direction }) = method.slot(index) {
+            let needed = decoded.count_at(count_offset)?.checked_mul(element_bytes(method, index)?).ok_or(EBADPARM)?;
+            let length = match direction {
+                Direction::In => decoded.input(arg).map(<[u8]>::len),
+                Direction::Rout => decoded.outputs.get(arg).and_then(Option::as_deref).map(<[u8]>::len),
+            };
+            if length.ok_or(EBADPARM)? < needed {
+                return Err(EBADPARM);
+            }
+            if method.params.get(index).map(|p| p.kind) == Some(Kind::String) {
+                let last = decoded.input(arg).and_then(|b| needed.checked_sub(1).and_then(|end| b.get(end)));
+                if last != Some(&0) {
+                    return Err(EBADPARM);
+                }
+            }
+        }
+    }
+    Ok(decoded)
+}
+
+fn element_bytes(method: &Method, index: usize) -> Result<usize, u32> {
+    method.params.get(index).and_then(|param| param.kind.element_bytes()).ok_or(EBADPARM)
+}
+
+fn field<const N: usize>(bytes: &[u8], offset: usize) -> Option<[u8; N]> {
+    bytes.get(offset..offset.checked_add(N)?)?.try_into().ok()
+}
+
+impl<'a> Decoded<'a> {
+    fn input(&self, arg: usize) -> Option<&'a [u8]> {
+        self.inputs.get(arg).copied().flatten()
+    }
+
+    fn count_at(&self, offset: usize) -> Result<usize, u32> {
+        field::<4>(self.primary_in, offset).map(|b| u32::from_le_bytes(b) as usize).ok_or(EBADPARM)
+    }
+
+    fn in_scalar<const N: usize>(&self, index: usize) -> Result<[u8; N], u32> {
+        let kind = self.method.params.get(index).map(|p| (p.direction, p.kind.scalar_bytes()));
+        match (self.method.slot(index), kind) {
+            (Some(Slot::PrimaryIn { offset }), Some((Direction::In, Some(size)))) if size == N => {
+                field::<N>(self.primary_in, offset).ok_or(EBADPARM)
+            }
+            _ => Err(EBADPARM),
+        }
+    }
+
+    /// `in` 32-bit scalar `index`, unsigned.
+    pub fn u32(&self, index: usize) -> Result<u32, u32> {
+        self.in_scalar::<4>(index).map(u32::from_le_bytes)
+    }
+
+    /// `in` 32-bit scalar `index`, signed.
+    pub fn i32(&self, index: usize) -> Result<i32, u32> {
+        self.in_scalar::<4>(index).map(i32::from_le_bytes)
+    }
+
+    /// `in` 64-bit scalar `index`.
+    pub fn u64(&self, index: usize) -> Result<u64, u32> {
+        self.in_scalar::<8>(index).map(u64::from_le_bytes)
+    }
+
+    /// The elements of `in` sequence `index` (exactly count × element bytes), for the whole call.
+    pub fn bytes(&self, index: usize) -> Result<&'a [u8], u32> {
+        match self.method.slot(index) {
+            Some(Slot::Buffer { arg, count_offset, direction: Direction::In }) => {
+                let length = self.count_at(count_offset)? * element_bytes(self.method, index)?;
+                self.input(arg).and_then(|b| b.get(..length)).ok_or(EBADPARM)
+            }
+            _ => Err(EBADPARM),
+        }
+    }
+
+    /// `in` string `index`, NUL-terminated (checked by [`decode`]), for the whole call.
+    pub fn string(&self, index: usize) -> Result<&'a CStr, u32> {
+        if self.method.params.get(index).map(|p| p.kind) != Some(Kind::String) {
+            return Err(EBADPARM);
+        }
+        CStr::from_bytes_until_nul(self.bytes(index)?).map_err(|_| EBADPARM)
+    }
+
+    /// `rout` sequence `index`: the caller's buffer, count × element bytes long. Each can be taken once.
+    pub fn take_rout_bytes(&mut self, index: usize) -> Result<&'a mut [u8], u32> {
+        match self.method.slot(index) {
+            Some(Slot::Buffer { arg, count_offset, direction: Direction::Rout }) => {
+                let length = self.count_at(count_offset)? * element_bytes(self.method, index)?;
+                let buffer = self.outputs.get_mut(arg).and_then(Option::take).ok_or(EBADPARM)?;
+                buffer.get_mut(..length).ok_or(EBADPARM)
+            }
+            _ => Err(EBADPARM),
+        }
+    }
+
+    fn set_rout<const N: usize>(&mut self, index: usize, bytes: [u8; N]) -> Result<(), u32> {
+        let kind = self.method.params.get(index).map(|p| (p.direction, p.kind.scalar_bytes()));
+        match (self.method.slot(index), kind) {
+            (Some(Slot::PrimaryOut { offset }), Some((Direction::Rout, Some(size)))) if size == N => {
+                let target = self.primary_out.get_mut(offset..offset + N).ok_or(EBADPARM)?;
+                crate::copy_prefix(target, &bytes);
+                Ok(())
+            }
+            _ => Err(EBADPARM),
+        }
+    }
+
+    /// Sets `rout` 32-bit scalar `index`, unsigned.
+    pub fn set_u32(&mut self, index: usize, value: u32) -> Result<(), u32> {
+        self.set_rout(index, value.to_le_bytes())
+    }
+
+    /// Sets `rout` 32-bit scalar `index`, signed.
+    pub fn set_i32(&mut self, index: usize, value: i32) -> Result<(), u32> {
+        self.set_rout(index, value.to_le_bytes())
+    }
+
+    /// Sets `rout` 64-bit scalar `index`.
+    pub fn set_u64(&mut self, index: usize, value: u64) -> Result<(), u32> {
+        self.set_rout(index, value.to_le_bytes())
+    }
+}

@@ -1,0 +1,120 @@
+//! A stand-in for libadsprpc.so, so the FastRPC transport's own code (dlopen, symbols, URI, unsigned PD,
+//! rpcmem, invoke) runs on a machine with no DSP: each call is checked the way the real library would see it
+//! and handed to the lpai-direct skel in this process. Set `FAKE_ADSPRPC_LOG` to a file to record the calls.
+
+use lpai_direct::codec::{RemoteArg, Scalars, CLOSE_SCALARS, OPEN_SCALARS};
+use lpai_direct_skel::entry::lpai_direct_skel_handle_invoke;
+use std::ffi::{c_char, c_int, c_void, CStr};
+use std::io::Write;
+
+/// The invoke symbol and module version every URI must name.
+const URI_PREFIX: &str = "file:///liblpai_direct_skel.so?lpai_direct_skel_handle_invoke&_modver=1.0&_dom=";
+/// AEE_EBADPARM as the host library reports it (no DSP offset).
+const BAD_PARAMETER: c_int = 0xE;
+
+fn record(line: &str) {
+    if let Some(path) = std::env::var_os("FAKE_ADSPRPC_LOG") {
+        if let Ok(mut file) = std::fs::OpenOptions::new().create(true).append(true).open(path) {
+            let _ = writeln!(file, "{line}");
+        }
+    }
+}
+
+/// `remote_handle64_open(uri, &handle)`.
+///
+/// # Safety
+/// `uri` NUL-terminated, `handle` writable.
+#[no_mangle]
+pub unsafe extern "C" fn remote_handle64_open(uri: *const c_char, handle: *mut u64) -> c_int {
+    // SAFETY: the caller's promise.
+    let uri = unsafe { CStr::from_ptr(uri) };
+    let text = uri.to_string_lossy();
+    record(&format!("open {text}"));
+    if !text.starts_with(URI_PREFIX) {
+        return BAD_PARAMETER;
+    }
+    let bytes = uri.to_bytes_with_nul();
+    let mut count = (bytes.len() as u32).to_le_bytes();
+    let mut args = [
+        RemoteArg::buffer(count.as_mut_ptr().cast(), 4),
+        RemoteArg::buffer(bytes.as_ptr().cast_mut().cast(), bytes.len()),
+        RemoteArg { h64: 0 },
+    ];
+    // SAFETY: the three arguments OPEN_SCALARS describes.
+    let status = unsafe { lpai_direct_skel_handle_invoke(0, OPEN_SCALARS, args.as_mut_ptr()) };
+    if status == 0 {
+        // SAFETY: the skel wrote the handle; `handle` is writable.
+        unsafe { *handle = args[2].h64 };
+    }
+    status
+}
+
+/// `remote_handle64_invoke(handle, sc, args)`.
+///
+/// # Safety
+/// `args` as `sc` describes.
+#[no_mangle]
+pub unsafe extern "C" fn remote_handle64_invoke(handle: u64, sc: u32, args: *mut RemoteArg) -> c_int {
+    record(&format!("invoke method {} sc {sc:#010x}", Scalars::of(sc).method));
+    // SAFETY: forwarded.
+    unsafe { lpai_direct_skel_handle_invoke(handle, sc, args) }
+}
+
+/// `remote_handle64_close(handle)`.
+#[no_mangle]
+pub extern "C" fn remote_handle64_close(handle: u64) -> c_int {
+    record("close");
+    let mut args = [RemoteArg { h64: handle }];
+    // SAFETY: one input handle, as CLOSE_SCALARS describes.
+    unsafe { lpai_direct_skel_handle_invoke(0, CLOSE_SCALARS, args.as_mut_ptr()) }
+}
+
+/// `remote_session_control(request, data, length)`: records unsigned-PD requests.
+///
+/// # Safety
+/// `data` valid for `length` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn remote_session_control(request: u32, data: *mut c_void, length: u32) -> c_int {
+    if request == 2 && length == 8 && !data.is_null() {
+        // SAFETY: {int domain; int enable}.
+        let [domain, enable] = unsafe { data.cast::<[c_int; 2]>().read_unaligned() };
+        record(&format!("unsigned pd domain {domain} enable {enable}"));
+        return 0;
+    }
+    BAD_PARAMETER
+}
+
+/// `rpcmem_alloc(heap, flags, size)`.
+#[no_mangle]
+pub extern "C" fn rpcmem_alloc(heap: c_int, flags: u32, size: c_int) -> *mut c_void {
+    record(&format!("rpcmem_alloc heap {heap} flags {flags} size {size}"));
+    let layout = std::alloc::Layout::from_size_align(size.max(1) as usize + 16, 16);
+    let Ok(layout) = layout else { return std::ptr::null_mut() };
+    // SAFETY: a non-zero layout; the size is kept in front of the block for rpcmem_free.
+    unsafe {
+        let block = std::alloc::alloc(layout);
+        if block.is_null() {
+            return block.cast();
+        }
+        block.cast::<usize>().write(layout.size());
+        block.add(16).cast()
+    }
+}
+
+/// `rpcmem_free(pointer)`.
+///
+/// # Safety
+/// `pointer` from `rpcmem_alloc`.
+#[no_mangle]
+pub unsafe extern "C" fn rpcmem_free(pointer: *mut c_void) {
+    record("rpcmem_free");
+    if pointer.is_null() {
+        return;
+    }
+    // SAFETY: rpcmem_alloc put the block's size 16 bytes before the pointer it returned.
+    unsafe {
+        let block = pointer.cast::<u8>().sub(16);
+        let size = block.cast::<usize>().read();
+        std::alloc::dealloc(block, std::alloc::Layout::from_size_align_unchecked(size, 16));
+    }
+}
