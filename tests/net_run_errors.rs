@@ -119,6 +119,19 @@ fn a_refused_persistent_binary_is_reported_clearly() {
 }
 
 #[test]
+fn a_config_file_with_a_typo_names_the_key() {
+    let work = tempfile::tempdir().unwrap();
+    let fixture = common::fixture("kws_conv");
+    let output = work.path().join("out");
+    let config = work.path().join("lpaiParams.conf");
+    std::fs::write(&config, r#"{"lpai_graph": {"execute": {"ftrt": 5}}}"#).unwrap();
+    let mut args = kws_args(&backend(), &fixture.join("kws_conv_qnn.bin"), "input_list_float.txt", &output);
+    args.push(format!("--config_file={}", config.display()));
+    let outcome = lpai_net_run(&args, &fixture);
+    assert_refused(&outcome, &output, &["lpaiParams.conf", "unknown field `ftrt`"]);
+}
+
+#[test]
 fn a_good_run_from_the_fixture_directory_writes_every_result() {
     let _guard = common::qnn_lock();
     let work = tempfile::tempdir().unwrap();

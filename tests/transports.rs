@@ -94,18 +94,22 @@ fn the_fastrpc_transport_runs_through_a_stand_in_libadsprpc() {
     let log = work.path().join("calls.log");
     let fixture = common::fixture("multi_io");
     let output = work.path().join("out");
+    let config = work.path().join("lpaiParams.conf");
+    std::fs::write(&config, r#"{"lpai_graph": {"execute": {"fps": 25, "affinity": "hard"}}}"#).unwrap();
     let status = Command::new(exe)
         .current_dir(&fixture)
         .env("FAKE_ADSPRPC_LOG", &log)
+        .arg("--config_file")
+        .arg(&config)
         .args(["--transport", "fastrpc", "--unsigned_pd", "--session", "1", "--fastrpc_library"])
         .arg(&fake)
         .arg("--backend")
         .arg(common::qnn_lib_dir().join("libQnnHtp.so"))
         .args(["--retrieve_context", "multi_io_qnn.bin", "--input_list", "input_list_float.txt", "--output_dir"])
         .arg(&output)
-        .status()
+        .output()
         .unwrap();
-    assert!(status.success());
+    assert!(status.status.success(), "{}", String::from_utf8_lossy(&status.stderr));
     let reference = fixture.join("reference/float");
     for file in common::files_below(&reference) {
         assert_eq!(std::fs::read(output.join(&file)).unwrap(), std::fs::read(reference.join(&file)).unwrap());
@@ -116,6 +120,7 @@ fn the_fastrpc_transport_runs_through_a_stand_in_libadsprpc() {
     assert!(calls.contains("unsigned pd domain 0 enable 1"), "{calls}");
     assert!(calls.contains("rpcmem_alloc heap 25 flags 1"), "{calls}");
     assert_eq!(calls.matches("invoke method 7 sc 0x07020200").count(), 3, "one execute per input line:\n{calls}");
+    assert_eq!(calls.matches("invoke method 6 sc 0x06010000").count(), 1, "the config's perf settings:\n{calls}");
     assert_eq!(calls.matches("rpcmem_alloc").count(), calls.matches("rpcmem_free").count(), "{calls}");
     assert!(calls.trim_end().ends_with("close"), "{calls}");
 }

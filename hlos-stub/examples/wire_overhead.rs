@@ -62,6 +62,7 @@ fn main() -> anyhow::Result<()> {
         log_level: 1,
         profiling_level: 0,
         lpai_hw_version: 0,
+        lpai_target: lpai_direct_stub::stub::TARGET_DEFAULT,
         arena_bytes: 4 << 20,
     })?;
     let (context_id, _) = stub.load(&std::fs::read(&binary_path)?, 0)?;

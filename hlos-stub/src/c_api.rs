@@ -137,6 +137,7 @@ pub unsafe extern "C" fn lpai_direct_stub_configure(
         log_level,
         profiling_level,
         lpai_hw_version: 0,
+        lpai_target: crate::stub::TARGET_DEFAULT,
         arena_bytes,
     };
     // SAFETY: the caller's promise.

@@ -49,6 +49,11 @@ pub struct Options {
     #[arg(long = "profiling_level", value_enum)]
     pub profiling_level: Option<ProfilingLevel>,
 
+    /// qnn-net-run's backend-extensions JSON pointing at an lpaiParams.conf (or the conf itself): LPAI target,
+    /// hardware version, per-graph fps/ftrt_ratio/client_type/affinity/core_selection, profiling level.
+    #[arg(long = "config_file", value_name = "FILE")]
+    pub config_file: Option<PathBuf>,
+
     /// Most detailed runtime log level written to stderr.
     #[arg(long = "log_level", value_enum, default_value = "warn")]
     pub log_level: LogLevel,

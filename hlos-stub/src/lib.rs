@@ -3,6 +3,7 @@
 pub mod c_api;
 pub mod cli;
 pub mod input_list;
+pub mod lpai_config;
 pub mod net_run;
 pub mod output;
 pub mod stub;

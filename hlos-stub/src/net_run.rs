@@ -3,10 +3,12 @@
 
 use crate::cli::{LogLevel, Options, ProfilingLevel, TransportKind};
 use crate::input_list::{self, ExpectedInput};
+use crate::lpai_config::{self, LpaiConfig};
 use crate::output;
 use crate::stub::fastrpc::{self, FastRpc, FastRpcOptions};
 use crate::stub::local::Local;
 use crate::stub::{flags, Configuration, GraphDescription, Stub, StubError, TensorDescription, Transport};
+use crate::stub::{PRIORITY_UNCHANGED, TARGET_DEFAULT};
 use anyhow::{anyhow, bail, Context as _, Result};
 use std::ffi::CString;
 use std::os::unix::ffi::OsStrExt;
@@ -130,6 +132,10 @@ pub fn run(options: &Options) -> Result<Summary> {
     if local && !options.backend.is_file() {
         bail!("backend library {} does not exist", options.backend.display());
     }
+    let lpai = match &options.config_file {
+        Some(path) => lpai_config::read(path)?,
+        None => LpaiConfig::default(),
+    };
     let uri = fastrpc::skel_uri(options.domain, options.session);
     let mut stub = Stub::open(transport, &uri).map_err(failed("opening the skel".into()))?;
     let system_library = system_library_path(options);
@@ -137,12 +143,13 @@ pub fn run(options: &Options) -> Result<Summary> {
         backend: c_path(&options.backend)?,
         system_library: c_path(&system_library)?,
         log_level: qnn_log_level(options.log_level),
-        profiling_level: options.profiling_level.map_or(0, |level| match level {
+        profiling_level: options.profiling_level.map_or(lpai.profiling_level.unwrap_or(0), |level| match level {
             ProfilingLevel::Basic => 1,
             ProfilingLevel::Detailed => 2,
             ProfilingLevel::Backend => 1000,
         }),
-        lpai_hw_version: 0,
+        lpai_hw_version: lpai.hw_version.unwrap_or(0),
+        lpai_target: lpai.target.unwrap_or(TARGET_DEFAULT),
         arena_bytes: options.arena_bytes.unwrap_or(0),
     };
     stub.configure(&configuration).map_err(|error| anyhow!("{error}"))?;
@@ -170,6 +177,10 @@ pub fn run(options: &Options) -> Result<Summary> {
         None => 0,
     };
     let graph = graphs.get(graph_index).context("the context binary holds no graph")?;
+    if let (Some(perf), Some(affinity)) = (lpai.perf, lpai.affinity) {
+        let what = format!("setting LPAI performance of graph {}", graph.name);
+        stub.set_performance(context, graph_index as u32, perf, affinity, PRIORITY_UNCHANGED).map_err(failed(what))?;
+    }
     let lines = input_list::read(&options.input_list, &expected_inputs(graph, options.use_native_input_files))?;
 
     let float_in = !options.use_native_input_files;

@@ -81,16 +81,18 @@ fn configure(session: &mut Session, call: &Decoded<'_>) -> Result<(), u32> {
         system_library,
         profiling_level: call.u32(codec::configure::PROFILING_LEVEL)?,
         lpai_hw_version: call.u32(codec::configure::LPAI_HW_VERSION)?,
+        lpai_target: call.u32(codec::configure::LPAI_TARGET)?,
         arena_bytes: call.u32(codec::configure::ARENA_BYTES)? as usize,
     };
     let old = &session.settings;
     let libraries_change = settings.backend.as_c_str() != old.backend.as_c_str()
         || settings.system_library.as_c_str() != old.system_library.as_c_str()
-        || settings.lpai_hw_version != old.lpai_hw_version;
+        || settings.lpai_hw_version != old.lpai_hw_version
+        || settings.lpai_target != old.lpai_target;
     if libraries_change && session.libraries.is_some() {
         if session.has_contexts() {
             session.fail(&crate::message!(
-                "configure: unload every context before changing the backend, system library or LPAI hardware version"
+                "configure: unload every context before changing the backend, system library or LPAI hardware"
             ));
             return Err(EBADSTATE);
         }
@@ -109,6 +111,9 @@ fn ensure_libraries(session: &mut Session) -> Result<(), u32> {
     let mut options = BackendOptions::default();
     if settings.lpai_hw_version != 0 {
         options.lpai_hw_version = lpai::HwVersion(settings.lpai_hw_version);
+    }
+    if settings.lpai_target != super::state::TARGET_DEFAULT {
+        options.lpai_target = lpai::Target(settings.lpai_target);
     }
     let backend = Backend::load(settings.backend.as_c_str(), &options).map_err(|error| {
         session.fail(&crate::message!("backend {}: {}", settings.backend.as_c_str().to_str().unwrap_or("?"), error));

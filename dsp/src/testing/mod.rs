@@ -40,6 +40,7 @@ pub mod fake;
 mod contexts;
 mod execution;
 mod island;
+mod performance;
 mod refusals;
 mod sequence;
 
@@ -77,8 +78,14 @@ pub(crate) fn floats<const N: usize>(bytes: &[u8]) -> [f32; N] {
     })
 }
 
-const LISTS: &[&[SelfTest]] =
-    &[sequence::SELF_TESTS, execution::SELF_TESTS, island::SELF_TESTS, refusals::SELF_TESTS, contexts::SELF_TESTS];
+const LISTS: &[&[SelfTest]] = &[
+    sequence::SELF_TESTS,
+    execution::SELF_TESTS,
+    island::SELF_TESTS,
+    refusals::SELF_TESTS,
+    contexts::SELF_TESTS,
+    performance::SELF_TESTS,
+];
 
 const fn count(lists: &[&[SelfTest]]) -> usize {
     let (mut total, mut list) = (0, 0);

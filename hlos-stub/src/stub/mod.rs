@@ -75,9 +75,17 @@ pub struct Configuration {
     pub profiling_level: u32,
     /// LPAI hardware version (0: the skel's build default).
     pub lpai_hw_version: u32,
+    /// LPAI target: x86 0, arm 1, adsp 2 ([`TARGET_DEFAULT`]: the skel's default).
+    pub lpai_target: u32,
     /// Arena bytes per context (0: the skel chooses).
     pub arena_bytes: u32,
 }
+
+/// `set_performance` priority meaning "leave the priority alone".
+pub const PRIORITY_UNCHANGED: u32 = 0x7FFF_FFFF;
+
+/// `Configuration::lpai_target` meaning "the skel's default".
+pub const TARGET_DEFAULT: u32 = 0x7FFF_FFFF;
 
 /// One tensor as the skel describes it.
 #[derive(Clone, Debug, PartialEq)]
@@ -255,6 +263,7 @@ impl Stub {
                 e.u32(m::LOG_LEVEL, settings.log_level)?
                     .u32(m::PROFILING_LEVEL, settings.profiling_level)?
                     .u32(m::LPAI_HW_VERSION, settings.lpai_hw_version)?
+                    .u32(m::LPAI_TARGET, settings.lpai_target)?
                     .u32(m::ARENA_BYTES, settings.arena_bytes)?
                     .string(m::BACKEND, &settings.backend)?
                     .string(m::SYSTEM_LIBRARY, &settings.system_library)

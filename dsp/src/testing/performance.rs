@@ -1,0 +1,65 @@
+//! Self-tests: changing a loaded graph's LPAI performance settings (PERF_CFG, CORE_AFFINITY, priority) sets
+//! them again and finalizes again; on a non-LPAI backend only the priority applies.
+
+use super::fake::{self, binary, Event, GraphId, Settings};
+use crate::runtime::{Arena, Backend, BackendOptions, BinarySource, Context, ContextOptions};
+use lpai_direct::qnn::{lpai, Priority};
+
+const G0: GraphId = GraphId { context: 0, graph: 0 };
+
+crate::self_tests! {
+    fn new_performance_settings_are_set_and_finalized_again() {
+        let session = fake::begin(Settings::LPAI);
+        let bytes = expect_some!(super::binary(&binary::ONE_GRAPH));
+        let mut buffer = [0u8; super::ARENA_BYTES];
+        let arena = Arena::new(&mut buffer);
+        let backend = expect_ok!(super::lpai_backend(&BackendOptions::default()));
+        let system = expect_ok!(super::system_library());
+        let source = BinarySource::Bytes(&bytes);
+        let mut context = expect_ok!(Context::load(&backend, &system, &arena, source, &ContextOptions::default()));
+        let graph = expect_some!(context.graph_mut(0));
+        let before = session.record();
+        let first_finalize = expect_some!(before.position(Event::GraphFinalize(G0)));
+
+        let perf = lpai::PerfCfg { fps: 50, ftrt_ratio: 2, client_type: lpai::ClientPerfType::NON_REAL_TIME };
+        let affinity = lpai::CoreAffinity { affinity: lpai::CoreAffinityType::HARD, core_selection: 0b1 };
+        expect_ok!(graph.set_performance(perf, affinity, Some(Priority::LOW)));
+        let after = session.record();
+        let configured = expect_some!(after.graph(G0));
+        check!(configured.perf == Some(perf) && configured.affinity == Some(affinity));
+        check!(configured.priority == Some(Priority::LOW) && configured.finalized_after_config);
+        let events = &after.events[first_finalize + 1..];
+        check!(events.first() == Some(&Event::GraphSetConfig(G0)) && events.get(1) == Some(&Event::GraphFinalize(G0)));
+        check!(configured.scratch.is_some_and(|m| m.size == 1000));
+
+        expect_ok!(graph.write_input(0, &[1, 2, 3, 4]));
+        check!(expect_ok!(graph.execute()).attempts == 1);
+        check!(expect_some!(graph.output_bytes(0)) == [2, 3, 4, 5]);
+    }
+
+    fn on_another_backend_only_the_priority_is_set() {
+        let generic = Settings { require_persistent: false, start_alignment: 64, size_alignment: 1, ..Settings::LPAI };
+        let session = fake::begin(generic);
+        let bytes = expect_some!(super::binary(&binary::ONE_GRAPH));
+        let mut buffer = [0u8; super::ARENA_BYTES];
+        let arena = Arena::new(&mut buffer);
+        let options = BackendOptions { backend_id: Some(fake::backend::HTP_BACKEND_ID), ..BackendOptions::default() };
+        // SAFETY: the fake's provider list is static.
+        let backend = expect_ok!(unsafe { Backend::from_providers(fake::htp_and_lpai_providers, &options) });
+        let system = expect_ok!(super::system_library());
+        let source = BinarySource::Bytes(&bytes);
+        let mut context = expect_ok!(Context::load(&backend, &system, &arena, source, &ContextOptions::default()));
+        let graph = expect_some!(context.graph_mut(0));
+        let perf = lpai::PerfCfg::DEFAULT;
+        let affinity = lpai::CoreAffinity { affinity: lpai::CoreAffinityType::SOFT, core_selection: 0 };
+        let calls = |record: &fake::Record| record.events.iter().filter(|e| **e == Event::GraphSetConfig(G0)).count();
+        let before = calls(&session.record());
+        expect_ok!(graph.set_performance(perf, affinity, None));
+        check!(calls(&session.record()) == before);
+        expect_ok!(graph.set_performance(perf, affinity, Some(Priority::HIGH)));
+        let record = session.record();
+        let configured = expect_some!(record.graph(G0));
+        check!(calls(&record) == before + 1);
+        check!(configured.priority == Some(Priority::HIGH) && configured.perf.is_none() && configured.affinity.is_none());
+    }
+}
