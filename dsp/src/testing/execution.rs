@@ -1,21 +1,15 @@
 //! Self-tests: graphExecute answering EARLY_TERMINATION (LPAI's "output not ready, execute again").
 
-use super::fake::{self, binary, GraphId, Settings};
+use super::fake::{self, GraphId, Settings};
 use crate::runtime::graph::MAX_EXECUTE_ATTEMPTS;
-use crate::runtime::{Arena, BackendOptions, BinarySource, Context, ContextOptions, RuntimeError};
+use crate::runtime::RuntimeError;
 
 const G0: GraphId = GraphId { context: 0, graph: 0 };
 
 crate::self_tests! {
     fn early_termination_is_repeated_until_the_graph_completes() {
         let session = fake::begin(Settings { early_terminations: 3, ..Settings::LPAI });
-        let bytes = expect_some!(super::binary(&binary::ONE_GRAPH));
-        let mut buffer = [0u8; super::ARENA_BYTES];
-        let arena = Arena::new(&mut buffer);
-        let backend = expect_ok!(super::lpai_backend(&BackendOptions::default()));
-        let system = expect_ok!(super::system_library());
-        let source = BinarySource::Bytes(&bytes);
-        let mut context = expect_ok!(Context::load(&backend, &system, &arena, source, &ContextOptions::default()));
+        load_one_graph!(context);
         let graph = expect_some!(context.graph_mut(0));
         expect_ok!(graph.write_input(0, &[0, 100, 200, 255]));
         let execution = expect_ok!(graph.execute());
@@ -32,13 +26,7 @@ crate::self_tests! {
 
     fn a_graph_that_never_completes_is_given_up() {
         let session = fake::begin(Settings { always_early: true, ..Settings::LPAI });
-        let bytes = expect_some!(super::binary(&binary::ONE_GRAPH));
-        let mut buffer = [0u8; super::ARENA_BYTES];
-        let arena = Arena::new(&mut buffer);
-        let backend = expect_ok!(super::lpai_backend(&BackendOptions::default()));
-        let system = expect_ok!(super::system_library());
-        let source = BinarySource::Bytes(&bytes);
-        let mut context = expect_ok!(Context::load(&backend, &system, &arena, source, &ContextOptions::default()));
+        load_one_graph!(context);
         let graph = expect_some!(context.graph_mut(0));
         let result = graph.execute();
         check!(result == Err(RuntimeError::NeverCompleted { attempts: MAX_EXECUTE_ATTEMPTS }));
@@ -51,13 +39,7 @@ crate::self_tests! {
 
     fn a_streaming_caller_feeds_a_frame_per_early_termination() {
         let session = fake::begin(Settings { early_terminations: 2, ..Settings::LPAI });
-        let bytes = expect_some!(super::binary(&binary::ONE_GRAPH));
-        let mut buffer = [0u8; super::ARENA_BYTES];
-        let arena = Arena::new(&mut buffer);
-        let backend = expect_ok!(super::lpai_backend(&BackendOptions::default()));
-        let system = expect_ok!(super::system_library());
-        let source = BinarySource::Bytes(&bytes);
-        let mut context = expect_ok!(Context::load(&backend, &system, &arena, source, &ContextOptions::default()));
+        load_one_graph!(context);
         let graph = expect_some!(context.graph_mut(0));
         let frames: [[u8; 4]; 3] = [[1, 2, 3, 4], [5, 6, 7, 8], [9, 10, 11, 12]];
         let mut answers = [false; 3];

@@ -35,6 +35,22 @@ macro_rules! expect_some {
     };
 }
 
+/// Loads the fake's one-graph binary on the fake LPAI backend with default options, binding `$context` (the
+/// arena, backend and system library it borrows live in the caller's scope, hidden by macro hygiene).
+macro_rules! load_one_graph {
+    ($context:ident) => {
+        let bytes = expect_some!(super::binary(&super::fake::binary::ONE_GRAPH));
+        let mut buffer = [0u8; super::ARENA_BYTES];
+        let arena = crate::runtime::Arena::new(&mut buffer);
+        let backend = expect_ok!(super::lpai_backend(&crate::runtime::BackendOptions::default()));
+        let system = expect_ok!(super::system_library());
+        let source = crate::runtime::BinarySource::Bytes(&bytes);
+        let options = crate::runtime::ContextOptions::default();
+        #[allow(unused_mut)]
+        let mut $context = expect_ok!(crate::runtime::Context::load(&backend, &system, &arena, source, &options));
+    };
+}
+
 pub mod fake;
 
 mod contexts;

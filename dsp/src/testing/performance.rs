@@ -10,13 +10,7 @@ const G0: GraphId = GraphId { context: 0, graph: 0 };
 crate::self_tests! {
     fn new_performance_settings_are_set_and_finalized_again() {
         let session = fake::begin(Settings::LPAI);
-        let bytes = expect_some!(super::binary(&binary::ONE_GRAPH));
-        let mut buffer = [0u8; super::ARENA_BYTES];
-        let arena = Arena::new(&mut buffer);
-        let backend = expect_ok!(super::lpai_backend(&BackendOptions::default()));
-        let system = expect_ok!(super::system_library());
-        let source = BinarySource::Bytes(&bytes);
-        let mut context = expect_ok!(Context::load(&backend, &system, &arena, source, &ContextOptions::default()));
+        load_one_graph!(context);
         let graph = expect_some!(context.graph_mut(0));
         let before = session.record();
         let first_finalize = expect_some!(before.position(Event::GraphFinalize(G0)));
