@@ -36,7 +36,7 @@ pub struct SelfTest {
 macro_rules! self_tests {
     ($(fn $name:ident() $body:block)*) => {
         #[allow(unused_imports)]
-        use $crate::check;
+        use $crate::{check, expect_ok, expect_some};
         $(
             #[allow(unreachable_code, clippy::unnecessary_wraps)]
             pub(crate) fn $name() -> Result<(), $crate::selftest::Failure> {
@@ -52,10 +52,8 @@ macro_rules! self_tests {
         mod host_self_tests {
             $(
                 #[test]
-                fn $name() {
-                    if let Err(failure) = super::$name() {
-                        panic!("{failure}");
-                    }
+                fn $name() -> Result<(), std::string::String> {
+                    super::$name().map_err(|failure| std::string::ToString::to_string(&failure))
                 }
             )*
         }
@@ -72,6 +70,41 @@ macro_rules! check {
     };
 }
 
+/// Inside a self-test: the `Ok` value, or a failure naming the expression (the error is logged).
+#[macro_export]
+macro_rules! expect_ok {
+    ($result:expr) => {
+        match $result {
+            Ok(value) => value,
+            Err(error) => {
+                $crate::log!($crate::platform::Level::Error, "{}: {}", stringify!($result), error);
+                return Err($crate::selftest::Failure {
+                    file: file!(),
+                    line: line!(),
+                    condition: concat!(stringify!($result), " is Ok"),
+                });
+            }
+        }
+    };
+}
+
+/// Inside a self-test: the `Some` value, or a failure naming the expression.
+#[macro_export]
+macro_rules! expect_some {
+    ($option:expr) => {
+        match $option {
+            Some(value) => value,
+            None => {
+                return Err($crate::selftest::Failure {
+                    file: file!(),
+                    line: line!(),
+                    condition: concat!(stringify!($option), " is Some"),
+                })
+            }
+        }
+    };
+}
+
 /// Every module's self-tests, in a fixed order.
 pub fn all() -> impl Iterator<Item = &'static SelfTest> {
     [
@@ -83,6 +116,8 @@ pub fn all() -> impl Iterator<Item = &'static SelfTest> {
         crate::skel::sessions::SELF_TESTS,
         #[cfg(any(test, feature = "linux-user"))]
         crate::skel::fuzz::SELF_TESTS,
+        #[cfg(any(test, feature = "linux-user"))]
+        crate::skel::end_to_end::SELF_TESTS,
         crate::runtime::quantize::SELF_TESTS,
         #[cfg(any(test, feature = "linux-user"))]
         crate::testing::SELF_TESTS,

@@ -12,6 +12,7 @@ use core::sync::atomic::{AtomicU32, Ordering};
 
 #[cfg(not(target_arch = "hexagon"))]
 pub mod host;
+pub mod libraries;
 #[cfg(all(target_arch = "hexagon", feature = "linux-user"))]
 pub mod linux_user;
 #[cfg(all(target_arch = "hexagon", not(feature = "linux-user")))]

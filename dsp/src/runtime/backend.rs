@@ -6,7 +6,7 @@
 
 use super::error::{check, name_of, require, Name, RuntimeError};
 use crate::log;
-use crate::platform::{Current, Level, LibraryHandle, Platform};
+use crate::platform::{libraries, Level, LibraryHandle};
 use core::ffi::{c_void, CStr};
 use core::ptr;
 use lpai_direct::qnn::{self, lpai, BackendConfig, BackendConfigOption, BackendConfigValue, BackendHandle};
@@ -73,12 +73,12 @@ pub struct Backend {
 impl Backend {
     /// Loads a backend library (e.g. libQnnLpai.so) and creates the backend.
     pub fn load(path: &CStr, options: &BackendOptions) -> Result<Backend, RuntimeError> {
-        let library = Current::open_library(path)
+        let library = libraries::open_library(path)
             .map_err(|error| RuntimeError::Platform { what: "loading the QNN backend library", error })?;
-        let symbol = Current::find_symbol(library, qnn::INTERFACE_GET_PROVIDERS_SYMBOL);
+        let symbol = libraries::find_symbol(library, qnn::INTERFACE_GET_PROVIDERS_SYMBOL);
         let Some(symbol) = symbol else {
             // SAFETY: nothing from the library was used.
-            unsafe { Current::close_library(library) };
+            unsafe { libraries::close_library(library) };
             return Err(RuntimeError::MissingSymbol("QnnInterface_getProviders"));
         };
         // SAFETY: a QNN library exports QnnInterface_getProviders with exactly this signature.
@@ -87,7 +87,7 @@ impl Backend {
         let backend = unsafe { Backend::create(get_providers, options, Some(library)) };
         if backend.is_err() {
             // SAFETY: creation failed, so nothing from the library is in use.
-            unsafe { Current::close_library(library) };
+            unsafe { libraries::close_library(library) };
         }
         backend
     }
@@ -257,7 +257,7 @@ impl Drop for Backend {
         }
         if let Some(library) = self.library.take() {
             // SAFETY: the backend is freed; nothing from the library is used after this.
-            unsafe { Current::close_library(library) };
+            unsafe { libraries::close_library(library) };
         }
     }
 }

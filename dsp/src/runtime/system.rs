@@ -2,7 +2,7 @@
 
 use super::backend::c_text;
 use super::error::{check, name_of, require, RuntimeError};
-use crate::platform::{Current, LibraryHandle, Platform};
+use crate::platform::{libraries, LibraryHandle};
 use core::ffi::{c_void, CStr};
 use core::ptr;
 use lpai_direct::qnn::{self, BinaryInfo, SystemContextHandle, SystemInterface, SystemInterfaceGetProvidersFn};
@@ -19,9 +19,9 @@ const SYSTEM_API_MAJOR: u32 = 1;
 impl SystemLibrary {
     /// Loads libQnnSystem.
     pub fn load(path: &CStr) -> Result<SystemLibrary, RuntimeError> {
-        let library = Current::open_library(path)
+        let library = libraries::open_library(path)
             .map_err(|error| RuntimeError::Platform { what: "loading the QNN system library", error })?;
-        let symbol = Current::find_symbol(library, qnn::SYSTEM_INTERFACE_GET_PROVIDERS_SYMBOL);
+        let symbol = libraries::find_symbol(library, qnn::SYSTEM_INTERFACE_GET_PROVIDERS_SYMBOL);
         let result = match symbol {
             // SAFETY: libQnnSystem exports QnnSystemInterface_getProviders with exactly this signature, and
             // the library stays loaded while the returned value lives.
@@ -39,7 +39,7 @@ impl SystemLibrary {
             }
             Err(error) => {
                 // SAFETY: nothing from the library is in use.
-                unsafe { Current::close_library(library) };
+                unsafe { libraries::close_library(library) };
                 Err(error)
             }
         }
@@ -107,7 +107,7 @@ impl Drop for SystemLibrary {
     fn drop(&mut self) {
         if let Some(library) = self.library.take() {
             // SAFETY: every description borrowed this value and is gone.
-            unsafe { Current::close_library(library) };
+            unsafe { libraries::close_library(library) };
         }
     }
 }

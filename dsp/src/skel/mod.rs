@@ -2,6 +2,8 @@
 //! argument is read; failures answer AEE codes (with the DSP offset) and never panic.
 
 #[cfg(any(test, feature = "linux-user"))]
+pub mod end_to_end;
+#[cfg(any(test, feature = "linux-user"))]
 pub mod fuzz;
 pub mod methods;
 pub mod sessions;

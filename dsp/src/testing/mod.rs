@@ -2,39 +2,6 @@
 //!
 //! Only in host tests and in the Hexagon self-test executable (`linux-user`), never in the skel.
 
-/// Inside a self-test: the `Ok` value, or a failure naming the expression (the error is logged).
-macro_rules! expect_ok {
-    ($result:expr) => {
-        match $result {
-            Ok(value) => value,
-            Err(error) => {
-                $crate::log!($crate::platform::Level::Error, "{}: {}", stringify!($result), error);
-                return Err($crate::selftest::Failure {
-                    file: file!(),
-                    line: line!(),
-                    condition: concat!(stringify!($result), " is Ok"),
-                });
-            }
-        }
-    };
-}
-
-/// Inside a self-test: the `Some` value, or a failure naming the expression.
-macro_rules! expect_some {
-    ($option:expr) => {
-        match $option {
-            Some(value) => value,
-            None => {
-                return Err($crate::selftest::Failure {
-                    file: file!(),
-                    line: line!(),
-                    condition: concat!(stringify!($option), " is Some"),
-                })
-            }
-        }
-    };
-}
-
 /// Loads the fake's one-graph binary on the fake LPAI backend with default options, binding `$context` (the
 /// arena, backend and system library it borrows live in the caller's scope, hidden by macro hygiene).
 macro_rules! load_one_graph {

@@ -145,3 +145,31 @@ pub(crate) unsafe fn entries<T>(list: *const *const T) -> impl Iterator<Item = *
         Some(entry)
     })
 }
+
+/// The fake backend and system library as built-in libraries, so code that loads libraries by name (the skel's
+/// `configure`) reaches them without a dynamic loader.
+pub static BUILTINS: [crate::platform::libraries::BuiltinLibrary; 2] = {
+    use crate::platform::libraries::{BuiltinLibrary, BuiltinSymbol};
+    // SAFETY: only the address is stored; the runtime casts it back to exactly these signatures.
+    let backend = unsafe {
+        core::mem::transmute::<lpai_direct::qnn::InterfaceGetProvidersFn, unsafe extern "C" fn()>(
+            backend::lpai_providers,
+        )
+    };
+    // SAFETY: as above.
+    let system = unsafe {
+        core::mem::transmute::<lpai_direct::qnn::SystemInterfaceGetProvidersFn, unsafe extern "C" fn()>(
+            system::system_providers,
+        )
+    };
+    [
+        BuiltinLibrary {
+            name: c"libQnnLpaiFake.so",
+            symbols: &[BuiltinSymbol { name: c"QnnInterface_getProviders", address: backend }],
+        },
+        BuiltinLibrary {
+            name: c"libQnnSystemFake.so",
+            symbols: &[BuiltinSymbol { name: c"QnnSystemInterface_getProviders", address: system }],
+        },
+    ]
+};

@@ -1,0 +1,90 @@
+//! Loading libraries: built-in libraries (linked into the program and registered by name) first, then the
+//! platform's dynamic loader. Firmware that links libQnnLpai into a static PD image registers it as built-in;
+//! so does the qemu self-test executable for its fake backend, since there is no loader there.
+
+use super::{Current, LibraryHandle, Platform, PlatformError};
+use core::ffi::{c_void, CStr};
+use core::ptr::NonNull;
+use core::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
+
+/// One exported symbol of a built-in library.
+#[derive(Clone, Copy, Debug)]
+pub struct BuiltinSymbol {
+    /// Its name.
+    pub name: &'static CStr,
+    /// Its address, as a function pointer of any signature.
+    pub address: unsafe extern "C" fn(),
+}
+
+/// A library linked into the program.
+#[derive(Clone, Copy, Debug)]
+pub struct BuiltinLibrary {
+    /// The name `open_library` answers to (compared with the path's last component).
+    pub name: &'static CStr,
+    /// What it exports.
+    pub symbols: &'static [BuiltinSymbol],
+}
+
+static BUILTINS: AtomicPtr<BuiltinLibrary> = AtomicPtr::new(core::ptr::null_mut());
+static BUILTIN_COUNT: AtomicUsize = AtomicUsize::new(0);
+
+/// Makes `libraries` loadable by name (replacing any set registered before).
+pub fn register_builtin_libraries(libraries: &'static [BuiltinLibrary]) {
+    BUILTIN_COUNT.store(0, Ordering::Release);
+    BUILTINS.store(libraries.as_ptr().cast_mut(), Ordering::Release);
+    BUILTIN_COUNT.store(libraries.len(), Ordering::Release);
+}
+
+fn builtins() -> &'static [BuiltinLibrary] {
+    let count = BUILTIN_COUNT.load(Ordering::Acquire);
+    let first = BUILTINS.load(Ordering::Acquire);
+    if first.is_null() || count == 0 {
+        return &[];
+    }
+    // SAFETY: `register_builtin_libraries` stored a `'static` slice of `count` entries at `first`.
+    unsafe { core::slice::from_raw_parts(first, count) }
+}
+
+fn file_name(path: &CStr) -> &[u8] {
+    let bytes = path.to_bytes();
+    match bytes.iter().rposition(|&byte| byte == b'/') {
+        Some(slash) => bytes.get(slash + 1..).unwrap_or(bytes),
+        None => bytes,
+    }
+}
+
+fn builtin_of(library: LibraryHandle) -> Option<&'static BuiltinLibrary> {
+    builtins().iter().find(|builtin| core::ptr::eq(*builtin, library.0.as_ptr().cast::<BuiltinLibrary>()))
+}
+
+/// Opens a built-in library by name, or asks the platform's loader.
+pub fn open_library(path: &CStr) -> Result<LibraryHandle, PlatformError> {
+    let name = file_name(path);
+    match builtins().iter().find(|builtin| builtin.name.to_bytes() == name) {
+        Some(builtin) => Ok(LibraryHandle(NonNull::from(builtin).cast())),
+        None => Current::open_library(path),
+    }
+}
+
+/// Looks up a symbol in a library from [`open_library`].
+pub fn find_symbol(library: LibraryHandle, name: &CStr) -> Option<NonNull<c_void>> {
+    match builtin_of(library) {
+        Some(builtin) => builtin
+            .symbols
+            .iter()
+            .find(|symbol| symbol.name == name)
+            .and_then(|symbol| NonNull::new(symbol.address as *mut c_void)),
+        None => Current::find_symbol(library, name),
+    }
+}
+
+/// Closes a library from [`open_library`] (built-in ones stay).
+///
+/// # Safety
+/// No pointer obtained from the library may be used afterwards.
+pub unsafe fn close_library(library: LibraryHandle) {
+    if builtin_of(library).is_none() {
+        // SAFETY: the caller's promise.
+        unsafe { Current::close_library(library) };
+    }
+}
