@@ -14,7 +14,7 @@ pub mod stub;
 pub mod reader;
 
 pub use layout::{Direction, Kind, Method, Param, Slot};
-pub use remote::{RemoteArg, RemoteBuf, Scalars, CLOSE_SCALARS, OPEN_SCALARS};
+pub use remote::{call_close, call_open, RemoteArg, RemoteBuf, Scalars, CLOSE_SCALARS, OPEN_SCALARS};
 pub use skel::{decode, Decoded};
 pub use stub::{EncodeError, Encoder};
 

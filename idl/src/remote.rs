@@ -96,6 +96,30 @@ pub const OPEN_SCALARS: u32 = 0x0002_0001;
 /// `sc` of `close(in remote_handle64 h)`.
 pub const CLOSE_SCALARS: u32 = 0x0100_0010;
 
+/// Calls `open(in string uri, rout remote_handle64 h)` on the wire: builds the arguments `OPEN_SCALARS`
+/// describes and hands them to `invoke` (a skel's invoke entry, or a FastRPC-like library); returns the handle
+/// or the status.
+pub fn call_open(uri: &core::ffi::CStr, invoke: impl FnOnce(u32, *mut RemoteArg) -> i32) -> Result<u64, i32> {
+    let text = uri.to_bytes_with_nul();
+    let mut count = (text.len() as u32).to_le_bytes();
+    let mut args = [
+        RemoteArg::buffer(count.as_mut_ptr().cast(), count.len()),
+        RemoteArg::buffer(text.as_ptr().cast_mut().cast(), text.len()),
+        RemoteArg { h64: 0 },
+    ];
+    match invoke(OPEN_SCALARS, args.as_mut_ptr()) {
+        // SAFETY: on success the callee wrote the handle into the output-handle argument.
+        0 => Ok(unsafe { args[2].h64 }),
+        status => Err(status),
+    }
+}
+
+/// Calls `close(in remote_handle64 h)` on the wire through `invoke`; returns its status.
+pub fn call_close(handle: u64, invoke: impl FnOnce(u32, *mut RemoteArg) -> i32) -> i32 {
+    let mut args = [RemoteArg { h64: handle }];
+    invoke(CLOSE_SCALARS, args.as_mut_ptr())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -144,21 +144,14 @@ impl Platform for LinuxUser {
 
     fn read_file(path: &CStr, buffer: &mut [u8]) -> Result<usize, PlatformError> {
         let file = File::open(path)?;
-        let needed = file.size()?;
-        if needed > buffer.len() as u64 {
-            return Err(PlatformError::TooLarge { needed });
-        }
-        let mut filled = 0usize;
-        while let Some(rest) = buffer.get_mut(filled..).filter(|rest| !rest.is_empty()) {
-            // SAFETY: reads into the unfilled tail of `buffer`.
+        super::read_whole(file.size()?, buffer, |rest| {
+            // SAFETY: reads at most `rest.len()` bytes into `rest`.
             let read = unsafe { syscall(SYS_READ, file.0, rest.as_mut_ptr() as i32, rest.len() as i32, 0) };
-            match read {
-                0 => break,
-                n if n < 0 => return Err(PlatformError::Failed(-n)),
-                n => filled += n as usize,
+            if read < 0 {
+                return Err(PlatformError::Failed(-read));
             }
-        }
-        Ok(filled)
+            Ok(read as usize)
+        })
     }
 
     fn open_library(_path: &CStr) -> Result<LibraryHandle, PlatformError> {

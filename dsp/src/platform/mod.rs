@@ -121,6 +121,26 @@ pub trait Platform {
     unsafe fn release(memory: NonNull<u8>, bytes: usize);
 }
 
+/// Reads a file of `size` bytes into the start of `buffer`, calling `read_some` (which fills the slice it is
+/// given from the file's current position and answers the bytes read, 0 at the end) until the end.
+pub fn read_whole(
+    size: u64,
+    buffer: &mut [u8],
+    mut read_some: impl FnMut(&mut [u8]) -> Result<usize, PlatformError>,
+) -> Result<usize, PlatformError> {
+    if size > buffer.len() as u64 {
+        return Err(PlatformError::TooLarge { needed: size });
+    }
+    let mut filled = 0usize;
+    while let Some(rest) = buffer.get_mut(filled..).filter(|rest| !rest.is_empty()) {
+        match read_some(rest)? {
+            0 => break,
+            read => filled += read,
+        }
+    }
+    Ok(filled)
+}
+
 /// Converts a tick count of the current platform to microseconds (saturating).
 pub fn ticks_to_micros(ticks: u64) -> u64 {
     let micros = u128::from(ticks) * 1_000_000 / u128::from(Current::TICKS_PER_SECOND);

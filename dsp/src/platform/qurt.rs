@@ -90,25 +90,16 @@ impl Platform for Qurt {
 
     fn read_file(path: &CStr, buffer: &mut [u8]) -> Result<usize, PlatformError> {
         let file = File::open(path)?;
-        let needed = file.size()?;
-        if needed > buffer.len() as u64 {
-            return Err(PlatformError::TooLarge { needed });
-        }
-        let mut filled = 0usize;
-        while let Some(rest) = buffer.get_mut(filled..).filter(|rest| !rest.is_empty()) {
+        super::read_whole(file.size()?, buffer, |rest| {
             let (mut read, mut end) = (0 as c_int, 0 as c_int);
             let length = c_int::try_from(rest.len()).unwrap_or(c_int::MAX);
-            // SAFETY: reads at most `length` bytes into the unfilled tail of `buffer`.
+            // SAFETY: reads at most `length` bytes into `rest`.
             let status = unsafe { apps_std_fread(file.0, rest.as_mut_ptr(), length, &mut read, &mut end) };
             if status != 0 {
                 return Err(PlatformError::Failed(status));
             }
-            filled += read.max(0) as usize;
-            if read <= 0 || end != 0 {
-                break;
-            }
-        }
-        Ok(filled)
+            Ok(read.max(0) as usize)
+        })
     }
 
     fn open_library(path: &CStr) -> Result<LibraryHandle, PlatformError> {

@@ -6,7 +6,7 @@ use crate::entry::lpai_direct_skel_handle_invoke;
 use crate::platform::libraries::register_builtin_libraries;
 use crate::runtime::quantize::float_bytes;
 use crate::testing::fake::{self, binary, Settings, BUILTINS};
-use lpai_direct::codec::{self, EncodeError, Encoder, Method, RemoteArg, CLOSE_SCALARS, OPEN_SCALARS};
+use lpai_direct::codec::{self, call_close, call_open, EncodeError, Encoder, Method};
 use lpai_direct::wire::Reader;
 
 /// Encodes a call with `build`, invokes the skel, and reads the answer with `read`; `Err` carries the status.
@@ -29,22 +29,13 @@ fn call<'b, T>(
 
 fn open() -> Option<u64> {
     let uri = c"file:///liblpai_direct_skel.so?lpai_direct_skel_handle_invoke&_modver=1.0&_dom=adsp";
-    let mut count = (uri.to_bytes_with_nul().len() as u32).to_le_bytes();
-    let mut args = [
-        RemoteArg::buffer(count.as_mut_ptr().cast(), 4),
-        RemoteArg::buffer(uri.as_ptr().cast_mut().cast(), uri.to_bytes_with_nul().len()),
-        RemoteArg { h64: 0 },
-    ];
-    // SAFETY: the arguments OPEN_SCALARS describes.
-    let status = unsafe { lpai_direct_skel_handle_invoke(0, OPEN_SCALARS, args.as_mut_ptr()) };
-    // SAFETY: the skel wrote the handle.
-    (status == 0).then(|| unsafe { args[2].h64 })
+    // SAFETY: `call_open` passes exactly the arguments OPEN_SCALARS describes.
+    call_open(uri, |scalars, args| unsafe { lpai_direct_skel_handle_invoke(0, scalars, args) }).ok()
 }
 
 fn close(handle: u64) -> i32 {
-    let mut args = [RemoteArg { h64: handle }];
-    // SAFETY: one input handle.
-    unsafe { lpai_direct_skel_handle_invoke(0, CLOSE_SCALARS, args.as_mut_ptr()) }
+    // SAFETY: `call_close` passes the one input handle CLOSE_SCALARS describes.
+    call_close(handle, |scalars, args| unsafe { lpai_direct_skel_handle_invoke(0, scalars, args) })
 }
 
 crate::self_tests! {

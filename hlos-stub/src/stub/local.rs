@@ -2,7 +2,7 @@
 //! same encoded `remote_arg`s FastRPC would carry, so the whole wire path runs without a DSP.
 
 use super::transport::Transport;
-use lpai_direct::codec::{RemoteArg, CLOSE_SCALARS, OPEN_SCALARS};
+use lpai_direct::codec::{call_close, call_open, RemoteArg};
 use lpai_direct_skel::entry::lpai_direct_skel_handle_invoke;
 use std::ffi::CStr;
 
@@ -20,17 +20,8 @@ impl Transport for Local {
     }
 
     fn open(&mut self, uri: &CStr) -> Result<u64, i32> {
-        let uri = uri.to_bytes_with_nul();
-        let mut count = (uri.len() as u32).to_le_bytes();
-        let mut args = [
-            RemoteArg::buffer(count.as_mut_ptr().cast(), count.len()),
-            RemoteArg::buffer(uri.as_ptr().cast_mut().cast(), uri.len()),
-            RemoteArg { h64: 0 },
-        ];
-        // SAFETY: the arguments are what OPEN_SCALARS describes, all alive for the call.
-        let status = unsafe { lpai_direct_skel_handle_invoke(0, OPEN_SCALARS, args.as_mut_ptr()) };
-        // SAFETY: the skel wrote the handle into the output-handle argument.
-        (status == 0).then(|| unsafe { args[2].h64 }).ok_or(status)
+        // SAFETY: `call_open` passes exactly the arguments OPEN_SCALARS describes, alive for the call.
+        call_open(uri, |scalars, args| unsafe { lpai_direct_skel_handle_invoke(0, scalars, args) })
     }
 
     unsafe fn invoke(&mut self, handle: u64, scalars: u32, args: *mut RemoteArg) -> i32 {
@@ -39,8 +30,7 @@ impl Transport for Local {
     }
 
     fn close(&mut self, handle: u64) -> i32 {
-        let mut args = [RemoteArg { h64: handle }];
-        // SAFETY: one input handle, as CLOSE_SCALARS describes.
-        unsafe { lpai_direct_skel_handle_invoke(0, CLOSE_SCALARS, args.as_mut_ptr()) }
+        // SAFETY: `call_close` passes the one input handle CLOSE_SCALARS describes.
+        call_close(handle, |scalars, args| unsafe { lpai_direct_skel_handle_invoke(0, scalars, args) })
     }
 }

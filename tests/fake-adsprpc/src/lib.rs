@@ -2,7 +2,7 @@
 //! rpcmem, invoke) runs on a machine with no DSP: each call is checked the way the real library would see it
 //! and handed to the lpai-direct skel in this process. Set `FAKE_ADSPRPC_LOG` to a file to record the calls.
 
-use lpai_direct::codec::{RemoteArg, Scalars, CLOSE_SCALARS, OPEN_SCALARS};
+use lpai_direct::codec::{call_close, call_open, RemoteArg, Scalars};
 use lpai_direct_skel::entry::lpai_direct_skel_handle_invoke;
 use std::ffi::{c_char, c_int, c_void, CStr};
 use std::io::Write;
@@ -33,20 +33,15 @@ pub unsafe extern "C" fn remote_handle64_open(uri: *const c_char, handle: *mut u
     if !text.starts_with(URI_PREFIX) {
         return BAD_PARAMETER;
     }
-    let bytes = uri.to_bytes_with_nul();
-    let mut count = (bytes.len() as u32).to_le_bytes();
-    let mut args = [
-        RemoteArg::buffer(count.as_mut_ptr().cast(), 4),
-        RemoteArg::buffer(bytes.as_ptr().cast_mut().cast(), bytes.len()),
-        RemoteArg { h64: 0 },
-    ];
-    // SAFETY: the three arguments OPEN_SCALARS describes.
-    let status = unsafe { lpai_direct_skel_handle_invoke(0, OPEN_SCALARS, args.as_mut_ptr()) };
-    if status == 0 {
-        // SAFETY: the skel wrote the handle; `handle` is writable.
-        unsafe { *handle = args[2].h64 };
+    // SAFETY: `call_open` passes exactly the arguments OPEN_SCALARS describes.
+    match call_open(uri, |scalars, args| unsafe { lpai_direct_skel_handle_invoke(0, scalars, args) }) {
+        Ok(opened) => {
+            // SAFETY: the caller's promise: `handle` is writable.
+            unsafe { *handle = opened };
+            0
+        }
+        Err(status) => status,
     }
-    status
 }
 
 /// `remote_handle64_invoke(handle, sc, args)`.
@@ -64,9 +59,8 @@ pub unsafe extern "C" fn remote_handle64_invoke(handle: u64, sc: u32, args: *mut
 #[no_mangle]
 pub extern "C" fn remote_handle64_close(handle: u64) -> c_int {
     record("close");
-    let mut args = [RemoteArg { h64: handle }];
-    // SAFETY: one input handle, as CLOSE_SCALARS describes.
-    unsafe { lpai_direct_skel_handle_invoke(0, CLOSE_SCALARS, args.as_mut_ptr()) }
+    // SAFETY: `call_close` passes the one input handle CLOSE_SCALARS describes.
+    call_close(handle, |scalars, args| unsafe { lpai_direct_skel_handle_invoke(0, scalars, args) })
 }
 
 /// `remote_session_control(request, data, length)`: records unsigned-PD requests.
