@@ -4,6 +4,28 @@
 //! A description is `"LPDG" u32 version` + a [`GraphRecord`] + one [`TensorRecord`] per input, then per output.
 //! A profile is `"LPPE" u32 version u32 count` + that many [`EventRecord`]s. Text is `u32 length` + UTF-8 bytes.
 
+/// `load` / `load_file` flag: ask for QNN's PERSISTENT_BINARY context config.
+pub const LOAD_PERSISTENT_BINARY: u32 = 1;
+/// `load` / `load_file` flag: every graph in LPAI island mode.
+pub const LOAD_ISLAND: u32 = 2;
+/// `execute` flag: inputs are float32 (the skel quantizes them).
+pub const EXECUTE_FLOAT_INPUTS: u32 = 1;
+/// `execute` flag: outputs as float32 (the skel dequantizes them).
+pub const EXECUTE_FLOAT_OUTPUTS: u32 = 2;
+/// `set_performance` priority meaning "leave the priority alone".
+pub const PRIORITY_UNCHANGED: u32 = 0x7FFF_FFFF;
+/// `configure` lpai_target meaning "the skel's default" (aDSP on Hexagon, x86 elsewhere).
+pub const TARGET_DEFAULT: u32 = 0x7FFF_FFFF;
+
+/// Bytes one tensor takes on the wire: 4 per element as float32, else its native size.
+pub const fn io_bytes(float: bool, elements: usize, native_bytes: usize) -> usize {
+    if float {
+        elements * 4
+    } else {
+        native_bytes
+    }
+}
+
 /// First word of a description.
 pub const DESCRIPTION_MAGIC: u32 = u32::from_le_bytes(*b"LPDG");
 /// First word of a profile.

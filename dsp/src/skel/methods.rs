@@ -9,18 +9,10 @@ use crate::runtime::{RuntimeError, SystemLibrary};
 use lpai_direct::aee::{EBADPARM, EBADSTATE, EFAILED, ENOMEMORY, ENOSUCHSYMBOL, EUNSUPPORTED};
 use lpai_direct::codec::{self, Decoded};
 use lpai_direct::qnn::{lpai, Priority, ProfileLevel};
-use lpai_direct::wire::{EventRecord, GraphRecord, TensorRecord, Writer, MAX_RANK};
+use lpai_direct::wire::{io_bytes, EventRecord, GraphRecord, TensorRecord, Writer, MAX_RANK};
+use lpai_direct::wire::{EXECUTE_FLOAT_INPUTS, EXECUTE_FLOAT_OUTPUTS, LOAD_ISLAND, LOAD_PERSISTENT_BINARY};
+use lpai_direct::wire::{PRIORITY_UNCHANGED, TARGET_DEFAULT};
 
-/// `load` flag: ask for PERSISTENT_BINARY.
-pub const LOAD_PERSISTENT_BINARY: u32 = 1;
-/// `load` flag: every graph in LPAI island mode.
-pub const LOAD_ISLAND: u32 = 2;
-/// `execute` flag: inputs are float32.
-pub const EXECUTE_FLOAT_INPUTS: u32 = 1;
-/// `execute` flag: outputs as float32.
-pub const EXECUTE_FLOAT_OUTPUTS: u32 = 2;
-/// `set_performance` priority meaning "leave the priority alone".
-pub const PRIORITY_UNCHANGED: u32 = 0x7FFF_FFFF;
 
 /// Runs method `id`.
 pub fn dispatch(session: &mut Session, id: u32, call: &mut Decoded<'_>) -> Result<(), u32> {
@@ -112,7 +104,7 @@ fn ensure_libraries(session: &mut Session) -> Result<(), u32> {
     if settings.lpai_hw_version != 0 {
         options.lpai_hw_version = lpai::HwVersion(settings.lpai_hw_version);
     }
-    if settings.lpai_target != super::state::TARGET_DEFAULT {
+    if settings.lpai_target != TARGET_DEFAULT {
         options.lpai_target = lpai::Target(settings.lpai_target);
     }
     let backend = Backend::load(settings.backend.as_c_str(), &options).map_err(|error| {
@@ -314,7 +306,7 @@ fn execute(session: &mut Session, call: &mut Decoded<'_>) -> Result<(), u32> {
     let inputs = call.bytes(m::INPUTS)?;
     let outputs = call.take_rout_bytes(m::OUTPUTS)?;
     let graph = graph_of(session, call.i32(m::CONTEXT_ID)?, call.u32(m::GRAPH)?)?;
-    let size = |info: crate::runtime::TensorInfo<'_>, float: bool| if float { info.elements * 4 } else { info.bytes };
+    let size = |info: crate::runtime::TensorInfo<'_>, float: bool| io_bytes(float, info.elements, info.bytes);
     let needed_in: usize = (0..graph.input_count()).filter_map(|i| graph.input(i)).map(|t| size(t, float_in)).sum();
     let needed_out: usize = (0..graph.output_count()).filter_map(|i| graph.output(i)).map(|t| size(t, float_out)).sum();
     if inputs.len() != needed_in || outputs.len() < needed_out {
@@ -353,7 +345,7 @@ fn run(
     let mut offset = 0;
     for index in 0..graph.input_count() {
         let info = graph.input(index).ok_or(RuntimeError::NoSuchTensor { index })?;
-        let bytes = if float_in { info.elements * 4 } else { info.bytes };
+        let bytes = io_bytes(float_in, info.elements, info.bytes);
         let part = inputs.get(offset..offset + bytes).ok_or(RuntimeError::NoSuchTensor { index })?;
         if float_in {
             graph.write_input_float(index, part)?;
@@ -366,7 +358,7 @@ fn run(
     let mut written = 0;
     for index in 0..graph.output_count() {
         let info = graph.output(index).ok_or(RuntimeError::NoSuchTensor { index })?;
-        let bytes = if float_out { info.elements * 4 } else { info.bytes };
+        let bytes = io_bytes(float_out, info.elements, info.bytes);
         let part = outputs.get_mut(written..written + bytes).ok_or(RuntimeError::NoSuchTensor { index })?;
         if float_out {
             graph.read_output_float(index, part)?;

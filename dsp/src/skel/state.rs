@@ -49,9 +49,6 @@ impl Path {
     }
 }
 
-/// `configure`'s `lpai_target` meaning "the platform's default" (aDSP on Hexagon, x86 elsewhere).
-pub const TARGET_DEFAULT: u32 = 0x7FFF_FFFF;
-
 /// Settings from `configure`.
 #[derive(Clone, Copy)]
 pub struct Settings {
@@ -63,7 +60,7 @@ pub struct Settings {
     pub profiling_level: u32,
     /// LPAI hardware version (0: the build default).
     pub lpai_hw_version: u32,
-    /// LPAI target ([`TARGET_DEFAULT`]: the platform's default).
+    /// LPAI target (`wire::TARGET_DEFAULT`: the platform's default).
     pub lpai_target: u32,
     /// Arena bytes per context (0: binary size + [`DEFAULT_HEADROOM`]).
     pub arena_bytes: usize,
@@ -76,7 +73,7 @@ impl Settings {
         system_library: Path::constant("libQnnSystem.so"),
         profiling_level: 0,
         lpai_hw_version: 0,
-        lpai_target: TARGET_DEFAULT,
+        lpai_target: lpai_direct::wire::TARGET_DEFAULT,
         arena_bytes: 0,
     };
 }

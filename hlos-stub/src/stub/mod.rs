@@ -81,11 +81,7 @@ pub struct Configuration {
     pub arena_bytes: u32,
 }
 
-/// `set_performance` priority meaning "leave the priority alone".
-pub const PRIORITY_UNCHANGED: u32 = 0x7FFF_FFFF;
-
-/// `Configuration::lpai_target` meaning "the skel's default".
-pub const TARGET_DEFAULT: u32 = 0x7FFF_FFFF;
+pub use lpai_direct::wire::{PRIORITY_UNCHANGED, TARGET_DEFAULT};
 
 /// One tensor as the skel describes it.
 #[derive(Clone, Debug, PartialEq)]
@@ -180,16 +176,12 @@ pub struct ProfileEvent {
     pub identifier: String,
 }
 
-/// `load` flags.
+/// `load` and `execute` flags (shared with the skel).
 pub mod flags {
-    /// Ask for PERSISTENT_BINARY.
-    pub const PERSISTENT_BINARY: u32 = 1;
-    /// Every graph in LPAI island mode.
-    pub const ISLAND: u32 = 2;
-    /// `execute`: inputs are float32.
-    pub const FLOAT_INPUTS: u32 = 1;
-    /// `execute`: outputs as float32.
-    pub const FLOAT_OUTPUTS: u32 = 2;
+    pub use lpai_direct::wire::{
+        EXECUTE_FLOAT_INPUTS as FLOAT_INPUTS, EXECUTE_FLOAT_OUTPUTS as FLOAT_OUTPUTS, LOAD_ISLAND as ISLAND,
+        LOAD_PERSISTENT_BINARY as PERSISTENT_BINARY,
+    };
 }
 
 /// An open skel handle; closed on drop.
