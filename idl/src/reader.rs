@@ -510,6 +510,12 @@ impl Parser {
             self.expect(">")?;
             Type::Sequence(element)
         } else if self.eat("string") {
+            if direction == Direction::Rout {
+                return error(
+                    self.peek().map_or(0, |token| token.line),
+                    "a `rout string` is not supported; use `rout sequence<octet>` with a `rout` length",
+                );
+            }
             Type::String
         } else {
             Type::Scalar(self.scalar()?)

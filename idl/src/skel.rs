@@ -52,29 +52,45 @@ pub unsafe fn decode<'a>(method: &'a Method, scalars: u32, args: *mut RemoteArg)
         let start = buffer.pv as usize;
         *span = (start, start.checked_add(buffer.len).ok_or(EBADPARM)?);
     }
+    // Input buffers are only read, so they may share memory; an output buffer must overlap no other buffer.
+    let in_count = word.in_buffers as usize;
     for (index, &(start, end)) in spans.iter().enumerate().take(count) {
         let earlier = spans.get(..index).unwrap_or(&[]);
-        let overlaps = earlier.iter().any(|&(other_start, other_end)| start < other_end && other_start < end);
+        let overlaps = earlier.iter().enumerate().any(|(other, &(other_start, other_end))| {
+            (index >= in_count || other >= in_count) && start < other_end && other_start < end
+        });
         if overlaps && start != end {
             return Err(EBADPARM);
         }
     }
+    let mut inputs: [Option<&'a [u8]>; 2 * MAX_BUFFERS] = [None; 2 * MAX_BUFFERS];
     let mut buffers: [Option<&'a mut [u8]>; 2 * MAX_BUFFERS] = Default::default();
-    for (index, slot) in buffers.iter_mut().enumerate().take(count) {
+    for index in 0..count {
         // SAFETY: validated above: non-null (or empty), non-overlapping, valid for 'a by the caller's promise.
         let buffer = unsafe { (*args.add(index)).buf };
-        *slot = Some(if buffer.len == 0 {
-            &mut []
+        if index < in_count {
+            let input: &'a [u8] = if buffer.len == 0 {
+                &[]
+            } else {
+                // SAFETY: as above; input buffers are only read, so a shared slice is all that is made.
+                unsafe { core::slice::from_raw_parts(buffer.pv.cast::<u8>(), buffer.len) }
+            };
+            if let Some(slot) = inputs.get_mut(index) {
+                *slot = Some(input);
+            }
         } else {
-            // SAFETY: as above.
-            unsafe { core::slice::from_raw_parts_mut(buffer.pv.cast::<u8>(), buffer.len) }
-        });
+            let output: &'a mut [u8] = if buffer.len == 0 {
+                &mut []
+            } else {
+                // SAFETY: as above; output buffers overlap nothing else, so this is the only reference.
+                unsafe { core::slice::from_raw_parts_mut(buffer.pv.cast::<u8>(), buffer.len) }
+            };
+            if let Some(slot) = buffers.get_mut(index) {
+                *slot = Some(output);
+            }
+        }
     }
     let totals = method.totals();
-    let mut inputs: [Option<&'a [u8]>; 2 * MAX_BUFFERS] = [None; 2 * MAX_BUFFERS];
-    for (input, buffer) in inputs.iter_mut().zip(buffers.iter_mut()).take(word.in_buffers as usize) {
-        *input = buffer.take().map(|b| &*b);
-    }
     let primary_in: &'a [u8] = match totals.primary_in_bytes {
         0 => &[],
         _ => inputs.first_mut().and_then(Option::take).ok_or(EBADPARM)?,
@@ -206,5 +222,41 @@ impl<'a> Decoded<'a> {
     /// Sets `rout` 64-bit scalar `index`.
     pub fn set_u64(&mut self, index: usize, value: u64) -> Result<(), u32> {
         self.set_rout(index, value.to_le_bytes())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::layout::{Direction, Kind, Method, Param};
+    use crate::remote::RemoteArg;
+
+    const COPY: Method = Method {
+        name: "copy",
+        id: 2,
+        params: &[
+            Param { name: "a", direction: Direction::In, kind: Kind::String },
+            Param { name: "b", direction: Direction::In, kind: Kind::String },
+            Param { name: "out", direction: Direction::Rout, kind: Kind::Sequence { element_bytes: 1 } },
+        ],
+    };
+
+    #[test]
+    fn inputs_may_share_memory_but_an_output_may_not_overlap_anything() {
+        let text = *b"same\0";
+        let mut primary = [5u8, 0, 0, 0, 5, 0, 0, 0, 4, 0, 0, 0];
+        let mut out = [0u8; 8];
+        let shared = RemoteArg::buffer(text.as_ptr().cast_mut().cast(), text.len());
+        let mut args = [
+            RemoteArg::buffer(primary.as_mut_ptr().cast(), primary.len()),
+            shared,
+            shared,
+            RemoteArg::buffer(out.as_mut_ptr().cast(), 8),
+        ];
+        // SAFETY: every argument points at a live buffer of its length.
+        assert!(unsafe { super::decode(&COPY, COPY.scalars(), args.as_mut_ptr()) }.is_ok());
+        args[3] = RemoteArg::buffer(primary.as_mut_ptr().cast(), 4);
+        // SAFETY: as above; the output now overlaps the primary input.
+        let overlapping = unsafe { super::decode(&COPY, COPY.scalars(), args.as_mut_ptr()) };
+        assert_eq!(overlapping.err(), Some(crate::aee::EBADPARM));
     }
 }

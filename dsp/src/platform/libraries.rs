@@ -5,7 +5,7 @@
 use super::{Current, LibraryHandle, Platform, PlatformError};
 use core::ffi::{c_void, CStr};
 use core::ptr::NonNull;
-use core::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
+use core::sync::atomic::{AtomicPtr, Ordering};
 
 /// One exported symbol of a built-in library.
 #[derive(Clone, Copy, Debug)]
@@ -25,24 +25,21 @@ pub struct BuiltinLibrary {
     pub symbols: &'static [BuiltinSymbol],
 }
 
-static BUILTINS: AtomicPtr<BuiltinLibrary> = AtomicPtr::new(core::ptr::null_mut());
-static BUILTIN_COUNT: AtomicUsize = AtomicUsize::new(0);
+/// The registered set: one pointer to a `'static` slice reference, so a reader sees one whole set.
+static BUILTINS: AtomicPtr<&'static [BuiltinLibrary]> = AtomicPtr::new(core::ptr::null_mut());
 
-/// Makes `libraries` loadable by name (replacing any set registered before).
-pub fn register_builtin_libraries(libraries: &'static [BuiltinLibrary]) {
-    BUILTIN_COUNT.store(0, Ordering::Release);
-    BUILTINS.store(libraries.as_ptr().cast_mut(), Ordering::Release);
-    BUILTIN_COUNT.store(libraries.len(), Ordering::Release);
+/// Makes `libraries` loadable by name, replacing any set registered before (`&&[]` removes them all).
+pub fn register_builtin_libraries(libraries: &'static &'static [BuiltinLibrary]) {
+    BUILTINS.store((libraries as *const &'static [BuiltinLibrary]).cast_mut(), Ordering::Release);
 }
 
 fn builtins() -> &'static [BuiltinLibrary] {
-    let count = BUILTIN_COUNT.load(Ordering::Acquire);
-    let first = BUILTINS.load(Ordering::Acquire);
-    if first.is_null() || count == 0 {
+    let set = BUILTINS.load(Ordering::Acquire);
+    if set.is_null() {
         return &[];
     }
-    // SAFETY: `register_builtin_libraries` stored a `'static` slice of `count` entries at `first`.
-    unsafe { core::slice::from_raw_parts(first, count) }
+    // SAFETY: `register_builtin_libraries` stored a pointer to a `'static` slice reference.
+    unsafe { *set }
 }
 
 fn file_name(path: &CStr) -> &[u8] {

@@ -149,9 +149,10 @@ pub fn ticks_to_micros(ticks: u64) -> u64 {
 
 static LOG_LEVEL: AtomicU32 = AtomicU32::new(Level::Warn as u32);
 
-/// Sets the most detailed level that is still written.
-pub fn set_log_level(level: Level) {
-    LOG_LEVEL.store(level as u32, Ordering::Relaxed);
+/// Sets the most detailed level that is still written (`None`: nothing). One setting for the whole process
+/// (on the aDSP: the whole PD), whichever handle set it last.
+pub fn set_log_level(level: Option<Level>) {
+    LOG_LEVEL.store(level.map_or(0, |level| level as u32), Ordering::Relaxed);
 }
 
 /// Whether a message at `level` would be written.

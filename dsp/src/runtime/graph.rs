@@ -262,8 +262,12 @@ impl<'a> Graph<'a> {
         for (slot, (option, config)) in perf_and_affinity.iter_mut().zip(tuning) {
             *slot = lpai::GraphCustomConfig { option, config };
         }
+        // Memory configs only for memory the graph asks for (as LPAI's sample app does); the tuning always.
+        let sizes = [scratch_size, persistent_size];
+        let memory_configs = [&mut *scratch_config, &mut *persistent_config].into_iter().zip(sizes);
+        let needed = memory_configs.filter(|(_, size)| *size > 0).map(|(config, _)| config);
         let mut configs: heapless::Vec<GraphConfig, 5> = heapless::Vec::new();
-        for custom in [&mut *scratch_config, &mut *persistent_config].into_iter().chain(perf_and_affinity.iter_mut()) {
+        for custom in needed.chain(perf_and_affinity.iter_mut()) {
             let _ = configs.push(GraphConfig::custom((custom as *mut lpai::GraphCustomConfig).cast()));
         }
         if let Some(priority) = options.priority {

@@ -125,7 +125,7 @@ fn fill<'o>(
 
 /// `(q + offset) as f32 * scale`, QNN's (and ONNX Runtime's) dequantization.
 fn real(q: i32, scale: f32, offset: i32) -> f32 {
-    (q + offset) as f32 * scale
+    (i64::from(q) + i64::from(offset)) as f32 * scale
 }
 
 /// Writes `values` as little-endian float32 into `float_bytes`.

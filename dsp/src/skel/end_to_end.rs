@@ -38,6 +38,9 @@ fn close(handle: u64) -> i32 {
     call_close(handle, |scalars, args| unsafe { lpai_direct_skel_handle_invoke(0, scalars, args) })
 }
 
+/// No built-in libraries.
+static NONE: &[crate::platform::libraries::BuiltinLibrary] = &[];
+
 crate::self_tests! {
     fn the_skel_runs_a_model_end_to_end_through_its_entry_point() {
         let session = fake::begin(Settings::LPAI);
@@ -98,6 +101,6 @@ crate::self_tests! {
         check!(unload(context) == Err(0x8000_040E));
         check!(session.record().contexts[0].binary_intact_at_free == Some(true));
         check!(close(handle) == 0);
-        register_builtin_libraries(&[]);
+        register_builtin_libraries(&NONE);
     }
 }

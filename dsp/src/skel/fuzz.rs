@@ -61,6 +61,18 @@ fn is_dsp_error(status: i32) -> bool {
     (status as u32) > 0x8000_0400 && (status as u32) <= 0x8000_0800
 }
 
+/// The handle's `last_error` message (at most 64 bytes).
+fn last_error(handle: u64) -> heapless::Vec<u8, 64> {
+    let mut message = [0u8; 64];
+    let mut encoder = Encoder::new(codec::last_error::METHOD);
+    let _ = encoder.rout_bytes(codec::last_error::MESSAGE, &mut message);
+    let (scalars, mut args, _) = encoder.args();
+    // SAFETY: the encoder's arguments point at its own buffers and `message`.
+    let _ = unsafe { lpai_direct_skel_handle_invoke(handle, scalars, args.as_mut_ptr()) };
+    let length = encoder.rout_u32(codec::last_error::MESSAGE_BYTES).unwrap_or(0) as usize;
+    heapless::Vec::from_slice(message.get(..length.min(64)).unwrap_or(&[])).unwrap_or_default()
+}
+
 /// What went wrong with one call: its status, the `sc` word sent, whether the canaries held.
 #[derive(Clone, Copy, Debug)]
 struct Misbehaviour {
@@ -214,6 +226,34 @@ crate::self_tests! {
         check!(unsafe { lpai_direct_skel_handle_invoke(handle, scalars, args.as_mut_ptr()) } == 0);
         let length = encoder.rout_u32(codec::last_error::MESSAGE_BYTES).unwrap_or(0) as usize;
         check!(message.get(..length) == Some(&b"no loaded context has id 3"[..]));
+        // A call the codec refuses on a valid handle says so; a later successful call clears the message.
+        let mut short = [0u8; 2];
+        let mut args = [RemoteArg::buffer(short.as_mut_ptr().cast(), short.len())];
+        // SAFETY: one 2-byte buffer, too short for unload's primary input.
+        let status = unsafe { lpai_direct_skel_handle_invoke(handle, codec::unload::SCALARS, args.as_mut_ptr()) };
+        check!(status as u32 == 0x8000_040E);
+        check!(last_error(handle).starts_with(b"malformed unload call"));
+        let mut configure = Encoder::new(codec::configure::METHOD);
+        let built = configure
+            .string(codec::configure::BACKEND, c"libMissing.so")
+            .and_then(|e| e.string(codec::configure::SYSTEM_LIBRARY, c"libMissing.so"))
+            .is_ok();
+        check!(built);
+        let (scalars, mut args, _) = configure.args();
+        // SAFETY: as above.
+        let _ = unsafe { lpai_direct_skel_handle_invoke(handle, scalars, args.as_mut_ptr()) };
+        check!(last_error(handle).starts_with(b"backend libMissing.so"));
+        let mut greedy = Encoder::new(codec::configure::METHOD);
+        let built = greedy
+            .u32(codec::configure::ARENA_BYTES, u32::MAX)
+            .and_then(|e| e.string(codec::configure::BACKEND, c"libMissing.so"))
+            .and_then(|e| e.string(codec::configure::SYSTEM_LIBRARY, c"libMissing.so"))
+            .is_ok();
+        check!(built);
+        let (scalars, mut args, _) = greedy.args();
+        // SAFETY: as above.
+        let status = unsafe { lpai_direct_skel_handle_invoke(handle, scalars, args.as_mut_ptr()) };
+        check!(status as u32 == 0x8000_040E && last_error(handle).starts_with(b"configure: arena_bytes"));
         check!(crate::skel::close(handle) == 0);
     }
 }

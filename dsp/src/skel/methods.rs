@@ -1,7 +1,8 @@
 //! The IDL methods, each on an open session and a validated call. Failures record a message for
 //! `last_error` and answer an AEE code.
 
-use super::state::{Libraries, LoadedContext, Path, Session, Settings, DEFAULT_HEADROOM, MAX_CONTEXTS, PATH_BYTES};
+use super::state::{Libraries, LoadedContext, Path, Session, Settings, DEFAULT_HEADROOM, MAX_ARENA_BYTES};
+use super::state::{MAX_CONTEXTS, PATH_BYTES};
 use crate::platform::{self, Current, Level, Platform};
 use crate::runtime::quantize::Encoding;
 use crate::runtime::{Arena, Backend, BackendOptions, BinarySource, Context, ContextOptions, Graph, Island};
@@ -13,9 +14,11 @@ use lpai_direct::wire::{io_bytes, EventRecord, GraphRecord, TensorRecord, Writer
 use lpai_direct::wire::{EXECUTE_FLOAT_INPUTS, EXECUTE_FLOAT_OUTPUTS, LOAD_ISLAND, LOAD_PERSISTENT_BINARY};
 use lpai_direct::wire::{PRIORITY_UNCHANGED, TARGET_DEFAULT};
 
-
 /// Runs method `id`.
 pub fn dispatch(session: &mut Session, id: u32, call: &mut Decoded<'_>) -> Result<(), u32> {
+    if id != codec::last_error::ID {
+        session.last_error.clear();
+    }
     match id {
         codec::configure::ID => configure(session, call),
         codec::load::ID => load(session, call, false),
@@ -51,12 +54,14 @@ pub fn aee_code(error: &RuntimeError) -> u32 {
     }
 }
 
-fn log_level(qnn_level: u32) -> Level {
+/// QNN's log level numbers (0 off, 1 error .. 5 debug) as the platform's; `None` is off.
+fn log_level(qnn_level: u32) -> Option<Level> {
     match qnn_level {
-        0 | 1 => Level::Error,
-        2 => Level::Warn,
-        3 | 4 => Level::Info,
-        _ => Level::Debug,
+        0 => None,
+        1 => Some(Level::Error),
+        2 => Some(Level::Warn),
+        3 | 4 => Some(Level::Info),
+        _ => Some(Level::Debug),
     }
 }
 
@@ -76,6 +81,15 @@ fn configure(session: &mut Session, call: &Decoded<'_>) -> Result<(), u32> {
         lpai_target: call.u32(codec::configure::LPAI_TARGET)?,
         arena_bytes: call.u32(codec::configure::ARENA_BYTES)? as usize,
     };
+    if settings.arena_bytes > MAX_ARENA_BYTES {
+        let asked = settings.arena_bytes;
+        session.fail(&crate::message!(
+            "configure: arena_bytes {} is more than this skel allows ({})",
+            asked,
+            MAX_ARENA_BYTES
+        ));
+        return Err(EBADPARM);
+    }
     let old = &session.settings;
     let libraries_change = settings.backend.as_c_str() != old.backend.as_c_str()
         || settings.system_library.as_c_str() != old.system_library.as_c_str()
@@ -168,6 +182,14 @@ fn load(session: &mut Session, call: &mut Decoded<'_>, from_file: bool) -> Resul
     let settings = session.settings;
     let memory_bytes =
         if settings.arena_bytes > 0 { settings.arena_bytes } else { binary_bytes.saturating_add(DEFAULT_HEADROOM) };
+    if memory_bytes > MAX_ARENA_BYTES {
+        session.fail(&crate::message!(
+            "a context binary of {} bytes needs more arena than this skel allows ({} bytes)",
+            binary_bytes,
+            MAX_ARENA_BYTES
+        ));
+        return Err(ENOMEMORY);
+    }
     let Ok(memory) = Current::allocate(memory_bytes) else {
         session.fail(&crate::message!("cannot reserve {} bytes for the context's arena", memory_bytes));
         return Err(ENOMEMORY);
@@ -342,30 +364,32 @@ fn run(
     float_in: bool,
     float_out: bool,
 ) -> Result<(crate::runtime::Execution, usize), RuntimeError> {
-    let mut offset = 0;
+    let mut offset = 0usize;
     for index in 0..graph.input_count() {
         let info = graph.input(index).ok_or(RuntimeError::NoSuchTensor { index })?;
         let bytes = io_bytes(float_in, info.elements, info.bytes);
-        let part = inputs.get(offset..offset + bytes).ok_or(RuntimeError::NoSuchTensor { index })?;
+        let end = offset.checked_add(bytes).ok_or(RuntimeError::NoSuchTensor { index })?;
+        let part = inputs.get(offset..end).ok_or(RuntimeError::NoSuchTensor { index })?;
         if float_in {
             graph.write_input_float(index, part)?;
         } else {
             graph.write_input(index, part)?;
         }
-        offset += bytes;
+        offset = end;
     }
     let execution = graph.execute()?;
-    let mut written = 0;
+    let mut written = 0usize;
     for index in 0..graph.output_count() {
         let info = graph.output(index).ok_or(RuntimeError::NoSuchTensor { index })?;
         let bytes = io_bytes(float_out, info.elements, info.bytes);
-        let part = outputs.get_mut(written..written + bytes).ok_or(RuntimeError::NoSuchTensor { index })?;
+        let end = written.checked_add(bytes).ok_or(RuntimeError::NoSuchTensor { index })?;
+        let part = outputs.get_mut(written..end).ok_or(RuntimeError::NoSuchTensor { index })?;
         if float_out {
             graph.read_output_float(index, part)?;
         } else {
             codec::copy_prefix(part, graph.output_bytes(index).ok_or(RuntimeError::NoSuchTensor { index })?);
         }
-        written += bytes;
+        written = end;
     }
     Ok((execution, written))
 }

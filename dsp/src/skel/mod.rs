@@ -10,14 +10,16 @@ pub mod sessions;
 pub mod state;
 
 use core::ffi::{c_char, CStr};
-use lpai_direct::aee::{self, EBADPARM, EINVHANDLE, ENOMEMORY, EUNSUPPORTED};
+use lpai_direct::aee::{self, EBADPARM, EBADSTATE, EINVHANDLE, ENOMEMORY, EUNSUPPORTED};
 use lpai_direct::codec::{self, RemoteArg, Scalars};
 use sessions::HandleError;
+use ufmt::uwrite;
 
 fn handle_error(error: HandleError) -> u32 {
     match error {
         HandleError::Invalid => EINVHANDLE,
         HandleError::Full => ENOMEMORY,
+        HandleError::Busy => EBADSTATE,
     }
 }
 
@@ -37,12 +39,18 @@ pub fn close(handle: u64) -> u32 {
     sessions::close(handle).map_or_else(handle_error, |()| 0)
 }
 
+/// Whether two `sc` words describe the same method and argument counts (the attribute bits do not matter).
+fn same_call(scalars: u32, expected: u32) -> bool {
+    let (given, expected) = (Scalars::of(scalars), Scalars::of(expected));
+    Scalars { attributes: 0, ..given } == Scalars { attributes: 0, ..expected }
+}
+
 /// Method 0 on the wire: `open(in string uri, rout remote_handle64 h)`.
 ///
 /// # Safety
 /// As for [`invoke`].
 unsafe fn open_call(scalars: u32, args: *mut RemoteArg) -> u32 {
-    if scalars != codec::OPEN_SCALARS || args.is_null() {
+    if !same_call(scalars, codec::OPEN_SCALARS) || args.is_null() {
         return EBADPARM;
     }
     // SAFETY: OPEN_SCALARS describes three arguments: two buffers and an output handle.
@@ -75,7 +83,7 @@ unsafe fn open_call(scalars: u32, args: *mut RemoteArg) -> u32 {
 /// # Safety
 /// As for [`invoke`].
 unsafe fn close_call(scalars: u32, args: *mut RemoteArg) -> u32 {
-    if scalars != codec::CLOSE_SCALARS || args.is_null() {
+    if !same_call(scalars, codec::CLOSE_SCALARS) || args.is_null() {
         return EBADPARM;
     }
     // SAFETY: CLOSE_SCALARS describes one input handle.
@@ -94,10 +102,12 @@ pub unsafe fn invoke(handle: u64, scalars: u32, args: *mut RemoteArg) -> i32 {
         // SAFETY: forwarded from the caller.
         1 => unsafe { close_call(scalars, args) },
         id => match codec::METHODS.iter().find(|method| method.id == id) {
-            None => EUNSUPPORTED,
+            None => refuse(handle, EUNSUPPORTED, |line| uwrite!(line, "unknown method id {}", id)),
             // SAFETY: forwarded from the caller.
             Some(method) => match unsafe { codec::decode(method, scalars, args) } {
-                Err(code) => code,
+                Err(code) => refuse(handle, code, |line| {
+                    uwrite!(line, "malformed {} call (sc {:#x}): wrong counts or short buffers", method.name, scalars)
+                }),
                 Ok(mut call) => sessions::with_session(handle, |session| methods::dispatch(session, id, &mut call))
                     .unwrap_or_else(|error| Err(handle_error(error)))
                     .err()
@@ -106,6 +116,19 @@ pub unsafe fn invoke(handle: u64, scalars: u32, args: *mut RemoteArg) -> i32 {
         },
     };
     aee::dsp(code)
+}
+
+/// Answers `code` for a call refused before dispatch, recording `describe`'s message for `last_error` when the
+/// handle is valid.
+fn refuse(
+    handle: u64,
+    code: u32,
+    describe: impl FnOnce(&mut crate::platform::Line) -> Result<(), core::convert::Infallible>,
+) -> u32 {
+    let mut line = crate::platform::Line::new();
+    let _ = describe(&mut line);
+    let _ = sessions::with_session(handle, |session| session.fail(&line));
+    code
 }
 
 /// `lpai_direct_open` for C callers.

@@ -35,6 +35,8 @@ pub enum HandleError {
     Invalid,
     /// Every slot is in use.
     Full,
+    /// Another call is using the handle right now (one call at a time per handle).
+    Busy,
 }
 
 fn handle_of(slot: usize, generation: u32) -> u64 {
@@ -42,11 +44,9 @@ fn handle_of(slot: usize, generation: u32) -> u64 {
 }
 
 fn slot_of(handle: u64) -> Option<(usize, u32)> {
-    if handle & (0xFFFF << 48) != HANDLE_TAG {
-        return None;
-    }
     let slot = (handle & 0xFF) as usize;
-    (slot < MAX_SESSIONS).then_some((slot, ((handle >> 8) & 0xFFFF_FFFF) as u32))
+    let generation = ((handle >> 8) & 0xFFFF_FFFF) as u32;
+    (slot < MAX_SESSIONS && handle == handle_of(slot, generation)).then_some((slot, generation))
 }
 
 /// Exclusive use of one slot's session; the slot goes back to IDLE when the guard is dropped.
@@ -76,15 +76,16 @@ impl Drop for Guard<'_> {
     }
 }
 
-/// Takes a slot for exclusive use, waiting while another call holds it; `None` if it is not open. With
-/// `from` = FREE it claims a free slot instead (and gives up at once if the slot is taken).
-fn lock(slot: &Slot, from: u32) -> Option<Guard<'_>> {
+/// Takes a slot for exclusive use. From IDLE (an open handle): `Busy` while another call holds it, unless
+/// `wait` (close waits for the running call to finish). From FREE: claims a free slot, `Invalid` if taken.
+fn lock(slot: &Slot, from: u32, wait: bool) -> Result<Guard<'_>, HandleError> {
     loop {
         match slot.state.compare_exchange_weak(from, BUSY, Ordering::Acquire, Ordering::Relaxed) {
-            Ok(_) => return Some(Guard { slot, release_to: IDLE }),
-            Err(BUSY) if from == IDLE => core::hint::spin_loop(),
+            Ok(_) => return Ok(Guard { slot, release_to: IDLE }),
+            Err(BUSY) if from == IDLE && wait => core::hint::spin_loop(),
+            Err(BUSY) if from == IDLE => return Err(HandleError::Busy),
             Err(current) if current == from => core::hint::spin_loop(),
-            Err(_) => return None,
+            Err(_) => return Err(HandleError::Invalid),
         }
     }
 }
@@ -92,7 +93,7 @@ fn lock(slot: &Slot, from: u32) -> Option<Guard<'_>> {
 /// Opens a new session and returns its handle.
 pub fn open() -> Result<u64, HandleError> {
     for (index, slot) in SLOTS.iter().enumerate() {
-        if let Some(mut session) = lock(slot, FREE) {
+        if let Ok(mut session) = lock(slot, FREE, false) {
             session.reset();
             return Ok(handle_of(index, session.generation));
         }
@@ -103,7 +104,7 @@ pub fn open() -> Result<u64, HandleError> {
 /// Runs `work` on the session behind `handle`, with no other call touching it meanwhile.
 pub fn with_session<R>(handle: u64, work: impl FnOnce(&mut Session) -> R) -> Result<R, HandleError> {
     let (index, generation) = slot_of(handle).ok_or(HandleError::Invalid)?;
-    let mut session = SLOTS.get(index).and_then(|slot| lock(slot, IDLE)).ok_or(HandleError::Invalid)?;
+    let mut session = lock(SLOTS.get(index).ok_or(HandleError::Invalid)?, IDLE, false)?;
     if session.generation != generation {
         return Err(HandleError::Invalid);
     }
@@ -113,7 +114,7 @@ pub fn with_session<R>(handle: u64, work: impl FnOnce(&mut Session) -> R) -> Res
 /// Closes `handle`: frees its contexts, then its libraries; the handle is invalid from then on.
 pub fn close(handle: u64) -> Result<(), HandleError> {
     let (index, generation) = slot_of(handle).ok_or(HandleError::Invalid)?;
-    let mut session = SLOTS.get(index).and_then(|slot| lock(slot, IDLE)).ok_or(HandleError::Invalid)?;
+    let mut session = lock(SLOTS.get(index).ok_or(HandleError::Invalid)?, IDLE, true)?;
     if session.generation != generation {
         return Err(HandleError::Invalid);
     }
@@ -137,6 +138,9 @@ crate::self_tests! {
         check!(close(first) == Err(HandleError::Invalid));
         check!(with_session(0, |_| 1) == Err(HandleError::Invalid));
         check!(with_session(second | 0xFF, |_| 1) == Err(HandleError::Invalid));
+        check!(with_session(second | (0xAB << 40), |_| 1) == Err(HandleError::Invalid));
+        let nested = with_session(second, |_| with_session(second, |_| 1));
+        check!(nested == Ok(Err(HandleError::Busy)));
         check!(close(second).is_ok());
     }
 }

@@ -10,6 +10,9 @@ use core::ptr::NonNull;
 pub const MAX_CONTEXTS: usize = 4;
 /// Longest library path `configure` accepts, NUL included.
 pub const PATH_BYTES: usize = 256;
+/// Largest arena one context may take: a caller must not be able to starve the PD's heap (the audio PD's is a
+/// few MB).
+pub const MAX_ARENA_BYTES: usize = if cfg!(target_arch = "hexagon") { 16 << 20 } else { 1 << 30 };
 /// Arena headroom beyond the binary's size when `configure` leaves the arena size to the skel.
 pub const DEFAULT_HEADROOM: usize = if cfg!(target_arch = "hexagon") { 2 << 20 } else { 64 << 20 };
 

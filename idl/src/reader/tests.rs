@@ -102,7 +102,7 @@ fn every_scalar_spelling_reads_as_its_kind() {
         let bytes = scalar.kind.scalar_bytes().unwrap() as u32;
         assert_eq!(method.params[2].kind, Kind::Sequence { element_bytes: bytes }, "{}", scalar.idl);
     }
-    let method = &methods_of(&wrap("long f(in string s, rout string t);"))[0];
+    let method = &methods_of(&wrap("long f(in string s, in string t);"))[0];
     assert_eq!((method.params[0].kind, method.params[1].kind), (Kind::String, Kind::String));
     assert_eq!(methods_of(&wrap("long ping();"))[0].params, &[]);
 }
@@ -125,6 +125,7 @@ fn errors_name_their_line() {
         ("long f(in long id);", 3, "`id` cannot name a parameter"),
         ("long f(in long x);\n/* never closed", 4, "never closed"),
         ("long f(in string s, in long x);", 3, "`in` scalar `x` follows a sequence or string"),
+        ("long f(rout string s);", 3, "a `rout string` is not supported"),
         (
             "long f(in sequence<octet> a, in sequence<octet> b, in sequence<octet> c, in sequence<octet> d,\n\
              in sequence<octet> e, in sequence<octet> f, in sequence<octet> g, in sequence<octet> h);",

@@ -148,7 +148,7 @@ pub(crate) unsafe fn entries<T>(list: *const *const T) -> impl Iterator<Item = *
 
 /// The fake backend and system library as built-in libraries, so code that loads libraries by name (the skel's
 /// `configure`) reaches them without a dynamic loader.
-pub static BUILTINS: [crate::platform::libraries::BuiltinLibrary; 2] = {
+pub static BUILTINS: &[crate::platform::libraries::BuiltinLibrary] = &{
     use crate::platform::libraries::{BuiltinLibrary, BuiltinSymbol};
     // SAFETY: only the address is stored; the runtime casts it back to exactly these signatures.
     let backend = unsafe {
