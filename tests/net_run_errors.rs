@@ -1,5 +1,6 @@
 //! lpai-net-run refuses bad inputs with one clear message and a non-zero exit, before writing anything:
 //! the whole input list is checked before the first inference, so a bad list leaves no `Result_` directory.
+//! A bare backend name (no `/`) is not refused but left to the dynamic loader's search.
 
 mod common;
 
@@ -12,8 +13,18 @@ struct Outcome {
 }
 
 fn lpai_net_run(args: &[String], cwd: &Path) -> Outcome {
+    lpai_net_run_with_library_path(args, cwd, None)
+}
+
+/// Runs lpai-net-run, with `LD_LIBRARY_PATH` set to `library_path` when given.
+fn lpai_net_run_with_library_path(args: &[String], cwd: &Path, library_path: Option<&Path>) -> Outcome {
     let exe = common::artifact("target/debug/lpai-net-run", "cargo build -p lpai-direct-hlos");
-    let output = Command::new(exe).args(args).current_dir(cwd).output().unwrap();
+    let mut command = Command::new(exe);
+    command.args(args).current_dir(cwd);
+    if let Some(directory) = library_path {
+        command.env("LD_LIBRARY_PATH", directory);
+    }
+    let output = command.output().unwrap();
     Outcome { success: output.status.success(), stderr: String::from_utf8_lossy(&output.stderr).into_owned() }
 }
 
@@ -143,4 +154,37 @@ fn a_good_run_from_the_fixture_directory_writes_every_result() {
     let written = common::files_below(&output);
     let expected: Vec<PathBuf> = (0..3).map(|i| PathBuf::from(format!("Result_{i}/logits.raw"))).collect();
     assert_eq!(written, expected);
+}
+
+#[test]
+fn an_output_name_the_graph_lacks_is_refused_with_the_graph_outputs() {
+    let _guard = common::qnn_lock();
+    let work = tempfile::tempdir().unwrap();
+    let fixture = common::fixture("multi_io");
+    let list = work.path().join("list.txt");
+    let lines = std::fs::read_to_string(fixture.join("input_list_float.txt")).unwrap();
+    std::fs::write(&list, format!("#vec_out logits\n{lines}")).unwrap();
+    let output = work.path().join("out");
+    let binary = fixture.join("multi_io_qnn.bin");
+    let outcome = lpai_net_run(&kws_args(&backend(), &binary, list.to_str().unwrap(), &output), &fixture);
+    assert_refused(&outcome, &output, &["line 1", "no output named 'logits'", "seq_out", "vec_out"]);
+}
+
+#[test]
+fn a_bare_backend_name_is_left_to_the_dynamic_loader() {
+    let _guard = common::qnn_lock();
+    let work = tempfile::tempdir().unwrap();
+    let fixture = common::fixture("kws_conv");
+    let output = work.path().join("out");
+    let binary = fixture.join("kws_conv_qnn.bin");
+    let mut args = kws_args(Path::new("libQnnHtp.so"), &binary, "input_list_float.txt", &output);
+    args.push("--transport=local".into());
+    let outcome = lpai_net_run_with_library_path(&args, &fixture, Some(&common::qnn_lib_dir()));
+    assert!(outcome.success, "{}", outcome.stderr);
+    assert_eq!(common::files_below(&output).len(), 3);
+
+    let args = kws_args(Path::new("libQnnNothing.so"), &binary, "input_list_float.txt", &output.join("none"));
+    let outcome = lpai_net_run(&args, &fixture);
+    assert_refused(&outcome, &output.join("none"), &["libQnnNothing.so", "cannot be loaded"]);
+    assert!(!outcome.stderr.contains("does not exist"), "{}", outcome.stderr);
 }

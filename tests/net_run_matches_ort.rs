@@ -1,5 +1,6 @@
 //! lpai-net-run's job on the real libQnnHtp.so: every fixture, every input line, float and native mode, equals
-//! ONNX Runtime's QNN execution provider bit for bit; several contexts can be loaded at once.
+//! ONNX Runtime's QNN execution provider bit for bit; several contexts can be loaded at once; an output-names
+//! line writes only the outputs it names; profiling asked for by flag or config file is reported.
 
 mod common;
 
@@ -8,19 +9,9 @@ use lpai_direct_stub::net_run;
 
 fn run_fixture(name: &str, mode: &str, output: &std::path::Path, work: &std::path::Path) -> net_run::Summary {
     let directory = common::fixture(name);
-    let qnn = common::qnn_lib_dir();
     let list = common::absolute_input_list(name, mode, work);
-    let mut args = vec![
-        "lpai-net-run".to_string(),
-        format!("--backend={}", qnn.join("libQnnHtp.so").display()),
-        format!("--retrieve_context={}", directory.join(format!("{name}_qnn.bin")).display()),
-        format!("--input_list={}", list.display()),
-        format!("--output_dir={}", output.display()),
-    ];
-    if mode == "native" {
-        args.push("--use_native_input_files".into());
-        args.push("--use_native_output_files".into());
-    }
+    let binary = directory.join(format!("{name}_qnn.bin"));
+    let args = common::net_run_args(&binary, &list, output, mode == "native", &[]);
     net_run::run(&Options::parse_from(args)).unwrap_or_else(|error| panic!("{name} {mode}: {error:#}"))
 }
 
@@ -85,14 +76,9 @@ fn basic_profiling_reports_the_execute_time() {
     let work = tempfile::tempdir().unwrap();
     let directory = common::fixture("kws_conv");
     let list = common::absolute_input_list("kws_conv", "float", work.path());
-    let options = Options::parse_from([
-        "lpai-net-run".to_string(),
-        format!("--backend={}", common::qnn_lib_dir().join("libQnnHtp.so").display()),
-        format!("--retrieve_context={}", directory.join("kws_conv_qnn.bin").display()),
-        format!("--input_list={}", list.display()),
-        format!("--output_dir={}", work.path().join("out").display()),
-        "--profiling_level=basic".to_string(),
-    ]);
+    let binary = directory.join("kws_conv_qnn.bin");
+    let extra = ["--profiling_level=basic".to_string()];
+    let options = Options::parse_from(common::net_run_args(&binary, &list, &work.path().join("out"), false, &extra));
     let summary = net_run::run(&options).unwrap();
     let execute = summary.profile.iter().find(|event| event.event_type == 400).expect("an EXECUTE event");
     assert_eq!(execute.unit, 1, "QNN reports execute time in microseconds");
@@ -114,17 +100,9 @@ fn both_graphs_of_a_two_graph_context_equal_ort() {
         for mode in ["float", "native"] {
             let list = common::absolute_list_in(&directory, mode, work.path(), &format!("graph{index}"));
             let output = work.path().join(format!("graph{index}-{mode}"));
-            let mut args = vec![
-                "lpai-net-run".to_string(),
-                format!("--backend={}", common::qnn_lib_dir().join("libQnnHtp.so").display()),
-                format!("--retrieve_context={}", fixture.join("two_graphs_qnn.bin").display()),
-                format!("--input_list={}", list.display()),
-                format!("--output_dir={}", output.display()),
-                format!("--graph_name={name}"),
-            ];
-            if mode == "native" {
-                args.extend(["--use_native_input_files".to_string(), "--use_native_output_files".to_string()]);
-            }
+            let binary = fixture.join("two_graphs_qnn.bin");
+            let extra = [format!("--graph_name={name}")];
+            let args = common::net_run_args(&binary, &list, &output, mode == "native", &extra);
             let summary = net_run::run(&Options::parse_from(args)).unwrap();
             assert_eq!(summary.graph, name);
             let reference = directory.join("reference").join(mode);
@@ -136,4 +114,41 @@ fn both_graphs_of_a_two_graph_context_equal_ort() {
             }
         }
     }
+}
+
+#[test]
+fn an_output_names_line_writes_only_the_outputs_it_names() {
+    let _guard = common::qnn_lock();
+    let work = tempfile::tempdir().unwrap();
+    let directory = common::fixture("multi_io");
+    let list = common::absolute_input_list("multi_io", "float", work.path());
+    let lines = std::fs::read_to_string(&list).unwrap();
+    std::fs::write(&list, format!("#vec_out\n{lines}# a later comment\n")).unwrap();
+    let output = work.path().join("out");
+    let binary = directory.join("multi_io_qnn.bin");
+    let options = Options::parse_from(common::net_run_args(&binary, &list, &output, false, &[]));
+    let summary = net_run::run(&options).unwrap();
+    assert_eq!(summary.execute_micros.len(), 3);
+    let written = common::files_below(&output);
+    let expected: Vec<_> = (0..3).map(|i| std::path::PathBuf::from(format!("Result_{i}/vec_out.raw"))).collect();
+    assert_eq!(written, expected);
+    for file in &expected {
+        let reference = std::fs::read(directory.join("reference/float").join(file)).unwrap();
+        assert!(std::fs::read(output.join(file)).unwrap() == reference, "{} differs from ORT", file.display());
+    }
+}
+
+#[test]
+fn profiling_asked_for_by_the_config_file_is_reported() {
+    let _guard = common::qnn_lock();
+    let work = tempfile::tempdir().unwrap();
+    let directory = common::fixture("kws_conv");
+    let list = common::absolute_input_list("kws_conv", "float", work.path());
+    let config = work.path().join("lpaiParams.conf");
+    std::fs::write(&config, r#"{"lpai_profile": {"level": "basic"}}"#).unwrap();
+    let binary = directory.join("kws_conv_qnn.bin");
+    let extra = [format!("--config_file={}", config.display())];
+    let options = Options::parse_from(common::net_run_args(&binary, &list, &work.path().join("out"), false, &extra));
+    let summary = net_run::run(&options).unwrap();
+    assert!(summary.profile.iter().any(|event| event.event_type == 400), "no EXECUTE event: {:?}", summary.profile);
 }

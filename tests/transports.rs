@@ -1,7 +1,7 @@
 //! The stub's transports: the local transport (the full encoded wire path into the skel, in process) gives the
 //! same bytes as the runtime called directly; the FastRPC transport, on a stand-in libadsprpc.so, opens the
 //! right URI, asks for an unsigned PD, uses rpcmem buffers and gives the same bytes; without a FastRPC library
-//! it names the libraries it tried.
+//! it names the libraries it tried; an rpcmem buffer keeps the FastRPC library loaded while it lives.
 
 mod common;
 
@@ -9,6 +9,8 @@ use lpai_direct_skel::runtime::SystemLibrary;
 use lpai_direct_skel::runtime::{Arena, Backend, BackendOptions, BinarySource, Context, ContextOptions};
 use lpai_direct_stub::cli::{Options, Parser};
 use lpai_direct_stub::net_run;
+use lpai_direct_stub::stub::fastrpc::{FastRpc, FastRpcOptions};
+use lpai_direct_stub::stub::Transport;
 use std::ffi::CString;
 use std::process::Command;
 
@@ -61,17 +63,9 @@ fn the_local_transport_equals_the_direct_runtime_bit_for_bit() {
         for native in [false, true] {
             let mode = if native { "native" } else { "float" };
             let output = work.path().join(format!("{fixture}-{mode}"));
-            let mut args = vec![
-                "lpai-net-run".to_string(),
-                "--transport=local".to_string(),
-                format!("--backend={}", common::qnn_lib_dir().join("libQnnHtp.so").display()),
-                format!("--retrieve_context={}", common::fixture(fixture).join(format!("{fixture}_qnn.bin")).display()),
-                format!("--input_list={}", common::absolute_input_list(fixture, mode, work.path()).display()),
-                format!("--output_dir={}", output.display()),
-            ];
-            if native {
-                args.extend(["--use_native_input_files".into(), "--use_native_output_files".into()]);
-            }
+            let binary = common::fixture(fixture).join(format!("{fixture}_qnn.bin"));
+            let list = common::absolute_input_list(fixture, mode, work.path());
+            let args = common::net_run_args(&binary, &list, &output, native, &["--transport=local".to_string()]);
             let summary = net_run::run(&Options::parse_from(args)).unwrap();
             assert_eq!(summary.transport, "local");
             for (name, direct) in direct_outputs(fixture, native) {
@@ -142,4 +136,17 @@ fn without_a_fastrpc_library_the_error_names_the_libraries_tried() {
         let tried = stderr.find(first).zip(stderr.find(second));
         assert!(stderr.contains("FastRPC is not available") && tried.is_some_and(|(a, b)| a < b), "{stderr}");
     }
+}
+
+#[test]
+fn an_rpcmem_buffer_keeps_the_fastrpc_library_loaded_after_the_transport_is_dropped() {
+    let fake = common::artifact("target/debug/libfake_adsprpc.so", "cargo build -p fake-adsprpc");
+    let options = FastRpcOptions { libraries: vec![fake.display().to_string()], ..FastRpcOptions::default() };
+    let mut transport = FastRpc::load(options).unwrap();
+    let mut buffer = transport.buffer(64);
+    assert!(buffer.is_shared(), "the stand-in exports rpcmem_alloc and rpcmem_free");
+    drop(transport);
+    buffer[..4].copy_from_slice(&[1, 2, 3, 4]);
+    assert_eq!(buffer[..4], [1, 2, 3, 4]);
+    drop(buffer); // calls rpcmem_free, which must still be loaded
 }

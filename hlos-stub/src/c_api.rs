@@ -3,9 +3,17 @@
 
 use crate::stub::fastrpc::{skel_uri, Domain, FastRpc, FastRpcOptions};
 use crate::stub::local::Local;
-use crate::stub::{Configuration, Stub, StubError, Transport};
+use crate::stub::{default_transport, flags, Configuration, Stub, StubError, TensorDescription, Transport};
+use clap::ValueEnum;
+use lpai_direct::aee;
+use lpai_direct::wire::io_bytes;
 use std::cell::RefCell;
 use std::ffi::{c_char, c_void, CStr, CString};
+
+/// The answer to a null or invalid argument.
+const BAD_PARAMETER: i32 = aee::dsp(aee::EBADPARM);
+/// The answer to a failure without an AEE code of its own.
+const FAILED: i32 = aee::dsp(aee::EFAILED);
 
 /// `lpai_direct_stub`: an open skel handle and the message of its last failure.
 pub struct CStub {
@@ -21,7 +29,7 @@ thread_local! {
 fn code_of(error: &StubError) -> i32 {
     match error {
         StubError::Call { code, .. } => *code as i32,
-        _ => 0x8000_0401u32 as i32,
+        _ => FAILED,
     }
 }
 
@@ -55,22 +63,19 @@ pub unsafe extern "C" fn lpai_direct_stub_open(
     stub: *mut *mut CStub,
 ) -> i32 {
     if stub.is_null() {
-        return 0x8000_040E_u32 as i32;
+        return BAD_PARAMETER;
     }
     // SAFETY: checked non-null; the caller's promise.
     unsafe { *stub = std::ptr::null_mut() };
     let fail = |text: String| {
         OPEN_ERROR.with(|error| *error.borrow_mut() = message(text));
-        0x8000_0401_u32 as i32
+        FAILED
     };
     // SAFETY: the caller's promise.
-    let domain = match unsafe { optional_text(domain) }.unwrap_or("adsp") {
-        "adsp" => Domain::Adsp,
-        "cdsp" => Domain::Cdsp,
-        "sdsp" => Domain::Sdsp,
-        "mdsp" => Domain::Mdsp,
-        "cdsp1" => Domain::Cdsp1,
-        other => return fail(format!("unknown domain '{other}' (adsp, cdsp, sdsp, mdsp, cdsp1)")),
+    let domain_name = unsafe { optional_text(domain) }.unwrap_or("adsp");
+    let Ok(domain) = <Domain as ValueEnum>::from_str(domain_name, false) else {
+        let names: Vec<&str> = Domain::value_variants().iter().map(|known| known.uri_name()).collect();
+        return fail(format!("unknown domain '{domain_name}' ({})", names.join(", ")));
     };
     let options = FastRpcOptions { domain, ..FastRpcOptions::default() };
     // SAFETY: the caller's promise.
@@ -80,11 +85,7 @@ pub unsafe extern "C" fn lpai_direct_stub_open(
             Ok(fastrpc) => Box::new(fastrpc),
             Err(error) => return fail(error.to_string()),
         },
-        None if cfg!(target_arch = "aarch64") => match FastRpc::load(options) {
-            Ok(fastrpc) => Box::new(fastrpc),
-            Err(_) => Box::new(Local),
-        },
-        None => Box::new(Local),
+        None => default_transport(options).0,
         Some(other) => return fail(format!("unknown transport '{other}' (local, fastrpc)")),
     };
     match Stub::open(chosen, &skel_uri(domain, None)) {
@@ -109,7 +110,7 @@ unsafe fn with_stub(stub: *mut CStub, work: impl FnOnce(&mut CStub) -> Result<()
     // SAFETY: the caller's promise.
     match unsafe { stub.as_mut() } {
         Some(stub) => work(stub).err().unwrap_or(0),
-        None => 0x8000_040E_u32 as i32,
+        None => BAD_PARAMETER,
     }
 }
 
@@ -127,7 +128,7 @@ pub unsafe extern "C" fn lpai_direct_stub_configure(
     arena_bytes: u32,
 ) -> i32 {
     if backend.is_null() || system_library.is_null() {
-        return 0x8000_040E_u32 as i32;
+        return BAD_PARAMETER;
     }
     // SAFETY: the caller's promise.
     let (backend, system_library) = unsafe { (CStr::from_ptr(backend), CStr::from_ptr(system_library)) };
@@ -158,7 +159,7 @@ pub unsafe extern "C" fn lpai_direct_stub_load(
     graph_count: *mut u32,
 ) -> i32 {
     if binary.is_null() {
-        return 0x8000_040E_u32 as i32;
+        return BAD_PARAMETER;
     }
     // SAFETY: the caller's promise.
     let binary = unsafe { std::slice::from_raw_parts(binary.cast::<u8>(), binary_bytes) };
@@ -195,7 +196,7 @@ pub unsafe extern "C" fn lpai_direct_stub_load_file(
     graph_count: *mut u32,
 ) -> i32 {
     if path.is_null() {
-        return 0x8000_040E_u32 as i32;
+        return BAD_PARAMETER;
     }
     // SAFETY: the caller's promise.
     let path = unsafe { CStr::from_ptr(path) };
@@ -233,10 +234,11 @@ pub unsafe extern "C" fn lpai_direct_stub_io_bytes(
     unsafe {
         with_stub(stub, |s| {
             let description = record(&mut s.last_error, s.stub.describe(context_id, graph))?;
-            let size =
-                |float: bool, t: &crate::stub::TensorDescription| if float { t.elements * 4 } else { t.native_bytes };
-            let inputs = description.inputs.iter().map(|t| size(flags & 1 != 0, t)).sum();
-            let outputs = description.outputs.iter().map(|t| size(flags & 2 != 0, t)).sum();
+            let total = |tensors: &[TensorDescription], float: bool| -> usize {
+                tensors.iter().map(|tensor| io_bytes(float, tensor.elements, tensor.native_bytes)).sum()
+            };
+            let inputs = total(&description.inputs, flags & flags::FLOAT_INPUTS != 0);
+            let outputs = total(&description.outputs, flags & flags::FLOAT_OUTPUTS != 0);
             write(input_bytes, inputs);
             write(output_bytes, outputs);
             Ok(())
@@ -263,7 +265,7 @@ pub unsafe extern "C" fn lpai_direct_stub_execute(
     dsp_ticks: *mut u64,
 ) -> i32 {
     if (inputs.is_null() && input_bytes > 0) || (outputs.is_null() && output_capacity > 0) {
-        return 0x8000_040E_u32 as i32;
+        return BAD_PARAMETER;
     }
     let inputs = if input_bytes == 0 {
         &[][..]
@@ -320,5 +322,39 @@ pub unsafe extern "C" fn lpai_direct_stub_close(stub: *mut CStub) {
     if !stub.is_null() {
         // SAFETY: the caller's promise: a box from lpai_direct_stub_open, freed once.
         drop(unsafe { Box::from_raw(stub) });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn open_error() -> String {
+        // SAFETY: a null stub asks for the thread's last open failure, a NUL-terminated string.
+        unsafe { CStr::from_ptr(lpai_direct_stub_last_error(std::ptr::null())) }.to_string_lossy().into_owned()
+    }
+
+    #[test]
+    fn domains_are_clap_names_and_bad_arguments_answer_aee_codes() {
+        let mut stub = std::ptr::null_mut();
+        // SAFETY: NUL-terminated strings and a valid out-pointer.
+        let status = unsafe { lpai_direct_stub_open(c"local".as_ptr(), c"moon".as_ptr(), &mut stub) };
+        assert_eq!((status as u32, stub.is_null()), (0x8000_0401, true));
+        assert_eq!(open_error(), "unknown domain 'moon' (adsp, mdsp, sdsp, cdsp, cdsp1)");
+        // SAFETY: as above.
+        assert_eq!(unsafe { lpai_direct_stub_open(c"local".as_ptr(), c"cdsp1".as_ptr(), &mut stub) }, 0);
+        // SAFETY: `stub` is open; null names are refused before use.
+        unsafe {
+            assert_eq!(
+                lpai_direct_stub_configure(stub, std::ptr::null(), std::ptr::null(), 0, 0, 0) as u32,
+                0x8000_040E
+            );
+            lpai_direct_stub_close(stub);
+            assert_eq!(lpai_direct_stub_unload(std::ptr::null_mut(), 0) as u32, 0x8000_040E);
+            assert_eq!(
+                lpai_direct_stub_open(std::ptr::null(), std::ptr::null(), std::ptr::null_mut()) as u32,
+                0x8000_040E
+            );
+        }
     }
 }

@@ -8,8 +8,8 @@ use std::path::PathBuf;
 #[derive(Debug, Parser)]
 #[command(name = "lpai-net-run", version, about, long_about = None)]
 pub struct Options {
-    /// QNN backend library the skel loads (libQnnLpai.so on the aDSP, found through ADSP_LIBRARY_PATH; a path
-    /// to libQnnHtp.so with --transport local).
+    /// QNN backend library the skel loads (libQnnLpai.so on the aDSP, found through ADSP_LIBRARY_PATH; with
+    /// --transport local a path to libQnnHtp.so, or a bare name the dynamic loader searches for).
     #[arg(long, value_name = "FILE")]
     pub backend: PathBuf,
 
@@ -17,7 +17,8 @@ pub struct Options {
     #[arg(long = "retrieve_context", value_name = "FILE")]
     pub retrieve_context: PathBuf,
 
-    /// Input list: one inference a line; `name:=path` entries or bare paths in graph input order.
+    /// Input list: one inference a line; `name:=path` entries or bare paths in graph input order. A first line
+    /// starting with `#` names the output tensors to write.
     #[arg(long = "input_list", value_name = "FILE")]
     pub input_list: PathBuf,
 
@@ -34,7 +35,7 @@ pub struct Options {
     pub use_native_output_files: bool,
 
     /// libQnnSystem, which reads the binary's tensor metadata [default: libQnnSystem.so beside --backend].
-    #[arg(long = "system_library", value_name = "FILE")]
+    #[arg(long = "system_library", alias = "systemlib", value_name = "FILE")]
     pub system_library: Option<PathBuf>,
 
     /// Graph to run, for binaries that hold several [default: the first].
@@ -63,7 +64,8 @@ pub struct Options {
     #[arg(long = "arena_bytes", value_name = "BYTES")]
     pub arena_bytes: Option<u32>,
 
-    /// How calls reach the skel [default: fastrpc on aarch64 when a FastRPC library loads, local otherwise].
+    /// How calls reach the skel [default: fastrpc on aarch64 when a FastRPC library loads (else local, with a
+    /// note on stderr saying why), local elsewhere].
     #[arg(long, value_enum)]
     pub transport: Option<TransportKind>,
 
@@ -121,4 +123,18 @@ pub enum LogLevel {
     Verbose,
     /// Everything.
     Debug,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn systemlib_is_an_alias_of_system_library() {
+        let required = ["lpai-net-run", "--backend=b", "--retrieve_context=c", "--input_list=l"];
+        for flag in ["--systemlib", "--system_library"] {
+            let options = Options::parse_from(required.iter().copied().chain([flag, "libQnnSystem.so"]));
+            assert_eq!(options.system_library, Some(PathBuf::from("libQnnSystem.so")), "{flag}");
+        }
+    }
 }

@@ -1,7 +1,8 @@
 //! qnn-net-run input lists: one inference a line, entries `name:=path` or bare paths in graph input order.
 //!
-//! Blank lines and lines starting with `#` (qnn-net-run's output-name line) are skipped. Relative paths are
-//! taken from the current directory, as qnn-net-run does.
+//! When the first non-blank line starts with `#`, it is qnn-net-run's output-names line: the space-separated
+//! output tensors to write. Blank lines and later `#` lines are skipped. Relative paths are taken from the
+//! current directory, as qnn-net-run does.
 
 use anyhow::{bail, Context, Result};
 use std::path::{Path, PathBuf};
@@ -29,15 +30,38 @@ pub struct Line {
     pub files: Vec<PathBuf>,
 }
 
-/// Parses the list and checks every line against the graph's inputs before anything runs: entry counts,
-/// names, files that exist and sizes that match.
-pub fn read(list: &Path, inputs: &[ExpectedInput]) -> Result<Vec<Line>> {
+/// A checked input list.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InputList {
+    /// The inferences, in list order.
+    pub lines: Vec<Line>,
+    /// The outputs to write, as indices in graph output order: every output unless the output-names line
+    /// names some.
+    pub outputs: Vec<usize>,
+}
+
+/// Parses the list and checks it against the graph before anything runs: the output-names line against the
+/// graph's `outputs`, and every line against its `inputs` (entry counts, names, files that exist and sizes
+/// that match).
+pub fn read(list: &Path, inputs: &[ExpectedInput], outputs: &[&str]) -> Result<InputList> {
     let text = std::fs::read_to_string(list).with_context(|| format!("cannot read input list {}", list.display()))?;
     let mut lines = Vec::new();
+    let mut selected: Vec<usize> = (0..outputs.len()).collect();
+    let mut first = true;
     for (index, raw) in text.lines().enumerate() {
         let number = index + 1;
         let trimmed = raw.trim();
-        if trimmed.is_empty() || trimmed.starts_with('#') {
+        if trimmed.is_empty() {
+            continue;
+        }
+        if std::mem::take(&mut first) {
+            if let Some(names) = trimmed.strip_prefix('#') {
+                selected = select_outputs(names, outputs)
+                    .with_context(|| format!("input list {} line {number}", list.display()))?;
+                continue;
+            }
+        }
+        if trimmed.starts_with('#') {
             continue;
         }
         let files =
@@ -76,7 +100,16 @@ pub fn read(list: &Path, inputs: &[ExpectedInput]) -> Result<Vec<Line>> {
             }
         }
     }
-    Ok(lines)
+    Ok(InputList { lines, outputs: selected })
+}
+
+/// The outputs an output-names line (without its `#`) asks for, in graph order; every output when it names none.
+fn select_outputs(names: &str, outputs: &[&str]) -> Result<Vec<usize>> {
+    let names: Vec<&str> = names.split_whitespace().collect();
+    if let Some(unknown) = names.iter().find(|name| !outputs.contains(name)) {
+        bail!("the graph has no output named '{unknown}' (outputs: {})", outputs.join(", "));
+    }
+    Ok((0..outputs.len()).filter(|&index| names.is_empty() || names.contains(&outputs[index])).collect())
 }
 
 fn parse_line(line: &str, inputs: &[ExpectedInput]) -> Result<Vec<PathBuf>> {
@@ -135,5 +168,26 @@ mod tests {
         assert!(message("a:=x.raw c:=y.raw").contains("no input named 'c'"));
         assert!(message("a:=x.raw a:=y.raw").contains("given twice"));
         assert!(message("a:=x.raw y.raw").contains("mixes"));
+    }
+
+    #[test]
+    fn the_first_line_names_the_outputs_to_write_and_later_hash_lines_are_comments() {
+        let dir = tempfile::tempdir().unwrap();
+        for name in ["x.raw", "y.raw"] {
+            std::fs::write(dir.path().join(name), [0u8; 4]).unwrap();
+        }
+        let (x, y) = (dir.path().join("x.raw"), dir.path().join("y.raw"));
+        let list = dir.path().join("list.txt");
+        let outputs = ["out0", "out1", "out2"];
+        let entries = format!("{} {}", x.display(), y.display());
+        std::fs::write(&list, format!("\n#out2 out0\n{entries}\n# a comment\n{entries}\n")).unwrap();
+        let read_list = read(&list, &inputs(), &outputs).unwrap();
+        assert_eq!(read_list.outputs, vec![0, 2]);
+        assert_eq!(read_list.lines.iter().map(|line| line.number).collect::<Vec<_>>(), vec![3, 5]);
+        std::fs::write(&list, format!("{entries}\n#out2\n")).unwrap();
+        assert_eq!(read(&list, &inputs(), &outputs).unwrap().outputs, vec![0, 1, 2]);
+        std::fs::write(&list, format!("#out1 logits\n{entries}\n")).unwrap();
+        let message = format!("{:#}", read(&list, &inputs(), &outputs).unwrap_err());
+        assert!(message.contains("line 1: the graph has no output named 'logits' (outputs: out0, out1, out2)"));
     }
 }

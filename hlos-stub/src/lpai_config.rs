@@ -1,11 +1,14 @@
 //! qnn-net-run's `--config_file` for LPAI: either the backend-extensions JSON
 //! (`{"backend_extensions": {"config_file_path": "lpaiParams.conf", ...}}`) or an `lpaiParams.conf` itself, with
-//! the keys the LPAI net-run extension documents. Unknown keys are refused by name, so a typo is not ignored.
+//! the keys the LPAI net-run extension documents. Unknown keys in the conf are refused by name, so a typo is not
+//! ignored; the backend-extensions JSON's other top-level keys (`context_configs`, `graph_configs`, ...) are
+//! qnn-net-run's and are ignored. `config_file_path` is followed one level only; a relative one is taken from the
+//! JSON file's directory first, then from the current directory.
 
 use anyhow::{bail, Context, Result};
 use lpai_direct::qnn::lpai;
 use serde::Deserialize;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -15,8 +18,8 @@ struct Extensions {
     config_file_path: String,
 }
 
+/// The backend-extensions JSON; its other top-level keys belong to qnn-net-run and are ignored.
 #[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
 struct Outer {
     backend_extensions: Extensions,
 }
@@ -83,16 +86,57 @@ fn choice(file: &Path, key: &str, value: &str, choices: &[(&str, u32)]) -> Resul
     }
 }
 
+fn read_json(path: &Path) -> Result<serde_json::Value> {
+    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read config file {}", path.display()))?;
+    serde_json::from_str(&text).with_context(|| format!("config file {} is not JSON", path.display()))
+}
+
+/// Where a backend-extensions file's `config_file_path` points: an absolute path as it is; a relative one beside
+/// `json` when it exists there, else from `current_directory`.
+fn resolve(json: &Path, config_file_path: &Path, current_directory: &Path) -> Result<PathBuf> {
+    if config_file_path.is_absolute() {
+        return Ok(config_file_path.to_path_buf());
+    }
+    let beside = json.parent().unwrap_or(Path::new("")).join(config_file_path);
+    if beside.exists() {
+        return Ok(beside);
+    }
+    let from_current = current_directory.join(config_file_path);
+    if from_current.exists() {
+        return Ok(from_current);
+    }
+    bail!(
+        "config file {}: config_file_path {} is neither beside it ({}) nor in the current directory ({})",
+        json.display(),
+        config_file_path.display(),
+        beside.display(),
+        from_current.display()
+    )
+}
+
 /// Reads a config file (the backend-extensions JSON or the lpaiParams.conf it points to).
 pub fn read(path: &Path) -> Result<LpaiConfig> {
-    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read config file {}", path.display()))?;
-    let value: serde_json::Value =
-        serde_json::from_str(&text).with_context(|| format!("config file {} is not JSON", path.display()))?;
-    if value.get("backend_extensions").is_some() {
-        let outer: Outer = serde_json::from_value(value).with_context(|| format!("config file {}", path.display()))?;
-        let inner = path.parent().unwrap_or(Path::new(".")).join(&outer.backend_extensions.config_file_path);
-        return read(&inner);
+    let value = read_json(path)?;
+    if value.get("backend_extensions").is_none() {
+        return from_params(path, value);
     }
+    let outer: Outer = serde_json::from_value(value).with_context(|| format!("config file {}", path.display()))?;
+    let current_directory = std::env::current_dir().unwrap_or_default();
+    let inner = resolve(path, Path::new(&outer.backend_extensions.config_file_path), &current_directory)?;
+    let inner_value = read_json(&inner)?;
+    if inner_value.get("backend_extensions").is_some() {
+        bail!(
+            "config file {}: its config_file_path {} is another backend-extensions file; it must name an \
+             lpaiParams.conf",
+            path.display(),
+            inner.display()
+        );
+    }
+    from_params(&inner, inner_value)
+}
+
+/// Reads an lpaiParams.conf's keys (`path` names it in messages).
+fn from_params(path: &Path, value: serde_json::Value) -> Result<LpaiConfig> {
     let params: Params = serde_json::from_value(value).with_context(|| format!("config file {}", path.display()))?;
     let backend = params.lpai_backend.unwrap_or_default();
     let target = backend
@@ -134,7 +178,7 @@ pub fn read(path: &Path) -> Result<LpaiConfig> {
 mod tests {
     use super::*;
 
-    fn write(dir: &Path, name: &str, text: &str) -> std::path::PathBuf {
+    fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
         let path = dir.join(name);
         std::fs::write(&path, text).unwrap();
         path
@@ -186,5 +230,50 @@ mod tests {
             "{message}"
         );
         assert!(format!("{:#}", read(&dir.path().join("absent.conf")).unwrap_err()).contains("absent.conf"));
+    }
+
+    #[test]
+    fn the_extensions_file_is_followed_one_level_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let itself = dir.path().join("self.json");
+        let text = format!(r#"{{"backend_extensions": {{"config_file_path": "{}"}}}}"#, itself.display());
+        std::fs::write(&itself, text).unwrap();
+        let message = format!("{:#}", read(&itself).unwrap_err());
+        assert!(message.contains("another backend-extensions file"), "{message}");
+        write(dir.path(), "second.json", r#"{"backend_extensions": {"config_file_path": "lpaiParams.conf"}}"#);
+        write(dir.path(), "lpaiParams.conf", r#"{"lpai_backend": {"target_env": "arm"}}"#);
+        let first = write(dir.path(), "first.json", r#"{"backend_extensions": {"config_file_path": "second.json"}}"#);
+        let message = format!("{:#}", read(&first).unwrap_err());
+        assert!(message.contains("first.json") && message.contains("second.json"), "{message}");
+    }
+
+    #[test]
+    fn qnn_net_run_top_level_keys_are_ignored_but_the_conf_stays_strict() {
+        let dir = tempfile::tempdir().unwrap();
+        write(dir.path(), "lpaiParams.conf", r#"{"lpai_backend": {"target_env": "arm"}}"#);
+        let outer = write(
+            dir.path(),
+            "config.json",
+            r#"{"backend_extensions": {"config_file_path": "lpaiParams.conf"},
+                "context_configs": {"context_priority": "high"}, "graph_configs": [{"graph_name": "g"}]}"#,
+        );
+        assert_eq!(read(&outer).unwrap().target, Some(1));
+        let conf = write(dir.path(), "extra.conf", r#"{"context_configs": {}}"#);
+        assert!(format!("{:#}", read(&conf).unwrap_err()).contains("unknown field `context_configs`"));
+    }
+
+    #[test]
+    fn a_relative_conf_is_found_beside_the_json_first_then_in_the_current_directory() {
+        let json_dir = tempfile::tempdir().unwrap();
+        let current = tempfile::tempdir().unwrap();
+        let json = json_dir.path().join("config.json");
+        let conf = Path::new("lpaiParams.conf");
+        write(current.path(), "lpaiParams.conf", "{}");
+        assert_eq!(resolve(&json, conf, current.path()).unwrap(), current.path().join(conf));
+        write(json_dir.path(), "lpaiParams.conf", "{}");
+        assert_eq!(resolve(&json, conf, current.path()).unwrap(), json_dir.path().join(conf));
+        let message = resolve(&json, Path::new("absent.conf"), current.path()).unwrap_err().to_string();
+        assert!(message.contains("absent.conf") && message.contains("current directory"), "{message}");
+        assert_eq!(resolve(&json, Path::new("/x/y.conf"), current.path()).unwrap(), Path::new("/x/y.conf"));
     }
 }

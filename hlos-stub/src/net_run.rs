@@ -2,32 +2,18 @@
 //! whole input list, then run every line and write its outputs. Every transport runs this same code.
 
 use crate::cli::{LogLevel, Options, ProfilingLevel, TransportKind};
-use crate::input_list::{self, ExpectedInput};
+use crate::graph_io;
+use crate::input_list;
 use crate::lpai_config::{self, LpaiConfig};
 use crate::output;
 use crate::stub::fastrpc::{self, FastRpc, FastRpcOptions};
 use crate::stub::local::Local;
-use crate::stub::{flags, Configuration, GraphDescription, Stub, StubError, TensorDescription, Transport};
+use crate::stub::{default_transport_trying, flags, Configuration, ProfileEvent, Stub, StubError, Transport};
 use crate::stub::{PRIORITY_UNCHANGED, TARGET_DEFAULT};
 use anyhow::{anyhow, bail, Context as _, Result};
 use std::ffi::CString;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
-
-/// One profile event, owned.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ProfileLine {
-    /// QNN event type (EXECUTE 400, NODE 404, ...).
-    pub event_type: u32,
-    /// QNN unit (MICROSEC 1, CYCLES 3, ...).
-    pub unit: u32,
-    /// The measurement.
-    pub value: u64,
-    /// The backend's name for the event.
-    pub identifier: String,
-    /// 0 top level, 1 sub-event.
-    pub depth: u32,
-}
 
 /// What a run did, for the closing lines.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -45,7 +31,7 @@ pub struct Summary {
     /// LPAI scratch and persistent bytes of the graph.
     pub lpai_memory: (u32, u32),
     /// Profile events in the order QNN lists them.
-    pub profile: Vec<ProfileLine>,
+    pub profile: Vec<ProfileEvent>,
 }
 
 fn c_path(path: &Path) -> Result<CString> {
@@ -74,8 +60,21 @@ fn qnn_log_level(level: LogLevel) -> u32 {
     }
 }
 
-/// The transport the options ask for (or the default one).
-pub fn transport(options: &Options) -> Result<Box<dyn Transport>> {
+fn qnn_profiling_level(options: &Options, lpai: &LpaiConfig) -> u32 {
+    options.profiling_level.map_or(lpai.profiling_level.unwrap_or(0), |level| match level {
+        ProfilingLevel::Basic => 1,
+        ProfilingLevel::Detailed => 2,
+        ProfilingLevel::Backend => 1000,
+    })
+}
+
+/// The transport the options ask for (or the default one), and a note for stderr when the default fell back
+/// from FastRPC to local (on aarch64), saying why FastRPC was not available.
+pub fn transport(options: &Options) -> Result<(Box<dyn Transport>, Option<String>)> {
+    choose_transport(options, cfg!(target_arch = "aarch64"))
+}
+
+fn choose_transport(options: &Options, try_fastrpc: bool) -> Result<(Box<dyn Transport>, Option<String>)> {
     let fastrpc_options = FastRpcOptions {
         domain: options.domain,
         session: options.session,
@@ -83,37 +82,14 @@ pub fn transport(options: &Options) -> Result<Box<dyn Transport>> {
         libraries: options.fastrpc_library.iter().cloned().collect(),
     };
     match options.transport {
-        Some(TransportKind::Local) => Ok(Box::new(Local)),
-        Some(TransportKind::Fastrpc) => Ok(Box::new(FastRpc::load(fastrpc_options)?)),
-        None if cfg!(target_arch = "aarch64") => match FastRpc::load(fastrpc_options) {
-            Ok(fastrpc) => Ok(Box::new(fastrpc)),
-            Err(_) => Ok(Box::new(Local)),
-        },
-        None => Ok(Box::new(Local)),
+        Some(TransportKind::Local) => Ok((Box::new(Local), None)),
+        Some(TransportKind::Fastrpc) => Ok((Box::new(FastRpc::load(fastrpc_options)?), None)),
+        None => {
+            let (chosen, unavailable) = default_transport_trying(fastrpc_options, try_fastrpc);
+            let note = unavailable.map(|why| format!("{why}; using the local transport (the skel in this process)"));
+            Ok((chosen, note))
+        }
     }
-}
-
-fn expected_inputs(graph: &GraphDescription, native: bool) -> Vec<ExpectedInput> {
-    graph
-        .inputs
-        .iter()
-        .map(|tensor| {
-            let native_size = (tensor.native_bytes, format!("{} {} elements", tensor.elements, data_type_name(tensor)));
-            let float_size = (tensor.elements * 4, format!("{} float32 elements", tensor.elements));
-            let (expected, other, hint) = if native {
-                (native_size, float_size, "it looks like float32 data: drop --use_native_input_files")
-            } else {
-                (float_size, native_size, "it looks like native data: pass --use_native_input_files")
-            };
-            let other_kind = (other.0 != expected.0).then(|| (other.0, hint.to_string()));
-            ExpectedInput { name: tensor.name.clone(), bytes: expected.0, what: expected.1, other_kind }
-        })
-        .collect()
-}
-
-fn data_type_name(tensor: &TensorDescription) -> &'static str {
-    let name = lpai_direct::qnn::DataType(tensor.data_type).c_name().unwrap_or("unknown");
-    name.trim_start_matches("QNN_DATATYPE_")
 }
 
 /// The skel's message for a failed call, prefixed with what was being done.
@@ -121,15 +97,42 @@ fn failed(what: String) -> impl FnOnce(StubError) -> anyhow::Error {
     move |error| anyhow!("{what}: {error}")
 }
 
+/// The context binary's path for a skel that reads it itself: absolute, so it does not depend on the skel's
+/// current directory.
+fn path_for_skel(binary: &Path) -> Result<CString> {
+    let absolute =
+        std::fs::canonicalize(binary).with_context(|| format!("context binary {} does not exist", binary.display()))?;
+    c_path(&absolute)
+}
+
+/// Reads one input file into its place in the inputs buffer; the file must still have the size the list check
+/// saw.
+fn read_input(file: &Path, destination: &mut [u8]) -> Result<()> {
+    let bytes = std::fs::read(file).with_context(|| format!("cannot read input file {}", file.display()))?;
+    if bytes.len() != destination.len() {
+        bail!(
+            "input file {} now has {} bytes, expected {}: it changed after the input list was checked",
+            file.display(),
+            bytes.len(),
+            destination.len()
+        );
+    }
+    destination.copy_from_slice(&bytes);
+    Ok(())
+}
+
 /// Runs the job the options describe.
 pub fn run(options: &Options) -> Result<Summary> {
     let binary_path = &options.retrieve_context;
-    let binary_size = std::fs::metadata(binary_path)
-        .with_context(|| format!("context binary {} cannot be read", binary_path.display()))?
-        .len();
-    let transport = transport(options)?;
-    let local = transport.name() == "local";
-    if local && !options.backend.is_file() {
+    std::fs::metadata(binary_path)
+        .with_context(|| format!("context binary {} cannot be read", binary_path.display()))?;
+    let (transport, note) = transport(options)?;
+    if let Some(note) = note {
+        eprintln!("lpai-net-run: note: {note}");
+    }
+    // A bare library name (no `/`) is left to the dynamic loader's search.
+    let is_path = options.backend.as_os_str().as_bytes().contains(&b'/');
+    if transport.name() == "local" && is_path && !options.backend.is_file() {
         bail!("backend library {} does not exist", options.backend.display());
     }
     let lpai = match &options.config_file {
@@ -138,16 +141,11 @@ pub fn run(options: &Options) -> Result<Summary> {
     };
     let uri = fastrpc::skel_uri(options.domain, options.session);
     let mut stub = Stub::open(transport, &uri).map_err(failed("opening the skel".into()))?;
-    let system_library = system_library_path(options);
     let configuration = Configuration {
         backend: c_path(&options.backend)?,
-        system_library: c_path(&system_library)?,
+        system_library: c_path(&system_library_path(options))?,
         log_level: qnn_log_level(options.log_level),
-        profiling_level: options.profiling_level.map_or(lpai.profiling_level.unwrap_or(0), |level| match level {
-            ProfilingLevel::Basic => 1,
-            ProfilingLevel::Detailed => 2,
-            ProfilingLevel::Backend => 1000,
-        }),
+        profiling_level: qnn_profiling_level(options, &lpai),
         lpai_hw_version: lpai.hw_version.unwrap_or(0),
         lpai_target: lpai.target.unwrap_or(TARGET_DEFAULT),
         arena_bytes: options.arena_bytes.unwrap_or(0),
@@ -157,10 +155,9 @@ pub fn run(options: &Options) -> Result<Summary> {
     let load_flags = if options.persistent_binary { flags::PERSISTENT_BINARY } else { 0 };
     let what = format!("context binary {}", binary_path.display());
     let (context, graph_count) = if options.dsp_reads_context {
-        stub.load_file(&c_path(binary_path)?, load_flags)
+        stub.load_file(&path_for_skel(binary_path)?, load_flags)
     } else {
         let binary = std::fs::read(binary_path).with_context(|| format!("cannot read {}", binary_path.display()))?;
-        debug_assert_eq!(binary.len() as u64, binary_size);
         stub.load(&binary, load_flags)
     }
     .map_err(failed(what))?;
@@ -177,18 +174,21 @@ pub fn run(options: &Options) -> Result<Summary> {
         None => 0,
     };
     let graph = graphs.get(graph_index).context("the context binary holds no graph")?;
+    let float_in = !options.use_native_input_files;
+    let float_out = !options.use_native_output_files;
+    graph_io::check_float_conversion(graph, float_in, float_out)?;
     if let (Some(perf), Some(affinity)) = (lpai.perf, lpai.affinity) {
         let what = format!("setting LPAI performance of graph {}", graph.name);
         stub.set_performance(context, graph_index as u32, perf, affinity, PRIORITY_UNCHANGED).map_err(failed(what))?;
     }
-    let lines = input_list::read(&options.input_list, &expected_inputs(graph, options.use_native_input_files))?;
+    let output_names: Vec<&str> = graph.outputs.iter().map(|tensor| tensor.name.as_str()).collect();
+    let expected = graph_io::expected_inputs(graph, options.use_native_input_files);
+    let list = input_list::read(&options.input_list, &expected, &output_names)?;
 
-    let float_in = !options.use_native_input_files;
-    let float_out = !options.use_native_output_files;
-    let input_sizes: Vec<usize> =
-        graph.inputs.iter().map(|t| if float_in { t.elements * 4 } else { t.native_bytes }).collect();
-    let output_sizes: Vec<usize> =
-        graph.outputs.iter().map(|t| if float_out { t.elements * 4 } else { t.native_bytes }).collect();
+    let input_sizes = graph_io::wire_sizes(&graph.inputs, float_in);
+    let output_sizes = graph_io::wire_sizes(&graph.outputs, float_out);
+    let output_offsets: Vec<usize> =
+        output_sizes.iter().scan(0, |at, size| Some(std::mem::replace(at, *at + size))).collect();
     let execute_flags =
         if float_in { flags::FLOAT_INPUTS } else { 0 } | if float_out { flags::FLOAT_OUTPUTS } else { 0 };
     let mut inputs = stub.transport().buffer(input_sizes.iter().sum());
@@ -202,12 +202,11 @@ pub fn run(options: &Options) -> Result<Summary> {
         lpai_memory: (graph.scratch_bytes, graph.persistent_bytes),
         ..Summary::default()
     };
-    let progress = indicatif::ProgressBar::new(lines.len() as u64);
-    for (result_index, line) in lines.iter().enumerate() {
+    let progress = indicatif::ProgressBar::new(list.lines.len() as u64);
+    for (result_index, line) in list.lines.iter().enumerate() {
         let mut offset = 0;
         for (file, size) in line.files.iter().zip(&input_sizes) {
-            let bytes = std::fs::read(file).with_context(|| format!("cannot read input file {}", file.display()))?;
-            inputs[offset..offset + size].copy_from_slice(&bytes);
+            read_input(file, &mut inputs[offset..offset + size])?;
             offset += size;
         }
         let executed = stub
@@ -216,28 +215,74 @@ pub fn run(options: &Options) -> Result<Summary> {
         summary.execute_micros.push(graph.micros(executed.dsp_ticks));
         let directory = options.output_dir.join(format!("Result_{result_index}"));
         std::fs::create_dir_all(&directory).with_context(|| format!("cannot create {}", directory.display()))?;
-        let mut offset = 0;
-        for (tensor, size) in graph.outputs.iter().zip(&output_sizes) {
-            output::write_whole(&directory.join(output::file_name(&tensor.name)), &outputs[offset..offset + size])?;
-            offset += size;
+        for &index in &list.outputs {
+            let (offset, size) = (output_offsets[index], output_sizes[index]);
+            let file = directory.join(output::file_name(&graph.outputs[index].name));
+            output::write_whole(&file, &outputs[offset..offset + size])?;
         }
         progress.inc(1);
     }
     progress.finish_and_clear();
     drop((inputs, outputs));
-    if options.profiling_level.is_some() {
-        let events = stub.profile(context).map_err(failed("reading the profile".into()))?;
-        summary.profile = events
-            .into_iter()
-            .map(|e| ProfileLine {
-                event_type: e.event_type,
-                unit: e.unit,
-                value: e.value,
-                identifier: e.identifier,
-                depth: e.depth,
-            })
-            .collect();
+    if configuration.profiling_level != 0 {
+        summary.profile = stub.profile(context).map_err(failed("reading the profile".into()))?;
     }
     stub.unload(context).map_err(failed("unloading the context".into()))?;
     Ok(summary)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::Parser;
+
+    fn options(extra: &[&str]) -> Options {
+        let required = ["lpai-net-run", "--backend=b", "--retrieve_context=c", "--input_list=l"];
+        Options::parse_from(required.iter().chain(extra))
+    }
+
+    #[test]
+    fn an_input_file_that_changed_size_is_named_instead_of_panicking() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("grown.raw");
+        std::fs::write(&file, [1u8; 6]).unwrap();
+        let mut destination = [0u8; 4];
+        let message = read_input(&file, &mut destination).unwrap_err().to_string();
+        assert!(message.contains("grown.raw") && message.contains("6 bytes, expected 4"), "{message}");
+        std::fs::write(&file, [7u8; 4]).unwrap();
+        read_input(&file, &mut destination).unwrap();
+        assert_eq!(destination, [7; 4]);
+    }
+
+    #[test]
+    fn the_config_file_profiling_level_counts_when_the_flag_is_absent() {
+        let lpai = LpaiConfig { profiling_level: Some(2), ..LpaiConfig::default() };
+        assert_eq!(qnn_profiling_level(&options(&[]), &lpai), 2);
+        assert_eq!(qnn_profiling_level(&options(&["--profiling_level=basic"]), &lpai), 1);
+        assert_eq!(qnn_profiling_level(&options(&[]), &LpaiConfig::default()), 0);
+    }
+
+    #[test]
+    fn only_a_default_fallback_to_local_comes_with_a_note() {
+        let missing = "--fastrpc_library=/nonexistent/libadsprpc.so";
+        let (chosen, note) = choose_transport(&options(&[missing]), true).unwrap();
+        let note = note.unwrap_or_default();
+        assert_eq!(chosen.name(), "local");
+        assert!(note.contains("FastRPC is not available") && note.contains("/nonexistent/libadsprpc.so"), "{note}");
+        let (chosen, note) = choose_transport(&options(&[missing, "--transport=local"]), true).unwrap();
+        assert_eq!((chosen.name(), note), ("local", None));
+        let (_, note) = choose_transport(&options(&[missing]), false).unwrap();
+        assert_eq!(note, None);
+    }
+
+    #[test]
+    fn the_skel_gets_an_absolute_context_path() {
+        // Unit tests run in the package directory, so this relative path exists.
+        let sent = path_for_skel(Path::new("src/../Cargo.toml")).unwrap();
+        let sent = PathBuf::from(sent.to_str().unwrap());
+        assert_eq!(sent, std::env::current_dir().unwrap().join("Cargo.toml").canonicalize().unwrap());
+        assert!(sent.is_absolute());
+        let message = path_for_skel(Path::new("absent.bin")).unwrap_err().to_string();
+        assert!(message.contains("absent.bin") && message.contains("does not exist"), "{message}");
+    }
 }

@@ -29,6 +29,8 @@ int main(int argc, char** argv) {
     lpai_direct_stub* stub = NULL;
     if (lpai_direct_stub_open("nonsense", NULL, &stub) == 0 || stub != NULL) return 3;
     if (strstr(lpai_direct_stub_last_error(NULL), "unknown transport") == NULL) return 4;
+    if (lpai_direct_stub_open("local", "moon", &stub) == 0 || stub != NULL) return 11;
+    if (strstr(lpai_direct_stub_last_error(NULL), "unknown domain 'moon'") == NULL) return 12;
     CHECK(lpai_direct_stub_open("local", "adsp", &stub));
     CHECK(lpai_direct_stub_configure(stub, argv[1], argv[2], 2, 0, 0));
 

@@ -91,3 +91,20 @@ pub static QNN_LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
 pub fn qnn_lock() -> std::sync::MutexGuard<'static, ()> {
     QNN_LOCK.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
+
+/// `lpai-net-run` arguments running `binary` on the real HTP backend with `list`, writing into `output`, plus
+/// `extra` flags; `native` adds both `--use_native_*` flags.
+pub fn net_run_args(binary: &Path, list: &Path, output: &Path, native: bool, extra: &[String]) -> Vec<String> {
+    let mut args = vec![
+        "lpai-net-run".to_string(),
+        format!("--backend={}", qnn_lib_dir().join("libQnnHtp.so").display()),
+        format!("--retrieve_context={}", binary.display()),
+        format!("--input_list={}", list.display()),
+        format!("--output_dir={}", output.display()),
+    ];
+    if native {
+        args.extend(["--use_native_input_files".to_string(), "--use_native_output_files".to_string()]);
+    }
+    args.extend(extra.iter().cloned());
+    args
+}

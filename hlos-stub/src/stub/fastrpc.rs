@@ -9,6 +9,7 @@ use libloading::Library;
 use lpai_direct::codec::RemoteArg;
 use std::ffi::{c_int, c_void, CStr, CString};
 use std::ptr::NonNull;
+use std::sync::Arc;
 
 /// FastRPC `remote_session_control` request that allows an unsigned PD on a domain.
 const DSPRPC_CONTROL_UNSIGNED_MODULE: u32 = 2;
@@ -109,8 +110,9 @@ pub struct FastRpc {
     close: CloseFn,
     session_control: Option<SessionControlFn>,
     rpcmem: Option<(RpcmemAllocFn, RpcmemFreeFn)>,
-    // Declared last: the function pointers above come from it.
-    _library: Library,
+    // The function pointers above come from it; each rpcmem buffer holds a clone, so the library stays loaded
+    // until the transport and every buffer it handed out are gone.
+    library: Arc<Library>,
 }
 
 /// Why FastRPC could not be used.
@@ -168,7 +170,7 @@ impl FastRpc {
                 close,
                 session_control,
                 rpcmem,
-                _library: library,
+                library: Arc::new(library),
             })
         }
     }
@@ -232,11 +234,18 @@ impl Transport for FastRpc {
         };
         // SAFETY: rpcmem_alloc(heap, flags, size) returns shared memory or null.
         let memory = unsafe { alloc(RPCMEM_HEAP_ID_SYSTEM, RPCMEM_FLAG_CACHED, size) };
+        let library = Arc::clone(&self.library);
+        // The closure owns a clone of the library: `free` stays loaded even after the transport is dropped.
+        let release = move |pointer: *mut u8| {
+            let _library = &library;
+            // SAFETY: `pointer` came from this library's rpcmem_alloc, and `library` keeps `free` loaded.
+            unsafe { free(pointer.cast()) };
+        };
         match NonNull::new(memory.cast::<u8>()) {
             // SAFETY: rpcmem gave `bytes` bytes that stay valid until rpcmem_free.
             Some(pointer) => unsafe {
                 pointer.as_ptr().write_bytes(0, bytes);
-                IoBuffer::shared(pointer, bytes, Box::new(move |p| free(p.cast())))
+                IoBuffer::shared(pointer, bytes, Box::new(release))
             },
             None => IoBuffer::heap(bytes),
         }

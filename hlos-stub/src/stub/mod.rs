@@ -7,6 +7,7 @@ pub mod transport;
 
 pub use transport::{IoBuffer, Transport};
 
+use lpai_direct::aee;
 use lpai_direct::codec::{self, EncodeError, Encoder, Method};
 use lpai_direct::wire::{GraphRecord, Reader, TensorRecord};
 use std::ffi::CStr;
@@ -44,21 +45,23 @@ pub enum StubError {
     },
 }
 
-/// The name of an AEE code (with or without the DSP offset).
-pub fn aee_name(code: u32) -> &'static str {
-    let plain = if code > 0x8000_0400 { code - 0x8000_0400 } else { code };
-    match plain {
-        0x1 => "AEE_EFAILED",
-        0x2 => "AEE_ENOMEMORY",
-        0xD => "AEE_EBADSTATE",
-        0xE => "AEE_EBADPARM",
-        0x14 => "AEE_EUNSUPPORTED",
-        0x2C => "AEE_EINVHANDLE",
-        0x42 => "AEE_ENOSUCHSYMBOL",
-        0x72 => "AEE_ECONNREFUSED",
-        0x81 => "AEE_EUNSIGNEDMOD",
-        0x200 => "AEE_ERPC",
-        _ => "an error",
+/// The default transport: FastRPC on aarch64 when a FastRPC library loads, local otherwise. A fallback from
+/// FastRPC to local comes with why FastRPC was not available.
+pub fn default_transport(options: fastrpc::FastRpcOptions) -> (Box<dyn Transport>, Option<fastrpc::Unavailable>) {
+    default_transport_trying(options, cfg!(target_arch = "aarch64"))
+}
+
+/// [`default_transport`], trying FastRPC first only when `try_fastrpc` (so hosts can test the fallback).
+pub(crate) fn default_transport_trying(
+    options: fastrpc::FastRpcOptions,
+    try_fastrpc: bool,
+) -> (Box<dyn Transport>, Option<fastrpc::Unavailable>) {
+    if !try_fastrpc {
+        return (Box::new(local::Local), None);
+    }
+    match fastrpc::FastRpc::load(options) {
+        Ok(fastrpc) => (Box::new(fastrpc), None),
+        Err(unavailable) => (Box::new(local::Local), Some(unavailable)),
     }
 }
 
@@ -199,7 +202,7 @@ impl Stub {
                 method: "open",
                 place: transport.place(),
                 code: code as u32,
-                code_name: aee_name(code as u32),
+                code_name: aee::name(code as u32),
                 message: format!("could not open {}", uri.to_string_lossy()),
             }),
         }
@@ -231,7 +234,7 @@ impl Stub {
 
     fn failure(&mut self, method: &'static str, code: u32) -> StubError {
         let message = if method == "last_error" { String::new() } else { self.last_error().unwrap_or_default() };
-        StubError::Call { method, place: self.transport.place(), code, code_name: aee_name(code), message }
+        StubError::Call { method, place: self.transport.place(), code, code_name: aee::name(code), message }
     }
 
     /// The skel's message for the last failed call on this handle.
@@ -285,8 +288,8 @@ impl Stub {
         )
     }
 
-    /// Calls a method whose answer is a `rout` byte sequence plus its needed length, growing the buffer and
-    /// calling again when the skel says it needs more.
+    /// Calls a method whose answer is a `rout` byte sequence plus its needed length. When the skel says it needs
+    /// more, calls once more with exactly that much; a second "needs more" answer is malformed.
     fn call_for_bytes(
         &mut self,
         method: &'static Method,
@@ -295,7 +298,7 @@ impl Stub {
     ) -> Result<Vec<u8>, StubError> {
         let (bytes_index, length_index) = out;
         let mut capacity = 4096;
-        loop {
+        for _attempt in 0..2 {
             let mut bytes = vec![0u8; capacity];
             let needed = self.call(
                 method,
@@ -311,6 +314,7 @@ impl Stub {
             }
             capacity = needed;
         }
+        Err(StubError::Malformed { method: method.name })
     }
 
     /// Describes one graph of a context.
@@ -433,3 +437,6 @@ fn parse_profile(bytes: &[u8]) -> Option<Vec<ProfileEvent>> {
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,118 @@
+//! What a graph's tensors take in a run: the bytes each tensor has on the wire in float or native mode, what
+//! each input file must hold, and whether float mode can convert every tensor.
+
+use crate::input_list::ExpectedInput;
+use crate::stub::{GraphDescription, TensorDescription};
+use anyhow::{bail, Result};
+use lpai_direct::wire::io_bytes;
+
+/// The tensor's QNN data type without the `QNN_DATATYPE_` prefix ("UFIXED_POINT_8").
+pub fn data_type_name(tensor: &TensorDescription) -> &'static str {
+    let name = lpai_direct::qnn::DataType(tensor.data_type).c_name().unwrap_or("unknown");
+    name.trim_start_matches("QNN_DATATYPE_")
+}
+
+/// Bytes each tensor takes on the wire, float32 or native.
+pub fn wire_sizes(tensors: &[TensorDescription], float: bool) -> Vec<usize> {
+    tensors.iter().map(|tensor| io_bytes(float, tensor.elements, tensor.native_bytes)).collect()
+}
+
+/// What each input file must hold, with a hint for a file that has the other kind's size.
+pub fn expected_inputs(graph: &GraphDescription, native: bool) -> Vec<ExpectedInput> {
+    graph
+        .inputs
+        .iter()
+        .map(|tensor| {
+            let native_size = (
+                io_bytes(false, tensor.elements, tensor.native_bytes),
+                format!("{} {} elements", tensor.elements, data_type_name(tensor)),
+            );
+            let float_size =
+                (io_bytes(true, tensor.elements, tensor.native_bytes), format!("{} float32 elements", tensor.elements));
+            let (expected, other, hint) = if native {
+                (native_size, float_size, "it looks like float32 data: drop --use_native_input_files")
+            } else {
+                (float_size, native_size, "it looks like native data: pass --use_native_input_files")
+            };
+            let other_kind = (other.0 != expected.0).then(|| (other.0, hint.to_string()));
+            ExpectedInput { name: tensor.name.clone(), bytes: expected.0, what: expected.1, other_kind }
+        })
+        .collect()
+}
+
+/// Refuses float mode, before anything runs, for every tensor the skel cannot convert to or from float32.
+pub fn check_float_conversion(graph: &GraphDescription, float_inputs: bool, float_outputs: bool) -> Result<()> {
+    let inputs = graph.inputs.iter().filter(|_| float_inputs).map(|tensor| ("input", tensor));
+    let outputs = graph.outputs.iter().filter(|_| float_outputs).map(|tensor| ("output", tensor));
+    let refused: Vec<String> = inputs
+        .chain(outputs)
+        .filter(|(_, tensor)| !tensor.convertible)
+        .map(|(kind, tensor)| {
+            format!(
+                "{kind} '{}' ({}) has no float32 conversion: pass --use_native_{kind}_files",
+                tensor.name,
+                data_type_name(tensor)
+            )
+        })
+        .collect();
+    if !refused.is_empty() {
+        bail!("graph {} cannot run with float32 files: {}", graph.name, refused.join("; "));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use lpai_direct::qnn::DataType;
+
+    fn tensor(name: &str, data_type: DataType, native_bytes: usize, convertible: bool) -> TensorDescription {
+        TensorDescription {
+            name: name.into(),
+            id: 0,
+            data_type: data_type.0,
+            dimensions: vec![4],
+            scale: 1.0,
+            offset: 0,
+            native_bytes,
+            elements: 4,
+            convertible,
+        }
+    }
+
+    fn graph(inputs: Vec<TensorDescription>, outputs: Vec<TensorDescription>) -> GraphDescription {
+        GraphDescription {
+            name: "g".into(),
+            inputs,
+            outputs,
+            scratch_bytes: 0,
+            persistent_bytes: 0,
+            arena_used: 0,
+            arena_capacity: 0,
+            clock_hz: 1,
+        }
+    }
+
+    #[test]
+    fn float_mode_refuses_unconvertible_tensors_by_name_and_type() {
+        let described = graph(
+            vec![tensor("ids", DataType::INT_32, 16, false), tensor("x", DataType::UFIXED_POINT_8, 4, true)],
+            vec![tensor("half", DataType::FLOAT_16, 8, false)],
+        );
+        let message = check_float_conversion(&described, true, true).unwrap_err().to_string();
+        assert!(message.contains("input 'ids' (INT_32) has no float32 conversion: pass --use_native_input_files"));
+        assert!(message.contains("output 'half' (FLOAT_16) has no float32 conversion: pass --use_native_output_files"));
+        assert!(!message.contains("'x'"), "{message}");
+        let message = check_float_conversion(&described, false, true).unwrap_err().to_string();
+        assert!(!message.contains("'ids'"), "{message}");
+        assert!(check_float_conversion(&described, false, false).is_ok());
+    }
+
+    #[test]
+    fn sizes_follow_the_mode() {
+        let tensors = [tensor("x", DataType::UFIXED_POINT_16, 8, true)];
+        assert_eq!((wire_sizes(&tensors, true), wire_sizes(&tensors, false)), (vec![16], vec![8]));
+        let expected = expected_inputs(&graph(tensors.to_vec(), Vec::new()), false);
+        assert_eq!((expected[0].bytes, expected[0].other_kind.as_ref().map(|other| other.0)), (16, Some(8)));
+    }
+}
