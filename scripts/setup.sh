@@ -30,7 +30,7 @@ if [ ${#need_apt[@]} -gt 0 ]; then
 fi
 
 installed=$(rustup component list --toolchain nightly --installed 2>/dev/null || true)
-for component in rust-src clippy rustfmt; do
+for component in rust-src clippy rustfmt miri; do
   grep -q "^$component" <<<"$installed" || { say "rustup component add $component"; rustup component add "$component" --toolchain nightly; }
 done
 grep -q '^rust-std-aarch64-unknown-linux-gnu' <<<"$installed" \

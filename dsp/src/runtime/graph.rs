@@ -77,9 +77,11 @@ pub struct Graph<'a> {
 }
 
 /// The LPAI perf and affinity configs of a graph, kept in the arena so they can be changed and set again.
+/// Raw pointers, not references: the custom configs point at the same memory, and writing through a
+/// reference would invalidate the pointers the backend reads through.
 struct LpaiSettings<'a> {
-    perf: &'a mut lpai::PerfCfg,
-    affinity: &'a mut lpai::CoreAffinity,
+    perf: *mut lpai::PerfCfg,
+    affinity: *mut lpai::CoreAffinity,
     configs: &'a mut [lpai::GraphCustomConfig],
 }
 
@@ -243,6 +245,7 @@ impl<'a> Graph<'a> {
         let [affinity] = arena.slice(1, options.affinity)? else {
             return Err(RuntimeError::MalformedBinary { code: 0 });
         };
+        let (perf, affinity): (*mut lpai::PerfCfg, *mut lpai::CoreAffinity) = (perf, affinity);
         let undefined = lpai::GraphCustomConfig { option: lpai::GraphConfigOption::UNDEFINED, config: ptr::null_mut() };
         let [scratch_config, persistent_config, perf_and_affinity @ ..] = arena.slice(4, undefined)? else {
             return Err(RuntimeError::MalformedBinary { code: 0 });
@@ -256,8 +259,8 @@ impl<'a> Graph<'a> {
             config: (persistent as *mut lpai::GraphMem).cast(),
         };
         let tuning: [(lpai::GraphConfigOption, *mut c_void); 2] = [
-            (lpai::GraphConfigOption::PERF_CFG, (perf as *mut lpai::PerfCfg).cast()),
-            (lpai::GraphConfigOption::CORE_AFFINITY, (affinity as *mut lpai::CoreAffinity).cast()),
+            (lpai::GraphConfigOption::PERF_CFG, perf.cast()),
+            (lpai::GraphConfigOption::CORE_AFFINITY, affinity.cast()),
         ];
         for (slot, (option, config)) in perf_and_affinity.iter_mut().zip(tuning) {
             *slot = lpai::GraphCustomConfig { option, config };
@@ -309,8 +312,12 @@ impl<'a> Graph<'a> {
                 None => Ok(()),
             };
         };
-        *settings.perf = perf;
-        *settings.affinity = affinity;
+        // SAFETY: both point into the arena for 'a and only this graph writes them; the backend reads them
+        // only during the graphSetConfig below.
+        unsafe {
+            settings.perf.write(perf);
+            settings.affinity.write(affinity);
+        }
         let mut configs: heapless::Vec<GraphConfig, 3> = heapless::Vec::new();
         for custom in settings.configs.iter_mut() {
             let _ = configs.push(GraphConfig::custom((custom as *mut lpai::GraphCustomConfig).cast()));

@@ -95,14 +95,14 @@ fn configure(session: &mut Session, call: &Decoded<'_>) -> Result<(), u32> {
         || settings.system_library.as_c_str() != old.system_library.as_c_str()
         || settings.lpai_hw_version != old.lpai_hw_version
         || settings.lpai_target != old.lpai_target;
-    if libraries_change && session.libraries.is_some() {
+    if libraries_change && session.libraries().is_some() {
         if session.has_contexts() {
             session.fail(&crate::message!(
                 "configure: unload every context before changing the backend, system library or LPAI hardware"
             ));
             return Err(EBADSTATE);
         }
-        session.libraries = None;
+        session.set_libraries(None);
     }
     platform::set_log_level(log_level(call.u32(codec::configure::LOG_LEVEL)?));
     session.settings = settings;
@@ -110,7 +110,7 @@ fn configure(session: &mut Session, call: &Decoded<'_>) -> Result<(), u32> {
 }
 
 fn ensure_libraries(session: &mut Session) -> Result<(), u32> {
-    if session.libraries.is_some() {
+    if session.libraries().is_some() {
         return Ok(());
     }
     let settings = session.settings;
@@ -130,8 +130,11 @@ fn ensure_libraries(session: &mut Session) -> Result<(), u32> {
         session.fail(&crate::message!("system library {}: {}", path, error));
         aee_code(&error)
     })?;
-    session.libraries = Some(Libraries { backend, system });
-    Ok(())
+    if session.set_libraries(Some(Libraries { backend, system })) {
+        Ok(())
+    } else {
+        Err(EBADSTATE)
+    }
 }
 
 fn context_id(slot: usize, serial: u32) -> i32 {
@@ -198,14 +201,11 @@ fn load(session: &mut Session, call: &mut Decoded<'_>, from_file: bool) -> Resul
     // right here on failure); no other reference to it exists.
     let buffer: &'static mut [u8] = unsafe { core::slice::from_raw_parts_mut(memory.as_ptr(), memory_bytes) };
     let arena = Arena::new(buffer);
-    let Some(libraries) = session.libraries.as_ref() else {
+    let Some(libraries) = session.libraries() else {
         // SAFETY: nothing uses the memory.
         unsafe { Current::release(memory, memory_bytes) };
         return Err(EBADSTATE);
     };
-    // SAFETY: the libraries live in this session's static slot and are dropped or replaced only when no
-    // context exists (`Session::reset`, `configure`), so they outlive every context that borrows them.
-    let libraries: &'static Libraries = unsafe { &*(libraries as *const Libraries) };
     let options = ContextOptions {
         persistent_binary: flags & LOAD_PERSISTENT_BINARY != 0,
         island: if flags & LOAD_ISLAND != 0 { Island::AllGraphs } else { Island::Off },

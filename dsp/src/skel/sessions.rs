@@ -1,8 +1,9 @@
 //! The skel's handle table: several open handles at once, each with its own settings, libraries and contexts,
 //! each used by one call at a time; a closed handle's number is never valid again.
 //!
-//! Sessions live in a static table and never move, so a session's contexts may borrow its libraries; the code
-//! here frees contexts before libraries and never replaces libraries while a context exists.
+//! Sessions live in a static table and never move. A session's libraries sit in a separate static cell (see
+//! `state`), so its contexts may borrow them while each call borrows the session itself; libraries are never
+//! replaced while a context exists.
 
 use super::state::Session;
 use core::cell::UnsafeCell;
@@ -94,6 +95,7 @@ fn lock(slot: &Slot, from: u32, wait: bool) -> Result<Guard<'_>, HandleError> {
 pub fn open() -> Result<u64, HandleError> {
     for (index, slot) in SLOTS.iter().enumerate() {
         if let Ok(mut session) = lock(slot, FREE, false) {
+            session.table_index = index;
             session.reset();
             return Ok(handle_of(index, session.generation));
         }

@@ -1,8 +1,10 @@
 //! What one open handle holds: settings, the QNN libraries, loaded contexts with their arenas, the last error.
 
+use super::sessions::MAX_SESSIONS;
 use crate::log;
 use crate::platform::{Current, Level, Platform};
 use crate::runtime::{Backend, Context, SystemLibrary};
+use core::cell::UnsafeCell;
 use core::ffi::CStr;
 use core::ptr::NonNull;
 
@@ -89,6 +91,15 @@ pub struct Libraries {
     pub system: SystemLibrary,
 }
 
+/// Each session's libraries, kept outside the session itself: contexts hold `&'static` references into this,
+/// and every call borrows its session `&mut`, which must not cover the memory those references point at.
+struct LibraryCell(UnsafeCell<Option<Libraries>>);
+
+// SAFETY: a cell is only touched by the call that holds its session's slot (see `sessions`), one at a time.
+unsafe impl Sync for LibraryCell {}
+
+static LIBRARIES: [LibraryCell; MAX_SESSIONS] = [const { LibraryCell(UnsafeCell::new(None)) }; MAX_SESSIONS];
+
 /// A loaded context and the arena memory it lives in.
 pub struct LoadedContext {
     /// Always `Some` until dropped; taken first in `drop` so the memory outlives the context.
@@ -120,10 +131,10 @@ pub struct Session {
     pub generation: u32,
     /// From `configure`.
     pub settings: Settings,
-    /// Declared before `libraries`: contexts borrow them and must go first.
+    /// Which slot of the handle table (and of the library cells) this session is.
+    pub table_index: usize,
+    /// Loaded contexts; they borrow this session's libraries, so they go first.
     pub contexts: [Option<LoadedContext>; MAX_CONTEXTS],
-    /// Loaded on the first load.
-    pub libraries: Option<Libraries>,
     /// Counts loads, for context ids.
     pub loads: u32,
     /// The message of the last failed call.
@@ -135,8 +146,8 @@ impl Session {
     pub const EMPTY: Session = Session {
         generation: 1,
         settings: Settings::DEFAULT,
+        table_index: 0,
         contexts: [const { None }; MAX_CONTEXTS],
-        libraries: None,
         loads: 0,
         last_error: heapless::String::new(),
     };
@@ -146,10 +157,30 @@ impl Session {
         for context in self.contexts.iter_mut() {
             drop(context.take());
         }
-        drop(self.libraries.take());
+        self.set_libraries(None);
         self.settings = Settings::DEFAULT;
         self.loads = 0;
         self.last_error.clear();
+    }
+
+    /// The session's libraries, if loaded.
+    pub fn libraries(&self) -> Option<&'static Libraries> {
+        let cell = LIBRARIES.get(self.table_index)?;
+        // SAFETY: only the call holding this session touches its cell, and `set_libraries` replaces the value
+        // only while no context (the only holder of these references beyond one call) exists.
+        unsafe { (*cell.0.get()).as_ref() }
+    }
+
+    /// Loads, replaces or drops the libraries; refused (false) while a context exists.
+    pub fn set_libraries(&mut self, libraries: Option<Libraries>) -> bool {
+        if self.has_contexts() {
+            return false;
+        }
+        if let Some(cell) = LIBRARIES.get(self.table_index) {
+            // SAFETY: this call holds the session, and no context borrows the old value.
+            unsafe { *cell.0.get() = libraries };
+        }
+        true
     }
 
     /// Whether any context is loaded.
