@@ -2,6 +2,7 @@
 # Builds the Hexagon artifacts:
 #   target/hexagon-unknown-linux-musl/release/liblpai_direct_skel.so  the skel for the aDSP (HEX_VER, default 81)
 #   target/hexagon-selftest/hexagon-unknown-linux-musl/release/lpai-dsp-selftest  the qemu-hexagon self-test (v73)
+#   target/hexagon-selftest/hexagon-unknown-linux-musl/release/lpai-dsp-bench     packet-count benchmark (v73)
 # The skel is linked with linker/skel.ld and linker/skel.ver, then fixed up and checked by lpai-skel-fixup.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -26,4 +27,4 @@ cargo run -q --release -p lpai-skel-fixup -- "$skel" linker/dsp-runtime-symbols.
 selftest_flags=(-C linker-flavor=ld.lld -C "target-cpu=hexagonv$SELFTEST_HEX_VER" -C relocation-model=static
   -C target-feature=+crt-static -C link-self-contained=no)
 CARGO_TARGET_DIR=target/hexagon-selftest CARGO_ENCODED_RUSTFLAGS=$(encode "${selftest_flags[@]}") \
-  cargo build -q -p lpai-direct-dsp --bin lpai-dsp-selftest --features linux-user "${build_std[@]}"
+  cargo build -q -p lpai-direct-dsp --bin lpai-dsp-selftest --bin lpai-dsp-bench --features linux-user "${build_std[@]}"

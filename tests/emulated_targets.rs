@@ -27,3 +27,13 @@ fn aarch64_lpai_net_run_prints_its_help_under_qemu() {
         assert!(stdout.contains(flag), "--help does not mention {flag}:\n{stdout}");
     }
 }
+
+#[test]
+fn the_hexagon_bench_executable_completes_every_call() {
+    let exe = common::artifact(
+        "target/hexagon-selftest/hexagon-unknown-linux-musl/release/lpai-dsp-bench",
+        "scripts/build-hexagon.sh",
+    );
+    let output = common::run("qemu-hexagon", &["-cpu", "v73", exe.to_str().unwrap()]);
+    assert!(output.status.success(), "a skel call in the bench failed: {}", String::from_utf8_lossy(&output.stderr));
+}

@@ -2,19 +2,10 @@
 //! `N passed, M failed`; the exit status is 1 when any failed.
 #![no_std]
 #![no_main]
-#![feature(asm_experimental_arch)]
 
 use core::fmt::Write;
 use lpai_direct_skel::platform::linux_user::{exit, write_all};
 use lpai_direct_skel::selftest;
-
-core::arch::global_asm!(
-    ".globl _start",
-    ".type _start, @function",
-    "_start:",
-    "  r29 = and(r29, #-8)",
-    "  call lpai_selftest_main",
-);
 
 fn print(args: core::fmt::Arguments<'_>) {
     let mut line = heapless::String::<512>::new();
@@ -23,7 +14,7 @@ fn print(args: core::fmt::Arguments<'_>) {
 }
 
 #[no_mangle]
-extern "C" fn lpai_selftest_main() -> ! {
+extern "C" fn lpai_program_main() -> ! {
     let summary = selftest::run_all(|test, result| match result {
         Ok(()) => print(format_args!("test {} ... ok\n", test.name)),
         Err(failure) => print(format_args!("test {} ... FAILED\n    {failure}\n", test.name)),

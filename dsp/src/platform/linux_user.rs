@@ -5,6 +5,16 @@ use core::arch::asm;
 use core::ffi::{c_void, CStr};
 use core::ptr::NonNull;
 
+// The process entry of a static qemu-hexagon program: align the stack and call the program's
+// `extern "C" fn lpai_program_main() -> !` (the self-test and bench executables each define one).
+core::arch::global_asm!(
+    ".globl _start",
+    ".type _start, @function",
+    "_start:",
+    "  r29 = and(r29, #-8)",
+    "  call lpai_program_main",
+);
+
 /// The qemu-hexagon implementation of [`Platform`].
 pub struct LinuxUser;
 

@@ -10,7 +10,7 @@ use lpai_direct::codec::{self, call_close, call_open, EncodeError, Encoder, Meth
 use lpai_direct::wire::Reader;
 
 /// Encodes a call with `build`, invokes the skel, and reads the answer with `read`; `Err` carries the status.
-fn call<'b, T>(
+pub(crate) fn call<'b, T>(
     handle: u64,
     method: &'static Method,
     build: impl FnOnce(&mut Encoder<'b>) -> Result<(), EncodeError>,
@@ -27,13 +27,13 @@ fn call<'b, T>(
     read(&encoder).map_err(|_| 2u32)
 }
 
-fn open() -> Option<u64> {
+pub(crate) fn open() -> Option<u64> {
     let uri = c"file:///liblpai_direct_skel.so?lpai_direct_skel_handle_invoke&_modver=1.0&_dom=adsp";
     // SAFETY: `call_open` passes exactly the arguments OPEN_SCALARS describes.
     call_open(uri, |scalars, args| unsafe { lpai_direct_skel_handle_invoke(0, scalars, args) }).ok()
 }
 
-fn close(handle: u64) -> i32 {
+pub(crate) fn close(handle: u64) -> i32 {
     // SAFETY: `call_close` passes the one input handle CLOSE_SCALARS describes.
     call_close(handle, |scalars, args| unsafe { lpai_direct_skel_handle_invoke(0, scalars, args) })
 }

@@ -18,6 +18,7 @@ macro_rules! load_one_graph {
     };
 }
 
+pub mod bench;
 pub mod fake;
 
 mod contexts;
