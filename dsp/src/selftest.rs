@@ -120,7 +120,17 @@ pub fn all() -> impl Iterator<Item = &'static SelfTest> {
         crate::skel::end_to_end::SELF_TESTS,
         crate::runtime::quantize::SELF_TESTS,
         #[cfg(any(test, feature = "linux-user"))]
-        crate::testing::SELF_TESTS,
+        crate::testing::sequence::SELF_TESTS,
+        #[cfg(any(test, feature = "linux-user"))]
+        crate::testing::execution::SELF_TESTS,
+        #[cfg(any(test, feature = "linux-user"))]
+        crate::testing::island::SELF_TESTS,
+        #[cfg(any(test, feature = "linux-user"))]
+        crate::testing::refusals::SELF_TESTS,
+        #[cfg(any(test, feature = "linux-user"))]
+        crate::testing::contexts::SELF_TESTS,
+        #[cfg(any(test, feature = "linux-user"))]
+        crate::testing::performance::SELF_TESTS,
     ]
     .into_iter()
     .flatten()

@@ -38,16 +38,9 @@ fn c_path(path: &Path) -> Result<CString> {
     CString::new(path.as_os_str().as_bytes()).with_context(|| format!("{} contains a NUL byte", path.display()))
 }
 
+/// `--system_library`, else libQnnSystem.so beside the backend (a bare name when the backend is one).
 fn system_library_path(options: &Options) -> PathBuf {
-    if let Some(path) = &options.system_library {
-        return path.clone();
-    }
-    let beside = options.backend.with_file_name("libQnnSystem.so");
-    if beside.exists() || options.backend.parent().is_some_and(|p| !p.as_os_str().is_empty()) {
-        beside
-    } else {
-        PathBuf::from("libQnnSystem.so")
-    }
+    options.system_library.clone().unwrap_or_else(|| options.backend.with_file_name("libQnnSystem.so"))
 }
 
 fn qnn_log_level(level: LogLevel) -> u32 {

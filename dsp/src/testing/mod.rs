@@ -21,15 +21,14 @@ macro_rules! load_one_graph {
 pub mod bench;
 pub mod fake;
 
-mod contexts;
-mod execution;
-mod island;
-mod performance;
-mod refusals;
-mod sequence;
+pub(crate) mod contexts;
+pub(crate) mod execution;
+pub(crate) mod island;
+pub(crate) mod performance;
+pub(crate) mod refusals;
+pub(crate) mod sequence;
 
 use crate::runtime::{Backend, BackendOptions, RuntimeError, SystemLibrary};
-use crate::selftest::{Failure, SelfTest};
 
 /// Bytes of the arena most tests load into.
 pub(crate) const ARENA_BYTES: usize = 4096;
@@ -61,45 +60,3 @@ pub(crate) fn floats<const N: usize>(bytes: &[u8]) -> [f32; N] {
         f32::from_le_bytes([four[0], four[1], four[2], four[3]])
     })
 }
-
-const LISTS: &[&[SelfTest]] = &[
-    sequence::SELF_TESTS,
-    execution::SELF_TESTS,
-    island::SELF_TESTS,
-    refusals::SELF_TESTS,
-    contexts::SELF_TESTS,
-    performance::SELF_TESTS,
-];
-
-const fn count(lists: &[&[SelfTest]]) -> usize {
-    let (mut total, mut list) = (0, 0);
-    while list < lists.len() {
-        total += lists[list].len();
-        list += 1;
-    }
-    total
-}
-
-fn unused_slot() -> Result<(), Failure> {
-    Ok(())
-}
-
-const fn join<const N: usize>(lists: &[&[SelfTest]]) -> [SelfTest; N] {
-    let mut joined = [SelfTest { name: "unused", run: unused_slot }; N];
-    let (mut filled, mut list) = (0, 0);
-    while list < lists.len() {
-        let mut index = 0;
-        while index < lists[list].len() {
-            joined[filled] = lists[list][index];
-            filled += 1;
-            index += 1;
-        }
-        list += 1;
-    }
-    joined
-}
-
-const JOINED: [SelfTest; count(LISTS)] = join(LISTS);
-
-/// Every self-test of this module's submodules.
-pub(crate) const SELF_TESTS: &[SelfTest] = &JOINED;
