@@ -26,5 +26,6 @@ awk -v begin="$begin" -v end="$end" '
 echo "  (each includes encoding the call and the fake backend's own work; the graph has 4 elements)"
 
 printf '\n== latency (host, real libQnnHtp.so)\n'
+cargo build -q --release -p lpai-direct-dsp # the host skel the local transport loads
 cargo run -q --release -p lpai-direct-hlos --example wire_overhead -- "$(cat .venv/qnn-lib-dir)" tests/fixtures/kws_conv "${RUNS:-200}" \
   2>&1 | grep -v LIBNATIVE

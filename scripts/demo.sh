@@ -8,8 +8,8 @@ step() { printf '\n== %s\n' "$*"; }
 bash scripts/setup.sh
 qnn=$(cat .venv/qnn-lib-dir)
 
-step "building lpai-net-run"
-cargo build -q --release -p lpai-direct-hlos
+step "building lpai-net-run and the host skel it loads (target/release/liblpai_direct_skel.so)"
+cargo build -q --release -p lpai-net-run -p lpai-direct-dsp
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 

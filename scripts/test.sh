@@ -15,8 +15,8 @@ step "clippy (host, -D warnings)"
 cargo clippy -q --workspace --all-targets -- -D warnings
 cargo clippy -q -p lpai-direct-idl --features reader --all-targets -- -D warnings
 
-step "clippy (Hexagon: QuRT skel and qemu self-test platforms, -D warnings)"
-for features in "" "--features=linux-user"; do
+step "clippy (Hexagon: the QuRT skel, the qemu platform alone, the qemu self-test build; -D warnings)"
+for features in "" "--features=linux-user" "--features=linux-user,self-test"; do
   CARGO_TARGET_DIR=target/hexagon-clippy cargo clippy -q -p lpai-direct-dsp --lib --bins $features \
     --target hexagon-unknown-linux-musl -Z build-std=core -Z build-std-features=compiler-builtins-mem -- -D warnings
 done
@@ -41,7 +41,7 @@ cargo miri test -q -p lpai-direct-dsp -- --skip a_well_formed_call --skip malfor
 unset MIRIFLAGS
 
 step "cargo test (host)"
-cargo build -q -p lpai-direct-hlos -p fake-adsprpc
-cargo build -q --release -p lpai-direct-hlos
+cargo build -q -p lpai-net-run -p fake-adsprpc
+cargo build -q --release -p lpai-direct-hlos -p lpai-net-run
 cargo test -q -p lpai-direct-idl --features reader 2>&1
 cargo test -q --workspace 2>&1

@@ -1,7 +1,8 @@
 //! Shared `no_std` core of lpai-direct: QNN C ABI declarations, FastRPC wire types and error codes.
 #![no_std]
 
-pub mod aee;
+/// AEE error codes and their names (one table, in the codec crate that answers with them).
+pub use lpai_direct_idl::aee;
 pub mod codec;
 pub mod qnn;
 pub mod wire;

@@ -18,11 +18,11 @@ pub const PRIORITY_UNCHANGED: u32 = 0x7FFF_FFFF;
 pub const TARGET_DEFAULT: u32 = 0x7FFF_FFFF;
 
 /// Bytes one tensor takes on the wire: 4 per element as float32, else its native size.
-pub const fn io_bytes(float: bool, elements: usize, native_bytes: usize) -> usize {
+pub const fn io_bytes(float: bool, elements: usize, native_bytes: usize) -> Option<usize> {
     if float {
-        elements * 4
+        elements.checked_mul(4)
     } else {
-        native_bytes
+        Some(native_bytes)
     }
 }
 

@@ -1,4 +1,5 @@
-//! Programs built for other CPUs, run under qemu: the Hexagon self-test executable and the aarch64 CLI.
+//! Programs built for other CPUs, run under qemu: the Hexagon self-test executable, and the aarch64 CLI, which
+//! falls back from FastRPC to the aarch64 host skel beside it.
 
 mod common;
 
@@ -26,6 +27,37 @@ fn aarch64_lpai_net_run_prints_its_help_under_qemu() {
     for flag in ["--backend", "--retrieve_context", "--input_list", "--output_dir", "--use_native_output_files"] {
         assert!(stdout.contains(flag), "--help does not mention {flag}:\n{stdout}");
     }
+}
+
+#[test]
+fn aarch64_lpai_net_run_falls_back_to_the_aarch64_skel_beside_it() {
+    let exe = common::artifact("target/aarch64-unknown-linux-gnu/release/lpai-net-run", "scripts/build-hlos.sh");
+    let skel =
+        common::artifact("target/aarch64-unknown-linux-gnu/release/liblpai_direct_skel.so", "scripts/build-hlos.sh");
+    let work = tempfile::tempdir().unwrap();
+    let fixture = common::fixture("kws_conv");
+    let output = std::process::Command::new("qemu-aarch64")
+        .args(["-L", "/usr/aarch64-linux-gnu"])
+        .arg(&exe)
+        .args(["--backend", "libQnnLpai.so", "--retrieve_context"])
+        .arg(fixture.join("kws_conv_qnn.bin"))
+        .arg("--input_list")
+        .arg(fixture.join("input_list_float.txt"))
+        .arg("--output_dir")
+        .arg(work.path().join("out"))
+        .env_remove("LPAI_DIRECT_SKEL")
+        .output()
+        .expect("qemu-aarch64 runs (scripts/setup.sh installs it)");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let skel = skel.canonicalize().unwrap();
+    let note = stderr.lines().find(|line| line.contains("note:")).unwrap_or_default();
+    assert!(note.contains("FastRPC is not available: tried libadsprpc.so"), "{stderr}");
+    assert!(note.ends_with(&format!("using the local transport (the host skel {})", skel.display())), "{stderr}");
+    // The aarch64 skel answered: there is no libQnnLpai.so here, and configure says so.
+    assert!(!output.status.success(), "{stderr}");
+    let error = stderr.lines().find(|line| line.contains("error:")).unwrap_or_default();
+    assert!(error.contains(&format!("configure failed in the host skel {}", skel.display())), "{stderr}");
+    assert!(error.contains("libQnnLpai.so"), "{stderr}");
 }
 
 #[test]

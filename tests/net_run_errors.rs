@@ -16,11 +16,11 @@ fn lpai_net_run(args: &[String], cwd: &Path) -> Outcome {
     lpai_net_run_with_library_path(args, cwd, None)
 }
 
-/// Runs lpai-net-run, with `LD_LIBRARY_PATH` set to `library_path` when given.
+/// Runs lpai-net-run on the release host skel, with `LD_LIBRARY_PATH` set to `library_path` when given.
 fn lpai_net_run_with_library_path(args: &[String], cwd: &Path, library_path: Option<&Path>) -> Outcome {
-    let exe = common::artifact("target/debug/lpai-net-run", "cargo build -p lpai-direct-hlos");
+    let exe = common::artifact("target/debug/lpai-net-run", "cargo build -p lpai-net-run");
     let mut command = Command::new(exe);
-    command.args(args).current_dir(cwd);
+    command.args(args).current_dir(cwd).env("LPAI_DIRECT_SKEL", common::host_skel());
     if let Some(directory) = library_path {
         command.env("LD_LIBRARY_PATH", directory);
     }

@@ -4,7 +4,6 @@
 
 mod common;
 
-use lpai_direct_stub::cli::{Options, Parser};
 use lpai_direct_stub::net_run;
 
 fn run_fixture(name: &str, mode: &str, output: &std::path::Path, work: &std::path::Path) -> net_run::Summary {
@@ -12,7 +11,7 @@ fn run_fixture(name: &str, mode: &str, output: &std::path::Path, work: &std::pat
     let list = common::absolute_input_list(name, mode, work);
     let binary = directory.join(format!("{name}_qnn.bin"));
     let args = common::net_run_args(&binary, &list, output, mode == "native", &[]);
-    net_run::run(&Options::parse_from(args)).unwrap_or_else(|error| panic!("{name} {mode}: {error:#}"))
+    net_run::run(&common::settings(args)).unwrap_or_else(|error| panic!("{name} {mode}: {error:#}"))
 }
 
 #[test]
@@ -78,8 +77,8 @@ fn basic_profiling_reports_the_execute_time() {
     let list = common::absolute_input_list("kws_conv", "float", work.path());
     let binary = directory.join("kws_conv_qnn.bin");
     let extra = ["--profiling_level=basic".to_string()];
-    let options = Options::parse_from(common::net_run_args(&binary, &list, &work.path().join("out"), false, &extra));
-    let summary = net_run::run(&options).unwrap();
+    let settings = common::settings(common::net_run_args(&binary, &list, &work.path().join("out"), false, &extra));
+    let summary = net_run::run(&settings).unwrap();
     let execute = summary.profile.iter().find(|event| event.event_type == 400).expect("an EXECUTE event");
     assert_eq!(execute.unit, 1, "QNN reports execute time in microseconds");
     assert!(execute.value > 0);
@@ -103,7 +102,7 @@ fn both_graphs_of_a_two_graph_context_equal_ort() {
             let binary = fixture.join("two_graphs_qnn.bin");
             let extra = [format!("--graph_name={name}")];
             let args = common::net_run_args(&binary, &list, &output, mode == "native", &extra);
-            let summary = net_run::run(&Options::parse_from(args)).unwrap();
+            let summary = net_run::run(&common::settings(args)).unwrap();
             assert_eq!(summary.graph, name);
             let reference = directory.join("reference").join(mode);
             let expected = common::files_below(&reference);
@@ -126,8 +125,8 @@ fn an_output_names_line_writes_only_the_outputs_it_names() {
     std::fs::write(&list, format!("#vec_out\n{lines}# a later comment\n")).unwrap();
     let output = work.path().join("out");
     let binary = directory.join("multi_io_qnn.bin");
-    let options = Options::parse_from(common::net_run_args(&binary, &list, &output, false, &[]));
-    let summary = net_run::run(&options).unwrap();
+    let settings = common::settings(common::net_run_args(&binary, &list, &output, false, &[]));
+    let summary = net_run::run(&settings).unwrap();
     assert_eq!(summary.execute_micros.len(), 3);
     let written = common::files_below(&output);
     let expected: Vec<_> = (0..3).map(|i| std::path::PathBuf::from(format!("Result_{i}/vec_out.raw"))).collect();
@@ -148,7 +147,7 @@ fn profiling_asked_for_by_the_config_file_is_reported() {
     std::fs::write(&config, r#"{"lpai_profile": {"level": "basic"}}"#).unwrap();
     let binary = directory.join("kws_conv_qnn.bin");
     let extra = [format!("--config_file={}", config.display())];
-    let options = Options::parse_from(common::net_run_args(&binary, &list, &work.path().join("out"), false, &extra));
-    let summary = net_run::run(&options).unwrap();
+    let settings = common::settings(common::net_run_args(&binary, &list, &work.path().join("out"), false, &extra));
+    let summary = net_run::run(&settings).unwrap();
     assert!(summary.profile.iter().any(|event| event.event_type == 400), "no EXECUTE event: {:?}", summary.profile);
 }

@@ -1,18 +1,19 @@
-//! The stub's transports: the local transport (the full encoded wire path into the skel, in process) gives the
-//! same bytes as the runtime called directly; the FastRPC transport, on a stand-in libadsprpc.so, opens the
-//! right URI, asks for an unsigned PD, uses rpcmem buffers and gives the same bytes; without a FastRPC library
-//! it names the libraries it tried; an rpcmem buffer keeps the FastRPC library loaded while it lives.
+//! The stub's transports: the local transport (the host skel library loaded at run time, the full encoded wire
+//! path into it) gives the same bytes as the runtime called directly, and says which skel it loads or why it
+//! cannot; the FastRPC transport, on a stand-in libadsprpc.so, opens the right URI, asks for an unsigned PD, uses
+//! rpcmem buffers and gives the same bytes; without a FastRPC library it names the libraries it tried, and a
+//! default fallback to local says why; an rpcmem buffer keeps the FastRPC library loaded while it lives.
 
 mod common;
 
 use lpai_direct_skel::runtime::SystemLibrary;
 use lpai_direct_skel::runtime::{Arena, Backend, BackendOptions, BinarySource, Context, ContextOptions};
-use lpai_direct_stub::cli::{Options, Parser};
 use lpai_direct_stub::net_run;
 use lpai_direct_stub::stub::fastrpc::{FastRpc, FastRpcOptions};
 use lpai_direct_stub::stub::Transport;
 use std::ffi::CString;
-use std::process::Command;
+use std::path::Path;
+use std::process::{Command, Output};
 
 /// Every output of every line of a fixture, computed by the runtime directly (no stub, no wire).
 fn direct_outputs(fixture: &str, native: bool) -> Vec<(String, Vec<u8>)> {
@@ -66,7 +67,7 @@ fn the_local_transport_equals_the_direct_runtime_bit_for_bit() {
             let binary = common::fixture(fixture).join(format!("{fixture}_qnn.bin"));
             let list = common::absolute_input_list(fixture, mode, work.path());
             let args = common::net_run_args(&binary, &list, &output, native, &["--transport=local".to_string()]);
-            let summary = net_run::run(&Options::parse_from(args)).unwrap();
+            let summary = net_run::run(&common::settings(args)).unwrap();
             assert_eq!(summary.transport, "local");
             for (name, direct) in direct_outputs(fixture, native) {
                 let through_stub = std::fs::read(output.join(&name)).unwrap();
@@ -82,7 +83,7 @@ fn the_local_transport_equals_the_direct_runtime_bit_for_bit() {
 #[test]
 fn the_fastrpc_transport_runs_through_a_stand_in_libadsprpc() {
     let _guard = common::qnn_lock();
-    let exe = common::artifact("target/debug/lpai-net-run", "cargo build -p lpai-direct-hlos");
+    let exe = common::artifact("target/debug/lpai-net-run", "cargo build -p lpai-net-run");
     let fake = common::artifact("target/debug/libfake_adsprpc.so", "cargo build -p fake-adsprpc");
     let work = tempfile::tempdir().unwrap();
     let log = work.path().join("calls.log");
@@ -121,7 +122,7 @@ fn the_fastrpc_transport_runs_through_a_stand_in_libadsprpc() {
 
 #[test]
 fn without_a_fastrpc_library_the_error_names_the_libraries_tried() {
-    let exe = common::artifact("target/debug/lpai-net-run", "cargo build -p lpai-direct-hlos");
+    let exe = common::artifact("target/debug/lpai-net-run", "cargo build -p lpai-net-run");
     for (domain, first, second) in
         [("adsp", "libadsprpc.so", "libcdsprpc.so"), ("cdsp", "libcdsprpc.so", "libadsprpc.so")]
     {
@@ -149,4 +150,102 @@ fn an_rpcmem_buffer_keeps_the_fastrpc_library_loaded_after_the_transport_is_drop
     buffer[..4].copy_from_slice(&[1, 2, 3, 4]);
     assert_eq!(buffer[..4], [1, 2, 3, 4]);
     drop(buffer); // calls rpcmem_free, which must still be loaded
+}
+
+/// Runs `exe` (an lpai-net-run) on the kws_conv fixture from its directory, writing into `output`, with `extra`
+/// flags and `LPAI_DIRECT_SKEL` set to `skel_variable` (or removed).
+fn run_kws(exe: &Path, output: &Path, extra: &[&str], skel_variable: Option<&Path>) -> Output {
+    let mut command = Command::new(exe);
+    command
+        .current_dir(common::fixture("kws_conv"))
+        .arg("--backend")
+        .arg(common::qnn_lib_dir().join("libQnnHtp.so"))
+        .args(["--retrieve_context", "kws_conv_qnn.bin", "--input_list", "input_list_float.txt", "--output_dir"])
+        .arg(output)
+        .args(extra);
+    match skel_variable {
+        Some(path) => command.env("LPAI_DIRECT_SKEL", path),
+        None => command.env_remove("LPAI_DIRECT_SKEL"),
+    };
+    command.output().unwrap()
+}
+
+fn error_line(output: &Output) -> String {
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success(), "expected a failure:\n{stderr}");
+    stderr.lines().filter(|line| line.contains("error:")).collect::<Vec<_>>().join("\n")
+}
+
+#[test]
+fn the_local_transport_names_the_skel_it_cannot_use_and_who_named_it() {
+    let exe = common::artifact("target/debug/lpai-net-run", "cargo build -p lpai-net-run");
+    let stub = common::artifact("target/release/liblpai_direct_stub.so", "cargo build --release -p lpai-direct-hlos");
+    let work = tempfile::tempdir().unwrap();
+    let output = work.path().join("out");
+    let missing = work.path().join("absent/liblpai_direct_skel.so");
+
+    let flag = format!("--skel={}", missing.display());
+    let line = error_line(&run_kws(&exe, &output, &[&flag], None));
+    assert!(line.ends_with(&format!("the skel library {} (from --skel) does not exist", missing.display())), "{line}");
+
+    let line = error_line(&run_kws(&exe, &output, &[], Some(&missing)));
+    assert!(line.contains(&format!("{} (from $LPAI_DIRECT_SKEL) does not exist", missing.display())), "{line}");
+
+    // The stub library is not a skel: it exports none of the skel's entry points.
+    let flag = format!("--skel={}", stub.display());
+    let line = error_line(&run_kws(&exe, &output, &[&flag, "--transport=local"], None));
+    assert!(line.contains("is not an lpai-direct skel: it exports no lpai_direct_open"), "{line}");
+    assert!(!output.exists(), "nothing is written when the skel cannot be loaded");
+}
+
+#[test]
+fn the_skel_beside_the_executable_comes_before_the_workspace_and_the_variable_before_both() {
+    let _guard = common::qnn_lock();
+    let exe = common::artifact("target/debug/lpai-net-run", "cargo build -p lpai-net-run");
+    let skel = common::host_skel();
+    let work = tempfile::tempdir().unwrap();
+    let installed = work.path().join("bin");
+    std::fs::create_dir(&installed).unwrap();
+    let copy = installed.join("lpai-net-run");
+    std::fs::copy(&exe, &copy).unwrap();
+    // Something that is not a skel beside the executable: it must be the one tried, though target/release holds a
+    // good one.
+    let beside = installed.join("liblpai_direct_skel.so");
+    std::fs::write(&beside, b"not an ELF file").unwrap();
+    let line = error_line(&run_kws(&copy, &work.path().join("out"), &[], None));
+    assert!(line.contains(&format!("cannot load the skel library {}", beside.display())), "{line}");
+
+    let run = run_kws(&copy, &work.path().join("out"), &[], Some(&skel));
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+
+    std::fs::copy(&skel, &beside).unwrap();
+    let run = run_kws(&copy, &work.path().join("beside"), &[], None);
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let reference = common::fixture("kws_conv").join("reference/float");
+    for file in common::files_below(&reference) {
+        let ours = std::fs::read(work.path().join("beside").join(&file)).unwrap();
+        assert!(ours == std::fs::read(reference.join(&file)).unwrap(), "{} differs from ORT", file.display());
+    }
+}
+
+#[test]
+fn a_default_fallback_to_local_says_why_and_which_skel() {
+    let skel = common::host_skel();
+    let flags = |extra: &[&str]| {
+        let base = ["lpai-net-run", "--backend=b", "--retrieve_context=c", "--input_list=l"].map(String::from);
+        let named = [format!("--skel={}", skel.display()), "--fastrpc_library=/nonexistent/libadsprpc.so".into()];
+        common::settings(base.into_iter().chain(named).chain(extra.iter().map(|flag| flag.to_string())).collect())
+    };
+    let settings = flags(&[]);
+    let (chosen, note) = net_run::transport_trying(&settings, true).unwrap();
+    let note = note.unwrap_or_default();
+    assert_eq!(chosen.name(), "local");
+    assert!(note.starts_with("FastRPC is not available: tried /nonexistent/libadsprpc.so"), "{note}");
+    let canonical = skel.canonicalize().unwrap();
+    assert!(note.ends_with(&format!("using the local transport (the host skel {})", canonical.display())), "{note}");
+
+    let (chosen, note) = net_run::transport_trying(&flags(&["--transport=local"]), true).unwrap();
+    assert_eq!((chosen.name(), note), ("local", None));
+    let (_, note) = net_run::transport_trying(&settings, false).unwrap();
+    assert_eq!(note, None, "no note where FastRPC is not the default");
 }

@@ -19,6 +19,11 @@ pub unsafe extern "C" fn lpai_direct_skel_handle_invoke(handle: u64, scalars: u3
 /// `uri` must be NUL-terminated and `handle` writable.
 #[no_mangle]
 pub unsafe extern "C" fn lpai_direct_open(uri: *const c_char, handle: *mut u64) -> i32 {
+    // The deliberately panicking variant: the post-link check must refuse a skel built with it.
+    #[cfg(feature = "panic-probe")]
+    if uri.is_null() {
+        panic!("panic-probe: a reachable panic");
+    }
     // SAFETY: forwarded from the caller.
     unsafe { crate::skel::open_c(uri, handle) }
 }

@@ -1,7 +1,8 @@
 //! lpai-direct on the DSP: the skel's entry points, the platform layer and the self-tests.
 //!
 //! Built three ways: the skel shared object for the aDSP (QuRT platform), a static self-test executable for
-//! qemu-hexagon (Linux user-mode platform), and a host `cdylib`/`rlib` with the same entry points.
+//! qemu-hexagon (Linux user-mode platform), and a host `cdylib`/`rlib` with the same entry points. Test code (the
+//! self-tests and the fake LPAI backend) is compiled only with the `self-test` feature or under `cargo test`.
 #![no_std]
 #![cfg_attr(all(target_arch = "hexagon", feature = "linux-user"), feature(asm_experimental_arch))]
 
@@ -16,10 +17,18 @@ pub mod build_config;
 pub mod entry;
 pub mod platform;
 pub mod runtime;
+#[cfg(any(test, feature = "self-test"))]
 pub mod selftest;
-pub mod skel;
-#[cfg(any(test, feature = "linux-user"))]
+mod skel;
+#[cfg(any(test, feature = "self-test"))]
 pub mod testing;
+
+/// Without the `self-test` feature, self-test declarations compile to nothing: no test code in a device build.
+#[cfg(not(any(test, feature = "self-test")))]
+#[macro_export]
+macro_rules! self_tests {
+    ($($anything:tt)*) => {};
+}
 
 /// On the aDSP a panic would take the whole PD down, so none may be reachable: this handler calls a symbol no
 /// PD defines, and the post-link check rejects any skel that still refers to it.

@@ -1,4 +1,5 @@
-//! Self-tests that run the same on the host (`cargo test`) and on Hexagon (the qemu self-test executable).
+//! Self-tests that run the same on the host (`cargo test`) and on Hexagon (the qemu self-test executable); only
+//! in builds with the `self-test` feature or under `cargo test`.
 //!
 //! A module declares its tests with [`self_tests!`]; each becomes a plain function listed in the module's
 //! `SELF_TESTS`, plus a `#[test]` wrapper for the host. [`all`] gathers every module's list.
@@ -113,23 +114,15 @@ pub fn all() -> impl Iterator<Item = &'static SelfTest> {
         crate::entry::SELF_TESTS,
         crate::build_config::SELF_TESTS,
         crate::runtime::arena::SELF_TESTS,
-        crate::skel::sessions::SELF_TESTS,
-        #[cfg(any(test, feature = "linux-user"))]
-        crate::skel::fuzz::SELF_TESTS,
-        #[cfg(any(test, feature = "linux-user"))]
-        crate::skel::end_to_end::SELF_TESTS,
+        crate::skel::SELF_TESTS,
+        crate::testing::skel_fuzz::SELF_TESTS,
+        crate::testing::skel_end_to_end::SELF_TESTS,
         crate::runtime::quantize::SELF_TESTS,
-        #[cfg(any(test, feature = "linux-user"))]
         crate::testing::sequence::SELF_TESTS,
-        #[cfg(any(test, feature = "linux-user"))]
         crate::testing::execution::SELF_TESTS,
-        #[cfg(any(test, feature = "linux-user"))]
         crate::testing::island::SELF_TESTS,
-        #[cfg(any(test, feature = "linux-user"))]
         crate::testing::refusals::SELF_TESTS,
-        #[cfg(any(test, feature = "linux-user"))]
         crate::testing::contexts::SELF_TESTS,
-        #[cfg(any(test, feature = "linux-user"))]
         crate::testing::performance::SELF_TESTS,
     ]
     .into_iter()

@@ -1,13 +1,13 @@
 //! Benchmark: one kws_conv inference through the runtime called directly, and through the stub (encode,
-//! local transport, skel decode and dispatch), on the real libQnnHtp.so. Prints mean, median and 99th
-//! percentile per path, and the cost the stub/skel wire adds.
+//! local transport into the host skel library, skel decode and dispatch), on the real libQnnHtp.so. Prints
+//! mean, median and 99th percentile per path, and the cost the stub/skel wire adds.
 //!
-//! `cargo run --release -p lpai-direct-hlos --example wire_overhead -- QNN_LIB_DIR FIXTURE_DIR [RUNS]`
+//! `cargo run --release -p lpai-direct-hlos --example wire_overhead -- QNN_LIB_DIR FIXTURE_DIR [RUNS]`; the
+//! host skel is found as the local transport finds it (`$LPAI_DIRECT_SKEL`, else `target/release/`).
 
 use lpai_direct_skel::runtime::SystemLibrary;
 use lpai_direct_skel::runtime::{Arena, Backend, BackendOptions, BinarySource, Context, ContextOptions};
-use lpai_direct_stub::stub::local::Local;
-use lpai_direct_stub::stub::{fastrpc, flags, Configuration, Stub};
+use lpai_direct_stub::stub::{fastrpc, flags, Configuration, Local, SkelLocation, Stub};
 use std::ffi::CString;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -55,7 +55,9 @@ fn main() -> anyhow::Result<()> {
     println!("arena high-water mark of the direct context: {} bytes", arena.used());
     let direct_median = summary("runtime called directly", direct);
 
-    let mut stub = Stub::open(Box::new(Local), &fastrpc::skel_uri(fastrpc::Domain::Adsp, None))?;
+    let local = Local::load(&SkelLocation::Search)?;
+    println!("host skel: {}", local.path().display());
+    let mut stub = Stub::open(Box::new(local), &fastrpc::skel_uri(fastrpc::Domain::Adsp, None))?;
     stub.configure(&Configuration {
         backend: c_path(qnn.join("libQnnHtp.so")),
         system_library: c_path(qnn.join("libQnnSystem.so")),

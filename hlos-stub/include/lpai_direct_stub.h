@@ -25,10 +25,19 @@ typedef struct lpai_direct_stub lpai_direct_stub;
 #define LPAI_DIRECT_FLOAT_INPUTS 1u  /* inputs are float32; the skel quantizes them */
 #define LPAI_DIRECT_FLOAT_OUTPUTS 2u /* outputs as float32; the skel dequantizes them */
 
-/* Opens the skel. transport: "local" (the skel's code in this process), "fastrpc", or NULL for the default
- * (fastrpc on aarch64 when libadsprpc/libcdsprpc loads, local otherwise). domain: "adsp", "cdsp", ... or NULL
- * for "adsp". On failure *stub is NULL and the message is available from lpai_direct_stub_last_error(NULL). */
+/* Opens the skel. transport: "fastrpc" (the skel on a DSP), "local" (the host build of the skel,
+ * liblpai_direct_skel.so, loaded into this process with dlopen and called with the same encoded arguments), or
+ * NULL for the default (fastrpc on aarch64 when libadsprpc/libcdsprpc loads, local otherwise). domain: "adsp",
+ * "mdsp", "sdsp", "cdsp", "cdsp1", or NULL for "adsp". The local transport loads the file named by the
+ * LPAI_DIRECT_SKEL environment variable when it is set and not empty (and fails if that file does not exist);
+ * otherwise liblpai_direct_skel.so beside the running executable, then in the target/release/ directory of the
+ * workspace the stub was built in. On failure *stub is NULL and the message (naming each file tried) is
+ * available from lpai_direct_stub_last_error(NULL). */
 int lpai_direct_stub_open(const char* transport, const char* domain, lpai_direct_stub** stub);
+
+/* Opens the skel through the local transport on the host skel library at skel_path (NULL: the search
+ * lpai_direct_stub_open does). The library stays loaded until the stub is closed. */
+int lpai_direct_stub_open_local(const char* skel_path, lpai_direct_stub** stub);
 
 /* The QNN libraries the skel loads (libQnnLpai.so and libQnnSystem.so on the aDSP), QNN log level (0..5) and
  * profiling level (0 off, 1 basic, 2 detailed), and the arena bytes per context (0: the skel chooses). */

@@ -2,13 +2,13 @@
 //! applications in C or C++.
 
 use crate::stub::fastrpc::{skel_uri, Domain, FastRpc, FastRpcOptions};
-use crate::stub::local::Local;
 use crate::stub::{default_transport, flags, Configuration, Stub, StubError, TensorDescription, Transport};
-use clap::ValueEnum;
+use crate::stub::{Local, SkelLocation, TransportKind};
 use lpai_direct::aee;
 use lpai_direct::wire::io_bytes;
 use std::cell::RefCell;
 use std::ffi::{c_char, c_void, CStr, CString};
+use std::os::unix::ffi::OsStrExt;
 
 /// The answer to a null or invalid argument.
 const BAD_PARAMETER: i32 = aee::dsp(aee::EBADPARM);
@@ -52,6 +52,31 @@ unsafe fn optional_text<'a>(text: *const c_char) -> Option<&'a str> {
     (!text.is_null()).then(|| unsafe { CStr::from_ptr(text) }.to_str().ok()).flatten()
 }
 
+/// Keeps a failed open's message for `lpai_direct_stub_last_error(NULL)` and answers AEE_EFAILED.
+fn open_failed(text: String) -> i32 {
+    OPEN_ERROR.with(|error| *error.borrow_mut() = message(text));
+    FAILED
+}
+
+/// Opens a handle through `transport` and hands the stub to C.
+///
+/// # Safety
+/// `stub` is a valid place for the result.
+unsafe fn open_with(transport: Box<dyn Transport>, domain: Domain, stub: *mut *mut CStub) -> i32 {
+    match Stub::open(transport, &skel_uri(domain, None)) {
+        Ok(opened) => {
+            // SAFETY: the caller's promise.
+            unsafe { *stub = Box::into_raw(Box::new(CStub { stub: opened, last_error: CString::default() })) };
+            0
+        }
+        Err(error) => {
+            let code = code_of(&error);
+            open_failed(error.to_string());
+            code
+        }
+    }
+}
+
 /// Opens the skel; see the header.
 ///
 /// # Safety
@@ -67,38 +92,58 @@ pub unsafe extern "C" fn lpai_direct_stub_open(
     }
     // SAFETY: checked non-null; the caller's promise.
     unsafe { *stub = std::ptr::null_mut() };
-    let fail = |text: String| {
-        OPEN_ERROR.with(|error| *error.borrow_mut() = message(text));
-        FAILED
+    // SAFETY: the caller's promise.
+    let domain = match unsafe { optional_text(domain) }.unwrap_or("adsp").parse::<Domain>() {
+        Ok(domain) => domain,
+        Err(unknown) => return open_failed(unknown.to_string()),
     };
     // SAFETY: the caller's promise.
-    let domain_name = unsafe { optional_text(domain) }.unwrap_or("adsp");
-    let Ok(domain) = <Domain as ValueEnum>::from_str(domain_name, false) else {
-        let names: Vec<&str> = Domain::value_variants().iter().map(|known| known.uri_name()).collect();
-        return fail(format!("unknown domain '{domain_name}' ({})", names.join(", ")));
+    let kind = match unsafe { optional_text(transport) }.map(str::parse::<TransportKind>).transpose() {
+        Ok(kind) => kind,
+        Err(unknown) => return open_failed(unknown.to_string()),
     };
     let options = FastRpcOptions { domain, ..FastRpcOptions::default() };
-    // SAFETY: the caller's promise.
-    let chosen: Box<dyn Transport> = match unsafe { optional_text(transport) } {
-        Some("local") => Box::new(Local),
-        Some("fastrpc") => match FastRpc::load(options) {
-            Ok(fastrpc) => Box::new(fastrpc),
-            Err(error) => return fail(error.to_string()),
-        },
-        None => default_transport(options).0,
-        Some(other) => return fail(format!("unknown transport '{other}' (local, fastrpc)")),
+    let chosen: Result<Box<dyn Transport>, String> = match kind {
+        Some(TransportKind::Local) => {
+            Local::load(&SkelLocation::Search).map(|local| Box::new(local) as _).map_err(|error| error.to_string())
+        }
+        Some(TransportKind::Fastrpc) => {
+            FastRpc::load(options).map(|fastrpc| Box::new(fastrpc) as _).map_err(|error| error.to_string())
+        }
+        None => default_transport(options, &SkelLocation::Search)
+            .map(|(transport, _)| transport)
+            .map_err(|error| error.to_string()),
     };
-    match Stub::open(chosen, &skel_uri(domain, None)) {
-        Ok(opened) => {
-            // SAFETY: checked non-null above.
-            unsafe { *stub = Box::into_raw(Box::new(CStub { stub: opened, last_error: CString::default() })) };
-            0
-        }
-        Err(error) => {
-            let code = code_of(&error);
-            fail(error.to_string());
-            code
-        }
+    match chosen {
+        // SAFETY: `stub` checked non-null above.
+        Ok(chosen) => unsafe { open_with(chosen, domain, stub) },
+        Err(why) => open_failed(why),
+    }
+}
+
+/// Opens the skel through the local transport on a chosen host skel library; see the header.
+///
+/// # Safety
+/// `skel_path` is null or NUL-terminated; `stub` is a valid place for the result.
+#[no_mangle]
+pub unsafe extern "C" fn lpai_direct_stub_open_local(skel_path: *const c_char, stub: *mut *mut CStub) -> i32 {
+    if stub.is_null() {
+        return BAD_PARAMETER;
+    }
+    // SAFETY: checked non-null; the caller's promise.
+    unsafe { *stub = std::ptr::null_mut() };
+    let location = if skel_path.is_null() {
+        SkelLocation::Search
+    } else {
+        // SAFETY: the caller's promise: a NUL-terminated path.
+        let bytes = unsafe { CStr::from_ptr(skel_path) }.to_bytes();
+        let path = std::path::PathBuf::from(std::ffi::OsStr::from_bytes(bytes));
+        SkelLocation::File { path, named_by: "lpai_direct_stub_open_local" }
+    };
+    match Local::load(&location) {
+        // SAFETY: `stub` checked non-null above.
+        Ok(local) => unsafe { open_with(Box::new(local), Domain::Adsp, stub) },
+        Err(error) => open_failed(error.to_string()),
     }
 }
 
@@ -235,7 +280,9 @@ pub unsafe extern "C" fn lpai_direct_stub_io_bytes(
         with_stub(stub, |s| {
             let description = record(&mut s.last_error, s.stub.describe(context_id, graph))?;
             let total = |tensors: &[TensorDescription], float: bool| -> usize {
-                tensors.iter().map(|tensor| io_bytes(float, tensor.elements, tensor.native_bytes)).sum()
+                tensors.iter().fold(0usize, |total, tensor| {
+                    total.saturating_add(io_bytes(float, tensor.elements, tensor.native_bytes).unwrap_or(usize::MAX))
+                })
             };
             let inputs = total(&description.inputs, flags & flags::FLOAT_INPUTS != 0);
             let outputs = total(&description.outputs, flags & flags::FLOAT_OUTPUTS != 0);
@@ -328,33 +375,79 @@ pub unsafe extern "C" fn lpai_direct_stub_close(stub: *mut CStub) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use lpai_direct::codec::RemoteArg;
 
     fn open_error() -> String {
         // SAFETY: a null stub asks for the thread's last open failure, a NUL-terminated string.
         unsafe { CStr::from_ptr(lpai_direct_stub_last_error(std::ptr::null())) }.to_string_lossy().into_owned()
     }
 
+    /// A transport whose every call succeeds, so the C functions' own argument checks can be seen.
+    struct Accepting;
+
+    impl Transport for Accepting {
+        fn name(&self) -> &'static str {
+            "accepting"
+        }
+        fn place(&self) -> String {
+            "the test".into()
+        }
+        fn open(&mut self, _uri: &CStr) -> Result<u64, i32> {
+            Ok(7)
+        }
+        unsafe fn invoke(&mut self, _handle: u64, _scalars: u32, _args: *mut RemoteArg) -> i32 {
+            0
+        }
+        fn close(&mut self, _handle: u64) -> i32 {
+            0
+        }
+    }
+
     #[test]
-    fn domains_are_clap_names_and_bad_arguments_answer_aee_codes() {
+    fn unknown_names_are_refused_with_the_known_ones() {
         let mut stub = std::ptr::null_mut();
         // SAFETY: NUL-terminated strings and a valid out-pointer.
         let status = unsafe { lpai_direct_stub_open(c"local".as_ptr(), c"moon".as_ptr(), &mut stub) };
         assert_eq!((status as u32, stub.is_null()), (0x8000_0401, true));
         assert_eq!(open_error(), "unknown domain 'moon' (adsp, mdsp, sdsp, cdsp, cdsp1)");
         // SAFETY: as above.
-        assert_eq!(unsafe { lpai_direct_stub_open(c"local".as_ptr(), c"cdsp1".as_ptr(), &mut stub) }, 0);
-        // SAFETY: `stub` is open; null names are refused before use.
+        let status = unsafe { lpai_direct_stub_open(c"Local".as_ptr(), std::ptr::null(), &mut stub) };
+        assert_eq!((status as u32, stub.is_null()), (0x8000_0401, true));
+        assert_eq!(open_error(), "unknown transport 'Local' (local, fastrpc)");
+    }
+
+    #[test]
+    fn a_missing_skel_library_is_named_with_the_function_that_named_it() {
+        let mut stub = std::ptr::null_mut();
+        // SAFETY: a NUL-terminated path and a valid out-pointer.
+        let status = unsafe { lpai_direct_stub_open_local(c"/nonexistent/skel.so".as_ptr(), &mut stub) };
+        assert_eq!((status as u32, stub.is_null()), (0x8000_0401, true));
+        assert_eq!(
+            open_error(),
+            "the skel library /nonexistent/skel.so (from lpai_direct_stub_open_local) does not exist"
+        );
+    }
+
+    #[test]
+    fn bad_arguments_answer_aee_codes() {
+        let stub = Box::into_raw(Box::new(CStub {
+            stub: Stub::open(Box::new(Accepting), c"uri").unwrap(),
+            last_error: CString::default(),
+        }));
+        // SAFETY: `stub` is open; null names are refused before use; null out-pointers are refused.
         unsafe {
             assert_eq!(
                 lpai_direct_stub_configure(stub, std::ptr::null(), std::ptr::null(), 0, 0, 0) as u32,
                 0x8000_040E
             );
+            assert_eq!(lpai_direct_stub_configure(stub, c"b".as_ptr(), c"s".as_ptr(), 0, 0, 0), 0);
             lpai_direct_stub_close(stub);
             assert_eq!(lpai_direct_stub_unload(std::ptr::null_mut(), 0) as u32, 0x8000_040E);
             assert_eq!(
                 lpai_direct_stub_open(std::ptr::null(), std::ptr::null(), std::ptr::null_mut()) as u32,
                 0x8000_040E
             );
+            assert_eq!(lpai_direct_stub_open_local(std::ptr::null(), std::ptr::null_mut()) as u32, 0x8000_040E);
         }
     }
 }

@@ -14,7 +14,13 @@ pub fn data_type_name(tensor: &TensorDescription) -> &'static str {
 
 /// Bytes each tensor takes on the wire, float32 or native.
 pub fn wire_sizes(tensors: &[TensorDescription], float: bool) -> Vec<usize> {
-    tensors.iter().map(|tensor| io_bytes(float, tensor.elements, tensor.native_bytes)).collect()
+    tensors.iter().map(|tensor| wire_bytes(float, tensor)).collect()
+}
+
+/// Bytes one tensor takes on the wire; a size past the address space (only possible on a 32-bit HLOS) is
+/// `usize::MAX`, which no file or buffer matches, so it is refused as a size mismatch.
+fn wire_bytes(float: bool, tensor: &TensorDescription) -> usize {
+    io_bytes(float, tensor.elements, tensor.native_bytes).unwrap_or(usize::MAX)
 }
 
 /// What each input file must hold, with a hint for a file that has the other kind's size.
@@ -23,12 +29,9 @@ pub fn expected_inputs(graph: &GraphDescription, native: bool) -> Vec<ExpectedIn
         .inputs
         .iter()
         .map(|tensor| {
-            let native_size = (
-                io_bytes(false, tensor.elements, tensor.native_bytes),
-                format!("{} {} elements", tensor.elements, data_type_name(tensor)),
-            );
-            let float_size =
-                (io_bytes(true, tensor.elements, tensor.native_bytes), format!("{} float32 elements", tensor.elements));
+            let native_size =
+                (wire_bytes(false, tensor), format!("{} {} elements", tensor.elements, data_type_name(tensor)));
+            let float_size = (wire_bytes(true, tensor), format!("{} float32 elements", tensor.elements));
             let (expected, other, hint) = if native {
                 (native_size, float_size, "it looks like float32 data: drop --use_native_input_files")
             } else {

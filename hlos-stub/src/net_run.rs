@@ -1,15 +1,14 @@
 //! The net-run job through the stub: open the skel on a transport, configure it, load the context, check the
 //! whole input list, then run every line and write its outputs. Every transport runs this same code.
 
-use crate::cli::{LogLevel, Options, ProfilingLevel, TransportKind};
 use crate::graph_io;
 use crate::input_list;
 use crate::lpai_config::{self, LpaiConfig};
 use crate::output;
+pub use crate::settings::Settings;
 use crate::stub::fastrpc::{self, FastRpc, FastRpcOptions};
-use crate::stub::local::Local;
 use crate::stub::{default_transport_trying, flags, Configuration, ProfileEvent, Stub, StubError, Transport};
-use crate::stub::{PRIORITY_UNCHANGED, TARGET_DEFAULT};
+use crate::stub::{Local, SkelLocation, TransportKind, PRIORITY_UNCHANGED, TARGET_DEFAULT};
 use anyhow::{anyhow, bail, Context as _, Result};
 use std::ffi::CString;
 use std::os::unix::ffi::OsStrExt;
@@ -39,47 +38,44 @@ fn c_path(path: &Path) -> Result<CString> {
 }
 
 /// `--system_library`, else libQnnSystem.so beside the backend (a bare name when the backend is one).
-fn system_library_path(options: &Options) -> PathBuf {
-    options.system_library.clone().unwrap_or_else(|| options.backend.with_file_name("libQnnSystem.so"))
+fn system_library_path(settings: &Settings) -> PathBuf {
+    settings.system_library.clone().unwrap_or_else(|| settings.backend.with_file_name("libQnnSystem.so"))
 }
 
-fn qnn_log_level(level: LogLevel) -> u32 {
-    match level {
-        LogLevel::Error => 1,
-        LogLevel::Warn => 2,
-        LogLevel::Info => 3,
-        LogLevel::Verbose => 4,
-        LogLevel::Debug => 5,
+/// The profiling level asked for, else the config file's, else off.
+fn qnn_profiling_level(settings: &Settings, lpai: &LpaiConfig) -> u32 {
+    settings.profiling_level.unwrap_or(lpai.profiling_level.unwrap_or(0))
+}
+
+/// Where the local transport finds the skel: `--skel`, else the default search.
+pub fn skel_location(settings: &Settings) -> SkelLocation {
+    match &settings.skel {
+        Some(path) => SkelLocation::File { path: path.clone(), named_by: "--skel" },
+        None => SkelLocation::Search,
     }
 }
 
-fn qnn_profiling_level(options: &Options, lpai: &LpaiConfig) -> u32 {
-    options.profiling_level.map_or(lpai.profiling_level.unwrap_or(0), |level| match level {
-        ProfilingLevel::Basic => 1,
-        ProfilingLevel::Detailed => 2,
-        ProfilingLevel::Backend => 1000,
-    })
+/// The transport the settings ask for (or the default one), and a note for stderr when the default fell back
+/// from FastRPC to local (on aarch64), saying why FastRPC was not available and which skel is used instead.
+pub fn transport(settings: &Settings) -> Result<(Box<dyn Transport>, Option<String>)> {
+    transport_trying(settings, cfg!(target_arch = "aarch64"))
 }
 
-/// The transport the options ask for (or the default one), and a note for stderr when the default fell back
-/// from FastRPC to local (on aarch64), saying why FastRPC was not available.
-pub fn transport(options: &Options) -> Result<(Box<dyn Transport>, Option<String>)> {
-    choose_transport(options, cfg!(target_arch = "aarch64"))
-}
-
-fn choose_transport(options: &Options, try_fastrpc: bool) -> Result<(Box<dyn Transport>, Option<String>)> {
+/// [`transport`], trying FastRPC for the default only when `try_fastrpc` (so hosts can test the fallback).
+pub fn transport_trying(settings: &Settings, try_fastrpc: bool) -> Result<(Box<dyn Transport>, Option<String>)> {
     let fastrpc_options = FastRpcOptions {
-        domain: options.domain,
-        session: options.session,
-        unsigned_pd: options.unsigned_pd,
-        libraries: options.fastrpc_library.iter().cloned().collect(),
+        domain: settings.domain,
+        session: settings.session,
+        unsigned_pd: settings.unsigned_pd,
+        libraries: settings.fastrpc_library.iter().cloned().collect(),
     };
-    match options.transport {
-        Some(TransportKind::Local) => Ok((Box::new(Local), None)),
+    let skel = skel_location(settings);
+    match settings.transport {
+        Some(TransportKind::Local) => Ok((Box::new(Local::load(&skel)?), None)),
         Some(TransportKind::Fastrpc) => Ok((Box::new(FastRpc::load(fastrpc_options)?), None)),
         None => {
-            let (chosen, unavailable) = default_transport_trying(fastrpc_options, try_fastrpc);
-            let note = unavailable.map(|why| format!("{why}; using the local transport (the skel in this process)"));
+            let (chosen, unavailable) = default_transport_trying(fastrpc_options, &skel, try_fastrpc)?;
+            let note = unavailable.map(|why| format!("{why}; using the local transport ({})", chosen.place()));
             Ok((chosen, note))
         }
     }
@@ -114,40 +110,40 @@ fn read_input(file: &Path, destination: &mut [u8]) -> Result<()> {
     Ok(())
 }
 
-/// Runs the job the options describe.
-pub fn run(options: &Options) -> Result<Summary> {
-    let binary_path = &options.retrieve_context;
+/// Runs the job the settings describe.
+pub fn run(settings: &Settings) -> Result<Summary> {
+    let binary_path = &settings.retrieve_context;
     std::fs::metadata(binary_path)
         .with_context(|| format!("context binary {} cannot be read", binary_path.display()))?;
-    let (transport, note) = transport(options)?;
+    let (transport, note) = transport(settings)?;
     if let Some(note) = note {
         eprintln!("lpai-net-run: note: {note}");
     }
     // A bare library name (no `/`) is left to the dynamic loader's search.
-    let is_path = options.backend.as_os_str().as_bytes().contains(&b'/');
-    if transport.name() == "local" && is_path && !options.backend.is_file() {
-        bail!("backend library {} does not exist", options.backend.display());
+    let is_path = settings.backend.as_os_str().as_bytes().contains(&b'/');
+    if transport.name() == "local" && is_path && !settings.backend.is_file() {
+        bail!("backend library {} does not exist", settings.backend.display());
     }
-    let lpai = match &options.config_file {
+    let lpai = match &settings.config_file {
         Some(path) => lpai_config::read(path)?,
         None => LpaiConfig::default(),
     };
-    let uri = fastrpc::skel_uri(options.domain, options.session);
+    let uri = fastrpc::skel_uri(settings.domain, settings.session);
     let mut stub = Stub::open(transport, &uri).map_err(failed("opening the skel".into()))?;
     let configuration = Configuration {
-        backend: c_path(&options.backend)?,
-        system_library: c_path(&system_library_path(options))?,
-        log_level: qnn_log_level(options.log_level),
-        profiling_level: qnn_profiling_level(options, &lpai),
+        backend: c_path(&settings.backend)?,
+        system_library: c_path(&system_library_path(settings))?,
+        log_level: settings.log_level,
+        profiling_level: qnn_profiling_level(settings, &lpai),
         lpai_hw_version: lpai.hw_version.unwrap_or(0),
         lpai_target: lpai.target.unwrap_or(TARGET_DEFAULT),
-        arena_bytes: options.arena_bytes.unwrap_or(0),
+        arena_bytes: settings.arena_bytes.unwrap_or(0),
     };
     stub.configure(&configuration).map_err(|error| anyhow!("{error}"))?;
 
-    let load_flags = if options.persistent_binary { flags::PERSISTENT_BINARY } else { 0 };
+    let load_flags = if settings.persistent_binary { flags::PERSISTENT_BINARY } else { 0 };
     let what = format!("context binary {}", binary_path.display());
-    let (context, graph_count) = if options.dsp_reads_context {
+    let (context, graph_count) = if settings.dsp_reads_context {
         stub.load_file(&path_for_skel(binary_path)?, load_flags)
     } else {
         let binary = std::fs::read(binary_path).with_context(|| format!("cannot read {}", binary_path.display()))?;
@@ -159,7 +155,7 @@ pub fn run(options: &Options) -> Result<Summary> {
     for index in 0..graph_count {
         graphs.push(stub.describe(context, index).map_err(failed(format!("describing graph {index}")))?);
     }
-    let graph_index = match &options.graph_name {
+    let graph_index = match &settings.graph_name {
         Some(name) => graphs.iter().position(|g| &g.name == name).with_context(|| {
             let names: Vec<&str> = graphs.iter().map(|g| g.name.as_str()).collect();
             format!("the context has no graph '{name}' (graphs: {})", names.join(", "))
@@ -167,16 +163,16 @@ pub fn run(options: &Options) -> Result<Summary> {
         None => 0,
     };
     let graph = graphs.get(graph_index).context("the context binary holds no graph")?;
-    let float_in = !options.use_native_input_files;
-    let float_out = !options.use_native_output_files;
+    let float_in = !settings.use_native_input_files;
+    let float_out = !settings.use_native_output_files;
     graph_io::check_float_conversion(graph, float_in, float_out)?;
     if let (Some(perf), Some(affinity)) = (lpai.perf, lpai.affinity) {
         let what = format!("setting LPAI performance of graph {}", graph.name);
         stub.set_performance(context, graph_index as u32, perf, affinity, PRIORITY_UNCHANGED).map_err(failed(what))?;
     }
     let output_names: Vec<&str> = graph.outputs.iter().map(|tensor| tensor.name.as_str()).collect();
-    let expected = graph_io::expected_inputs(graph, options.use_native_input_files);
-    let list = input_list::read(&options.input_list, &expected, &output_names)?;
+    let expected = graph_io::expected_inputs(graph, settings.use_native_input_files);
+    let list = input_list::read(&settings.input_list, &expected, &output_names)?;
 
     let input_sizes = graph_io::wire_sizes(&graph.inputs, float_in);
     let output_sizes = graph_io::wire_sizes(&graph.outputs, float_out);
@@ -206,7 +202,7 @@ pub fn run(options: &Options) -> Result<Summary> {
             .execute(context, graph_index as u32, execute_flags, &inputs, &mut outputs)
             .map_err(failed(format!("input list line {}", line.number)))?;
         summary.execute_micros.push(graph.micros(executed.dsp_ticks));
-        let directory = options.output_dir.join(format!("Result_{result_index}"));
+        let directory = settings.output_dir.join(format!("Result_{result_index}"));
         std::fs::create_dir_all(&directory).with_context(|| format!("cannot create {}", directory.display()))?;
         for &index in &list.outputs {
             let (offset, size) = (output_offsets[index], output_sizes[index]);
@@ -227,12 +223,6 @@ pub fn run(options: &Options) -> Result<Summary> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cli::Parser;
-
-    fn options(extra: &[&str]) -> Options {
-        let required = ["lpai-net-run", "--backend=b", "--retrieve_context=c", "--input_list=l"];
-        Options::parse_from(required.iter().chain(extra))
-    }
 
     #[test]
     fn an_input_file_that_changed_size_is_named_instead_of_panicking() {
@@ -248,24 +238,26 @@ mod tests {
     }
 
     #[test]
-    fn the_config_file_profiling_level_counts_when_the_flag_is_absent() {
+    fn the_config_file_profiling_level_counts_when_the_setting_is_absent() {
+        let mut settings = Settings::new("b", "c", "l");
         let lpai = LpaiConfig { profiling_level: Some(2), ..LpaiConfig::default() };
-        assert_eq!(qnn_profiling_level(&options(&[]), &lpai), 2);
-        assert_eq!(qnn_profiling_level(&options(&["--profiling_level=basic"]), &lpai), 1);
-        assert_eq!(qnn_profiling_level(&options(&[]), &LpaiConfig::default()), 0);
+        assert_eq!(qnn_profiling_level(&settings, &lpai), 2);
+        assert_eq!(qnn_profiling_level(&settings, &LpaiConfig::default()), 0);
+        settings.profiling_level = Some(crate::settings::PROFILE_BASIC);
+        assert_eq!(qnn_profiling_level(&settings, &lpai), 1);
     }
 
     #[test]
-    fn only_a_default_fallback_to_local_comes_with_a_note() {
-        let missing = "--fastrpc_library=/nonexistent/libadsprpc.so";
-        let (chosen, note) = choose_transport(&options(&[missing]), true).unwrap();
-        let note = note.unwrap_or_default();
-        assert_eq!(chosen.name(), "local");
-        assert!(note.contains("FastRPC is not available") && note.contains("/nonexistent/libadsprpc.so"), "{note}");
-        let (chosen, note) = choose_transport(&options(&[missing, "--transport=local"]), true).unwrap();
-        assert_eq!((chosen.name(), note), ("local", None));
-        let (_, note) = choose_transport(&options(&[missing]), false).unwrap();
-        assert_eq!(note, None);
+    fn a_named_skel_that_is_missing_is_named_with_its_flag() {
+        let mut settings = Settings::new("b", "c", "l");
+        settings.transport = Some(TransportKind::Local);
+        settings.skel = Some("/nonexistent/liblpai_direct_skel.so".into());
+        let message = transport_trying(&settings, false).err().unwrap().to_string();
+        assert_eq!(message, "the skel library /nonexistent/liblpai_direct_skel.so (from --skel) does not exist");
+        settings.transport = None;
+        settings.fastrpc_library = Some("/nonexistent/libadsprpc.so".into());
+        let message = transport_trying(&settings, true).err().unwrap().to_string();
+        assert!(message.contains("/nonexistent/libadsprpc.so") && message.contains("(from --skel)"), "{message}");
     }
 
     #[test]

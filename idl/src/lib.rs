@@ -29,10 +29,4 @@ pub fn copy_prefix(target: &mut [u8], source: &[u8]) -> usize {
     copied
 }
 
-/// AEE error codes the codec answers with (without the DSP offset 0x80000400).
-pub mod aee {
-    /// A buffer, count or string does not match the method.
-    pub const EBADPARM: u32 = 0xE;
-    /// The method id is unknown.
-    pub const EUNSUPPORTED: u32 = 0x14;
-}
+pub mod aee;

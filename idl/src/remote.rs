@@ -101,7 +101,10 @@ pub const CLOSE_SCALARS: u32 = 0x0100_0010;
 /// or the status.
 pub fn call_open(uri: &core::ffi::CStr, invoke: impl FnOnce(u32, *mut RemoteArg) -> i32) -> Result<u64, i32> {
     let text = uri.to_bytes_with_nul();
-    let mut count = (text.len() as u32).to_le_bytes();
+    let Ok(count) = u32::try_from(text.len()) else {
+        return Err(crate::aee::dsp(crate::aee::EBADPARM));
+    };
+    let mut count = count.to_le_bytes();
     let mut args = [
         RemoteArg::buffer(count.as_mut_ptr().cast(), count.len()),
         RemoteArg::buffer(text.as_ptr().cast_mut().cast(), text.len()),

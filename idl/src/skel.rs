@@ -21,12 +21,48 @@ pub struct Decoded<'a> {
     outputs: [Option<&'a mut [u8]>; 2 * MAX_BUFFERS],
 }
 
+/// Why `decode` refused a call; every refusal answers `AEE_EBADPARM`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Refusal {
+    /// The `sc` word's method, buffer or handle counts do not match the method.
+    Counts,
+    /// A buffer has a length but no address.
+    NullBuffer,
+    /// An output buffer overlaps another buffer.
+    Overlap,
+    /// A primary buffer is shorter than its layout.
+    ShortPrimary,
+    /// A sequence or string buffer is shorter than its count says (or the count overflows).
+    ShortSequence,
+    /// A string does not end in NUL where its count says.
+    Unterminated,
+}
+
+impl Refusal {
+    /// The AEE code the call answers.
+    pub const fn aee(self) -> u32 {
+        EBADPARM
+    }
+
+    /// What was wrong, for messages.
+    pub const fn describe(self) -> &'static str {
+        match self {
+            Refusal::Counts => "the sc word's buffer or handle counts do not match the method",
+            Refusal::NullBuffer => "a buffer has a length but a null address",
+            Refusal::Overlap => "outputs overlap another buffer",
+            Refusal::ShortPrimary => "a primary buffer is shorter than its layout",
+            Refusal::ShortSequence => "a sequence or string is shorter than its count",
+            Refusal::Unterminated => "a string does not end in NUL",
+        }
+    }
+}
+
 /// Validates `args` against `method` and `scalars`; on success every parameter can be read.
 ///
 /// # Safety
 /// `args` must point to the `remote_arg` array that `scalars` describes (as the FastRPC framework, or the
 /// local transport, passes it), and each buffer must be valid for reads and writes of its length for `'a`.
-pub unsafe fn decode<'a>(method: &'a Method, scalars: u32, args: *mut RemoteArg) -> Result<Decoded<'a>, u32> {
+pub unsafe fn decode<'a>(method: &'a Method, scalars: u32, args: *mut RemoteArg) -> Result<Decoded<'a>, Refusal> {
     let word = Scalars::of(scalars);
     let expected = Scalars::of(method.scalars());
     if word.method != method.id
@@ -36,21 +72,21 @@ pub unsafe fn decode<'a>(method: &'a Method, scalars: u32, args: *mut RemoteArg)
         || word.out_handles != 0
         || !method.is_supported()
     {
-        return Err(EBADPARM);
+        return Err(Refusal::Counts);
     }
     let count = word.arg_count();
     if count > 0 && args.is_null() {
-        return Err(EBADPARM);
+        return Err(Refusal::NullBuffer);
     }
     let mut spans = [(0usize, 0usize); 2 * MAX_BUFFERS];
     for (index, span) in spans.iter_mut().enumerate().take(count) {
         // SAFETY: `scalars` describes `count` arguments at `args` (the caller's promise); buffers only.
         let buffer = unsafe { (*args.add(index)).buf };
         if buffer.pv.is_null() && buffer.len != 0 {
-            return Err(EBADPARM);
+            return Err(Refusal::NullBuffer);
         }
         let start = buffer.pv as usize;
-        *span = (start, start.checked_add(buffer.len).ok_or(EBADPARM)?);
+        *span = (start, start.checked_add(buffer.len).ok_or(Refusal::Overlap)?);
     }
     // Input buffers are only read, so they may share memory; an output buffer must overlap no other buffer.
     let in_count = word.in_buffers as usize;
@@ -60,7 +96,7 @@ pub unsafe fn decode<'a>(method: &'a Method, scalars: u32, args: *mut RemoteArg)
             (index >= in_count || other >= in_count) && start < other_end && other_start < end
         });
         if overlaps && start != end {
-            return Err(EBADPARM);
+            return Err(Refusal::Overlap);
         }
     }
     let mut inputs: [Option<&'a [u8]>; 2 * MAX_BUFFERS] = [None; 2 * MAX_BUFFERS];
@@ -93,30 +129,32 @@ pub unsafe fn decode<'a>(method: &'a Method, scalars: u32, args: *mut RemoteArg)
     let totals = method.totals();
     let primary_in: &'a [u8] = match totals.primary_in_bytes {
         0 => &[],
-        _ => inputs.first_mut().and_then(Option::take).ok_or(EBADPARM)?,
+        _ => inputs.first_mut().and_then(Option::take).ok_or(Refusal::ShortPrimary)?,
     };
     let primary_out: &'a mut [u8] = match method.primary_out_arg() {
         None => &mut [],
-        Some(arg) => buffers.get_mut(arg).and_then(Option::take).ok_or(EBADPARM)?,
+        Some(arg) => buffers.get_mut(arg).and_then(Option::take).ok_or(Refusal::ShortPrimary)?,
     };
     if primary_in.len() < totals.primary_in_bytes || primary_out.len() < totals.primary_out_bytes {
-        return Err(EBADPARM);
+        return Err(Refusal::ShortPrimary);
     }
     let decoded = Decoded { method, primary_in, primary_out, inputs, outputs: buffers };
     for index in 0..method.params.len() {
         if let Some(Slot::Buffer { arg, count_offset, direction }) = method.slot(index) {
-            let needed = decoded.count_at(count_offset)?.checked_mul(element_bytes(method, index)?).ok_or(EBADPARM)?;
+            let count = decoded.count_at(count_offset).map_err(|_| Refusal::ShortPrimary)?;
+            let element = element_bytes(method, index).map_err(|_| Refusal::Counts)?;
+            let needed = count.checked_mul(element).ok_or(Refusal::ShortSequence)?;
             let length = match direction {
                 Direction::In => decoded.input(arg).map(<[u8]>::len),
                 Direction::Rout => decoded.outputs.get(arg).and_then(Option::as_deref).map(<[u8]>::len),
             };
-            if length.ok_or(EBADPARM)? < needed {
-                return Err(EBADPARM);
+            if length.ok_or(Refusal::ShortSequence)? < needed {
+                return Err(Refusal::ShortSequence);
             }
             if method.params.get(index).map(|p| p.kind) == Some(Kind::String) {
                 let last = decoded.input(arg).and_then(|b| needed.checked_sub(1).and_then(|end| b.get(end)));
                 if last != Some(&0) {
-                    return Err(EBADPARM);
+                    return Err(Refusal::Unterminated);
                 }
             }
         }
@@ -257,6 +295,6 @@ mod tests {
         args[3] = RemoteArg::buffer(primary.as_mut_ptr().cast(), 4);
         // SAFETY: as above; the output now overlaps the primary input.
         let overlapping = unsafe { super::decode(&COPY, COPY.scalars(), args.as_mut_ptr()) };
-        assert_eq!(overlapping.err(), Some(crate::aee::EBADPARM));
+        assert_eq!(overlapping.err(), Some(super::Refusal::Overlap));
     }
 }

@@ -1,5 +1,7 @@
 /* Runs the kws_conv fixture through liblpai_direct_stub.so from C, the way an HLOS application would, and
- * compares the output with ONNX Runtime's reference. Usage: stub_kws BACKEND SYSTEM_LIBRARY FIXTURE_DIR */
+ * compares the output with ONNX Runtime's reference. The local transport finds the host skel by its default
+ * search; SKEL is opened once with lpai_direct_stub_open_local. Usage: stub_kws BACKEND SYSTEM_LIBRARY
+ * FIXTURE_DIR SKEL */
 #include "lpai_direct_stub.h"
 
 #include <stdio.h>
@@ -24,13 +26,18 @@ static void* read_file(const char* path, size_t* bytes) {
     return 1; } } while (0)
 
 int main(int argc, char** argv) {
-    if (argc != 4) { fprintf(stderr, "usage: %s BACKEND SYSTEM_LIBRARY FIXTURE_DIR\n", argv[0]); return 2; }
+    if (argc != 5) { fprintf(stderr, "usage: %s BACKEND SYSTEM_LIBRARY FIXTURE_DIR SKEL\n", argv[0]); return 2; }
     char path[4096];
     lpai_direct_stub* stub = NULL;
     if (lpai_direct_stub_open("nonsense", NULL, &stub) == 0 || stub != NULL) return 3;
     if (strstr(lpai_direct_stub_last_error(NULL), "unknown transport") == NULL) return 4;
     if (lpai_direct_stub_open("local", "moon", &stub) == 0 || stub != NULL) return 11;
     if (strstr(lpai_direct_stub_last_error(NULL), "unknown domain 'moon'") == NULL) return 12;
+    if (lpai_direct_stub_open_local("/nonexistent/liblpai_direct_skel.so", &stub) == 0 || stub != NULL) return 13;
+    if (strstr(lpai_direct_stub_last_error(NULL), "/nonexistent/liblpai_direct_skel.so") == NULL) return 14;
+    CHECK(lpai_direct_stub_open_local(argv[4], &stub));
+    lpai_direct_stub_close(stub);
+    stub = NULL;
     CHECK(lpai_direct_stub_open("local", "adsp", &stub));
     CHECK(lpai_direct_stub_configure(stub, argv[1], argv[2], 2, 0, 0));
 

@@ -92,11 +92,17 @@ pub fn qnn_lock() -> std::sync::MutexGuard<'static, ()> {
     QNN_LOCK.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
+/// The host build of the skel the local transport loads (`cargo build -p lpai-direct-dsp --release`).
+pub fn host_skel() -> PathBuf {
+    artifact("target/release/liblpai_direct_skel.so", "cargo build -p lpai-direct-dsp --release")
+}
+
 /// `lpai-net-run` arguments running `binary` on the real HTP backend with `list`, writing into `output`, plus
-/// `extra` flags; `native` adds both `--use_native_*` flags.
+/// `extra` flags; `native` adds both `--use_native_*` flags. The local transport loads [`host_skel`].
 pub fn net_run_args(binary: &Path, list: &Path, output: &Path, native: bool, extra: &[String]) -> Vec<String> {
     let mut args = vec![
         "lpai-net-run".to_string(),
+        format!("--skel={}", host_skel().display()),
         format!("--backend={}", qnn_lib_dir().join("libQnnHtp.so").display()),
         format!("--retrieve_context={}", binary.display()),
         format!("--input_list={}", list.display()),
@@ -107,4 +113,10 @@ pub fn net_run_args(binary: &Path, list: &Path, output: &Path, native: bool, ext
     }
     args.extend(extra.iter().cloned());
     args
+}
+
+/// The net-run settings `lpai-net-run` would use for `args` (the first one being the program name).
+pub fn settings(args: Vec<String>) -> lpai_direct_stub::settings::Settings {
+    use lpai_net_run::cli::{Options, Parser};
+    Options::parse_from(args).settings()
 }

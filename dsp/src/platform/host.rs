@@ -6,11 +6,15 @@ use core::ptr::NonNull;
 use libloading::os::unix::{Library, RTLD_LOCAL, RTLD_NOW};
 use std::io::Read;
 use std::os::unix::ffi::OsStrExt;
-use std::sync::OnceLock;
+use std::sync::{Condvar, Mutex, OnceLock};
 use std::time::Instant;
 
 /// The host implementation of [`Platform`].
 pub struct Host;
+
+/// Whether some thread holds the vendor-calls lock, and the condition its waiters sleep on.
+static VENDOR_LOCKED: Mutex<bool> = Mutex::new(false);
+static VENDOR_RELEASED: Condvar = Condvar::new();
 
 fn path_of(path: &CStr) -> &std::path::Path {
     std::path::Path::new(std::ffi::OsStr::from_bytes(path.to_bytes()))
@@ -85,6 +89,19 @@ impl Platform for Host {
         let layout = std::alloc::Layout::from_size_align(bytes.max(1), 64).map_err(|_| PlatformError::Failed(-1))?;
         // SAFETY: a non-zero size with a valid alignment.
         NonNull::new(unsafe { std::alloc::alloc(layout) }).ok_or(PlatformError::Failed(-1))
+    }
+
+    fn lock_vendor_calls() {
+        let mut locked = VENDOR_LOCKED.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        while *locked {
+            locked = VENDOR_RELEASED.wait(locked).unwrap_or_else(std::sync::PoisonError::into_inner);
+        }
+        *locked = true;
+    }
+
+    unsafe fn unlock_vendor_calls() {
+        *VENDOR_LOCKED.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = false;
+        VENDOR_RELEASED.notify_one();
     }
 
     unsafe fn release(memory: NonNull<u8>, bytes: usize) {

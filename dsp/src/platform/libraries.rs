@@ -25,12 +25,24 @@ pub struct BuiltinLibrary {
     pub symbols: &'static [BuiltinSymbol],
 }
 
-/// The registered set: one pointer to a `'static` slice reference, so a reader sees one whole set.
+/// The registered set: null until registered, then one pointer to a `'static` slice reference, never changed
+/// again. A library handle may point into the set, so replacing it would let `close_library` take a built-in
+/// for a loaded library; a set fixed for the life of the program rules that out.
 static BUILTINS: AtomicPtr<&'static [BuiltinLibrary]> = AtomicPtr::new(core::ptr::null_mut());
 
-/// Makes `libraries` loadable by name, replacing any set registered before (`&&[]` removes them all).
-pub fn register_builtin_libraries(libraries: &'static &'static [BuiltinLibrary]) {
-    BUILTINS.store((libraries as *const &'static [BuiltinLibrary]).cast_mut(), Ordering::Release);
+/// Why [`register_builtin_libraries`] refused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BuiltinsFixed;
+
+/// Makes `libraries` loadable by name. The set is fixed from then on: registering the same set again is
+/// fine, any other set is refused.
+pub fn register_builtin_libraries(libraries: &'static &'static [BuiltinLibrary]) -> Result<(), BuiltinsFixed> {
+    let set = (libraries as *const &'static [BuiltinLibrary]).cast_mut();
+    match BUILTINS.compare_exchange(core::ptr::null_mut(), set, Ordering::AcqRel, Ordering::Acquire) {
+        Ok(_) => Ok(()),
+        Err(current) if current == set => Ok(()),
+        Err(_) => Err(BuiltinsFixed),
+    }
 }
 
 fn builtins() -> &'static [BuiltinLibrary] {
@@ -38,7 +50,7 @@ fn builtins() -> &'static [BuiltinLibrary] {
     if set.is_null() {
         return &[];
     }
-    // SAFETY: `register_builtin_libraries` stored a pointer to a `'static` slice reference.
+    // SAFETY: `register_builtin_libraries` stored a pointer to a `'static` slice reference, never replaced.
     unsafe { *set }
 }
 

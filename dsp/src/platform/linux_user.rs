@@ -4,6 +4,7 @@ use super::{Level, LibraryHandle, Platform, PlatformError};
 use core::arch::asm;
 use core::ffi::{c_void, CStr};
 use core::ptr::NonNull;
+use core::sync::atomic::{AtomicU32, Ordering};
 
 // The process entry of a static qemu-hexagon program: align the stack and call the program's
 // `extern "C" fn lpai_program_main() -> !` (the self-test and bench executables each define one).
@@ -18,6 +19,9 @@ core::arch::global_asm!(
 /// The qemu-hexagon implementation of [`Platform`].
 pub struct LinuxUser;
 
+/// The vendor-calls lock as a futex word: 0 free, 1 held, 2 held with sleepers.
+static VENDOR_FUTEX: AtomicU32 = AtomicU32::new(0);
+
 const SYS_OPENAT: u32 = 56;
 const SYS_CLOSE: u32 = 57;
 /// `_llseek` on 32-bit Linux: (fd, offset high, offset low, *result, whence).
@@ -25,6 +29,9 @@ const SYS_LLSEEK: u32 = 62;
 const SYS_READ: u32 = 63;
 const SYS_WRITE: u32 = 64;
 const SYS_EXIT_GROUP: u32 = 94;
+const SYS_FUTEX: u32 = 98;
+const FUTEX_WAIT_PRIVATE: i32 = 128;
+const FUTEX_WAKE_PRIVATE: i32 = 129;
 const SYS_CLOCK_GETTIME: u32 = 113;
 const SYS_MUNMAP: u32 = 215;
 /// `mmap2`: the offset is counted in 4096-byte pages.
@@ -182,6 +189,24 @@ impl Platform for LinuxUser {
             return Err(PlatformError::Failed(-address));
         }
         NonNull::new(address as usize as *mut u8).ok_or(PlatformError::Failed(12))
+    }
+
+    fn lock_vendor_calls() {
+        if VENDOR_FUTEX.compare_exchange(0, 1, Ordering::Acquire, Ordering::Relaxed).is_ok() {
+            return;
+        }
+        // Contended: mark sleepers and sleep in the kernel until the holder wakes us (no spinning).
+        while VENDOR_FUTEX.swap(2, Ordering::Acquire) != 0 {
+            // SAFETY: FUTEX_WAIT on a live static word; returns at once if the word is no longer 2.
+            unsafe { syscall(SYS_FUTEX, VENDOR_FUTEX.as_ptr() as i32, FUTEX_WAIT_PRIVATE, 2, 0) };
+        }
+    }
+
+    unsafe fn unlock_vendor_calls() {
+        if VENDOR_FUTEX.swap(0, Ordering::Release) == 2 {
+            // SAFETY: FUTEX_WAKE of one sleeper on a live static word.
+            unsafe { syscall(SYS_FUTEX, VENDOR_FUTEX.as_ptr() as i32, FUTEX_WAKE_PRIVATE, 1, 0) };
+        }
     }
 
     unsafe fn release(memory: NonNull<u8>, bytes: usize) {

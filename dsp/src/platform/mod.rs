@@ -119,6 +119,38 @@ pub trait Platform {
     /// # Safety
     /// `memory` and `bytes` must be exactly what `allocate` gave, and nothing may use the memory afterwards.
     unsafe fn release(memory: NonNull<u8>, bytes: usize);
+    /// Blocks (never spins) until this thread holds the one process-wide (on the aDSP: PD-wide) lock around
+    /// vendor calls; only [`VendorCalls`] calls it.
+    fn lock_vendor_calls();
+    /// Releases the lock [`Platform::lock_vendor_calls`] took.
+    ///
+    /// # Safety
+    /// Only the thread holding the lock may call it, once per lock.
+    unsafe fn unlock_vendor_calls();
+}
+
+/// Holds the process-wide (PD-wide) lock that serialises creating and freeing QNN backends, system contexts and
+/// contexts. Vendor libraries do not document their thread safety (two libQnnHtp context creations at once
+/// crash inside its graph deserialisation), so every such call runs under this lock; executes do not take it.
+/// The lock blocks (a QuRT mutex, a futex, a host mutex) and is released when this value is dropped.
+pub struct VendorCalls {
+    /// Not `Send`: the thread that locked must unlock.
+    _not_send: core::marker::PhantomData<*const ()>,
+}
+
+impl VendorCalls {
+    /// Waits for the lock. Not re-entrant: a thread holding it must not ask again.
+    pub fn lock() -> VendorCalls {
+        Current::lock_vendor_calls();
+        VendorCalls { _not_send: core::marker::PhantomData }
+    }
+}
+
+impl Drop for VendorCalls {
+    fn drop(&mut self) {
+        // SAFETY: this value exists only while its thread holds the lock (`lock`), and is dropped once.
+        unsafe { Current::unlock_vendor_calls() };
+    }
 }
 
 /// Reads a file of `size` bytes into the start of `buffer`, calling `read_some` (which fills the slice it is
@@ -174,6 +206,12 @@ impl Line {
     /// An empty line.
     pub const fn new() -> Line {
         Line { text: heapless::String::new(), cut: false }
+    }
+
+    /// Empties the line.
+    pub fn clear(&mut self) {
+        self.text.clear();
+        self.cut = false;
     }
 
     /// The text so far.
@@ -236,6 +274,7 @@ macro_rules! message {
 }
 
 /// 300 characters, longer than a log line.
+#[cfg(any(test, feature = "self-test"))]
 const LONG_TEXT: &str = concat!(
     "0123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789",
     "0123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789",
@@ -282,6 +321,12 @@ crate::self_tests! {
             // SAFETY: exactly what allocate gave; unused afterwards.
             unsafe { Current::release(memory, 1 << 16) };
         }
+    }
+
+    fn vendor_calls_lock_can_be_taken_again_after_release() {
+        drop(VendorCalls::lock());
+        let again = VendorCalls::lock();
+        drop(again);
     }
 
     fn ticks_convert_to_micros_without_overflow() {

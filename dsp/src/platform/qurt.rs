@@ -29,7 +29,23 @@ extern "C" {
     fn dlclose(library: *mut c_void) -> c_int;
     fn malloc(bytes: usize) -> *mut c_void;
     fn free(memory: *mut c_void);
+    fn qurt_mutex_lock(mutex: *mut QurtMutex);
+    fn qurt_mutex_unlock(mutex: *mut QurtMutex);
 }
+
+/// `qurt_mutex_t`: four 32-bit words (holder, count, queue, wait count), 8-byte aligned.
+#[repr(C, align(8))]
+struct QurtMutex([u32; 4]);
+
+/// The vendor-calls lock, statically initialised as QuRT's `QURT_MUTEX_INIT` does: holder 0xFE (the mutex
+/// magic), count 0, queue 0x1F (the free futex magic), wait count 0.
+struct VendorMutex(core::cell::UnsafeCell<QurtMutex>);
+
+// SAFETY: the words are only touched by `qurt_mutex_lock` / `qurt_mutex_unlock`, which QuRT makes safe to call
+// from any thread of the PD at once.
+unsafe impl Sync for VendorMutex {}
+
+static VENDOR_MUTEX: VendorMutex = VendorMutex(core::cell::UnsafeCell::new(QurtMutex([0xFE, 0, 0x1F, 0])));
 
 struct File(c_int);
 
@@ -121,6 +137,16 @@ impl Platform for Qurt {
     fn allocate(bytes: usize) -> Result<NonNull<u8>, PlatformError> {
         // SAFETY: the PD heap's malloc; the memory is released with `free` below.
         NonNull::new(unsafe { malloc(bytes.max(1)) }.cast::<u8>()).ok_or(PlatformError::Failed(2))
+    }
+
+    fn lock_vendor_calls() {
+        // SAFETY: a statically initialised QuRT mutex that lives as long as the PD; QuRT blocks the thread.
+        unsafe { qurt_mutex_lock(VENDOR_MUTEX.0.get()) };
+    }
+
+    unsafe fn unlock_vendor_calls() {
+        // SAFETY: the caller holds the mutex (this trait method's contract).
+        unsafe { qurt_mutex_unlock(VENDOR_MUTEX.0.get()) };
     }
 
     unsafe fn release(memory: NonNull<u8>, _bytes: usize) {

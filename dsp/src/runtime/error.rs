@@ -112,6 +112,17 @@ pub enum RuntimeError {
     },
 }
 
+impl RuntimeError {
+    /// QNN's own error code (`error & 0xFFFF`) when a QNN call failed.
+    pub fn qnn_code(&self) -> Option<u32> {
+        match *self {
+            RuntimeError::Qnn { code, .. } | RuntimeError::PersistentBinaryRefused { code, .. } => Some(code),
+            RuntimeError::MalformedBinary { code } if code != 0 => Some(code),
+            _ => None,
+        }
+    }
+}
+
 /// A QNN version written as `major.minor.patch`.
 struct Dotted(Version);
 

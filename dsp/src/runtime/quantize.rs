@@ -175,6 +175,7 @@ pub fn float_bytes<const N: usize, const B: usize>(values: [f32; N]) -> [u8; B] 
     bytes
 }
 
+#[cfg(any(test, feature = "self-test"))]
 fn first_float(bytes: &[u8]) -> f32 {
     floats(bytes).next().unwrap_or(f32::NAN)
 }

@@ -1,42 +1,38 @@
 //! The skel: FastRPC calls in, runtime calls out. Every call is validated by the shared codec before any
-//! argument is read; failures answer AEE codes (with the DSP offset) and never panic.
+//! argument is read; failures answer AEE codes (with the DSP offset) and never panic. Everything here is private
+//! to the crate: the only ways in are the exported entry points in `entry`.
 
-#[cfg(any(test, feature = "linux-user"))]
-pub mod end_to_end;
-#[cfg(any(test, feature = "linux-user"))]
-pub mod fuzz;
-pub mod methods;
-pub mod sessions;
-pub mod state;
+mod error;
+mod loaded;
+mod methods;
+mod session;
+mod table;
 
 use core::ffi::{c_char, CStr};
+use error::SkelError;
 use lpai_direct::aee::{self, EBADPARM, EBADSTATE, EINVHANDLE, ENOMEMORY, EUNSUPPORTED};
 use lpai_direct::codec::{self, RemoteArg, Scalars};
-use sessions::HandleError;
+use table::HandleError;
 use ufmt::uwrite;
+
 
 fn handle_error(error: HandleError) -> u32 {
     match error {
         HandleError::Invalid => EINVHANDLE,
-        HandleError::Full => ENOMEMORY,
+        HandleError::Full | HandleError::NoMemory => ENOMEMORY,
         HandleError::Busy => EBADSTATE,
     }
 }
 
 /// `lpai_direct_open(uri, &handle)`: opens a session. The URI is the one the HLOS opened the skel with.
-pub fn open(_uri: &CStr, handle: &mut u64) -> u32 {
-    match sessions::open() {
-        Ok(opened) => {
-            *handle = opened;
-            0
-        }
-        Err(error) => handle_error(error),
-    }
+fn open(_uri: &CStr) -> Result<u64, u32> {
+    table::open().map_err(handle_error)
 }
 
-/// `lpai_direct_close(handle)`: frees everything the session holds.
-pub fn close(handle: u64) -> u32 {
-    sessions::close(handle).map_or_else(handle_error, |()| 0)
+/// `lpai_direct_close(handle)`: frees everything the session holds, now or (when a call is running on it) as
+/// soon as that call ends; the handle refuses every call from now on.
+pub(crate) fn close(handle: u64) -> u32 {
+    table::close(handle).map_or_else(handle_error, |()| 0)
 }
 
 /// Whether two `sc` words describe the same method and argument counts (the attribute bits do not matter).
@@ -69,13 +65,14 @@ unsafe fn open_call(scalars: u32, args: *mut RemoteArg) -> u32 {
     let Ok(uri) = CStr::from_bytes_with_nul(text) else {
         return EBADPARM;
     };
-    let mut handle = 0u64;
-    let status = open(uri, &mut handle);
-    if status == 0 {
-        // SAFETY: the third argument is the output handle.
-        unsafe { (*args.add(2)).h64 = handle };
+    match open(uri) {
+        Ok(handle) => {
+            // SAFETY: the third argument is the output handle.
+            unsafe { (*args.add(2)).h64 = handle };
+            0
+        }
+        Err(code) => code,
     }
-    status
 }
 
 /// Method 1 on the wire: `close(in remote_handle64 h)`.
@@ -95,27 +92,37 @@ unsafe fn close_call(scalars: u32, args: *mut RemoteArg) -> u32 {
 /// # Safety
 /// `args` must point to the `remote_arg` array `scalars` describes, each buffer valid for its length during
 /// the call (as the FastRPC framework, or the local transport, passes them).
-pub unsafe fn invoke(handle: u64, scalars: u32, args: *mut RemoteArg) -> i32 {
+pub(crate) unsafe fn invoke(handle: u64, scalars: u32, args: *mut RemoteArg) -> i32 {
     let code = match Scalars::of(scalars).method {
         // SAFETY: forwarded from the caller.
         0 => unsafe { open_call(scalars, args) },
         // SAFETY: forwarded from the caller.
         1 => unsafe { close_call(scalars, args) },
-        id => match codec::METHODS.iter().find(|method| method.id == id) {
-            None => refuse(handle, EUNSUPPORTED, |line| uwrite!(line, "unknown method id {}", id)),
-            // SAFETY: forwarded from the caller.
-            Some(method) => match unsafe { codec::decode(method, scalars, args) } {
-                Err(code) => refuse(handle, code, |line| {
-                    uwrite!(line, "malformed {} call (sc {:#x}): wrong counts or short buffers", method.name, scalars)
-                }),
-                Ok(mut call) => sessions::with_session(handle, |session| methods::dispatch(session, id, &mut call))
-                    .unwrap_or_else(|error| Err(handle_error(error)))
-                    .err()
-                    .unwrap_or(0),
-            },
-        },
+        // SAFETY: forwarded from the caller.
+        id => unsafe { method_call(handle, id, scalars, args) },
     };
     aee::dsp(code)
+}
+
+/// Methods 2 and up: decode, then run on the handle's session.
+///
+/// # Safety
+/// As for [`invoke`].
+unsafe fn method_call(handle: u64, id: u32, scalars: u32, args: *mut RemoteArg) -> u32 {
+    let Some(method) = codec::METHODS.iter().find(|method| method.id == id) else {
+        return refuse(handle, EUNSUPPORTED, |line| uwrite!(line, "unknown method id {}", id));
+    };
+    // SAFETY: forwarded from the caller.
+    match unsafe { codec::decode(method, scalars, args) } {
+        Err(refusal) => refuse(handle, refusal.aee(), |line| {
+            uwrite!(line, "malformed {} call (sc {:#x}): {}", method.name, scalars, refusal.describe())
+        }),
+        Ok(mut call) => match table::with_session(handle, |session| methods::dispatch(session, id, &mut call)) {
+            Ok(Ok(())) => 0,
+            Ok(Err(SkelError { aee, .. })) => aee,
+            Err(error) => handle_error(error),
+        },
+    }
 }
 
 /// Answers `code` for a call refused before dispatch, recording `describe`'s message for `last_error` when the
@@ -125,9 +132,10 @@ fn refuse(
     code: u32,
     describe: impl FnOnce(&mut crate::platform::Line) -> Result<(), core::convert::Infallible>,
 ) -> u32 {
-    let mut line = crate::platform::Line::new();
-    let _ = describe(&mut line);
-    let _ = sessions::with_session(handle, |session| session.fail(&line));
+    let _ = table::with_session(handle, |session| {
+        let _ = describe(session.error_line());
+        session.log_error();
+    });
     code
 }
 
@@ -135,10 +143,21 @@ fn refuse(
 ///
 /// # Safety
 /// `uri` must be a NUL-terminated string and `handle` a valid place for the new handle (or null: refused).
-pub unsafe fn open_c(uri: *const c_char, handle: *mut u64) -> i32 {
+pub(crate) unsafe fn open_c(uri: *const c_char, handle: *mut u64) -> i32 {
     if uri.is_null() || handle.is_null() {
         return aee::dsp(EBADPARM);
     }
-    // SAFETY: the caller's promise.
-    aee::dsp(open(unsafe { CStr::from_ptr(uri) }, unsafe { &mut *handle }))
+    // SAFETY: the caller's promise: a NUL-terminated string.
+    let uri = unsafe { CStr::from_ptr(uri) };
+    match open(uri) {
+        Ok(opened) => {
+            // SAFETY: the caller's promise: a valid place for the handle.
+            unsafe { handle.write(opened) };
+            0
+        }
+        Err(code) => aee::dsp(code),
+    }
 }
+
+#[cfg(any(test, feature = "self-test"))]
+pub(crate) use table::SELF_TESTS;

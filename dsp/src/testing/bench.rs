@@ -5,7 +5,7 @@
 use super::fake::{self, binary, Settings, BUILTINS};
 use crate::platform::libraries::register_builtin_libraries;
 use crate::runtime::quantize::float_bytes;
-use crate::skel::end_to_end::{call, close, open};
+use super::skel_end_to_end::{call, close, open};
 use lpai_direct::codec;
 
 /// Runs three batches of `calls` skel calls, each between `begin()` and `end()`: `last_error` (the smallest
@@ -13,7 +13,9 @@ use lpai_direct::codec;
 /// conversion on the skel. Returns false if any set-up or call failed.
 pub fn skel_calls(begin: extern "C" fn(), end: extern "C" fn(), calls: u32) -> bool {
     let _session = fake::begin(Settings::LPAI);
-    register_builtin_libraries(&BUILTINS);
+    if register_builtin_libraries(&BUILTINS).is_err() {
+        return false;
+    }
     let Some(handle) = open() else { return false };
     use codec::configure as c;
     let configured = call(

@@ -1,6 +1,6 @@
 //! Self-tests of the real runtime against a fake LPAI backend and libQnnSystem (see [`fake`]).
 //!
-//! Only in host tests and in the Hexagon self-test executable (`linux-user`), never in the skel.
+//! Only in host tests and in the Hexagon self-test executable (feature `self-test`), never in the skel.
 
 /// Loads the fake's one-graph binary on the fake LPAI backend with default options, binding `$context` (the
 /// arena, backend and system library it borrows live in the caller's scope, hidden by macro hygiene).
@@ -27,6 +27,10 @@ pub(crate) mod island;
 pub(crate) mod performance;
 pub(crate) mod refusals;
 pub(crate) mod sequence;
+#[cfg(test)]
+mod skel_concurrency;
+pub(crate) mod skel_end_to_end;
+pub(crate) mod skel_fuzz;
 
 use crate::runtime::{Backend, BackendOptions, RuntimeError, SystemLibrary};
 

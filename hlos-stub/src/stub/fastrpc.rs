@@ -4,11 +4,13 @@
 //! The audio and sensors PDs are static PDs the system creates: code that lives in them is loaded by that PD
 //! (see the README); this transport opens a dynamic user PD on the chosen domain, signed or unsigned.
 
+use super::names::{self, Named, UnknownName};
 use super::transport::{IoBuffer, Transport};
 use libloading::Library;
 use lpai_direct::codec::RemoteArg;
 use std::ffi::{c_int, c_void, CStr, CString};
 use std::ptr::NonNull;
+use std::str::FromStr;
 use std::sync::Arc;
 
 /// FastRPC `remote_session_control` request that allows an unsigned PD on a domain.
@@ -26,7 +28,7 @@ type RpcmemAllocFn = unsafe extern "C" fn(c_int, u32, c_int) -> *mut c_void;
 type RpcmemFreeFn = unsafe extern "C" fn(*mut c_void);
 
 /// A DSP domain FastRPC can reach.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Domain {
     /// The audio DSP (LPAI's home).
     Adsp,
@@ -40,9 +42,12 @@ pub enum Domain {
     Cdsp1,
 }
 
-impl Domain {
+impl Named for Domain {
+    const WHAT: &'static str = "domain";
+    const ALL: &'static [Self] = &[Domain::Adsp, Domain::Mdsp, Domain::Sdsp, Domain::Cdsp, Domain::Cdsp1];
+
     /// The URI's `_dom` value.
-    pub fn uri_name(self) -> &'static str {
+    fn name(self) -> &'static str {
         match self {
             Domain::Adsp => "adsp",
             Domain::Mdsp => "mdsp",
@@ -50,6 +55,30 @@ impl Domain {
             Domain::Cdsp => "cdsp",
             Domain::Cdsp1 => "cdsp1",
         }
+    }
+
+    fn description(self) -> &'static str {
+        match self {
+            Domain::Adsp => "The audio DSP (LPAI's home)",
+            Domain::Mdsp => "The modem DSP",
+            Domain::Sdsp => "The sensors DSP",
+            Domain::Cdsp => "The compute DSP",
+            Domain::Cdsp1 => "The second compute DSP",
+        }
+    }
+}
+
+impl FromStr for Domain {
+    type Err = UnknownName;
+    fn from_str(given: &str) -> Result<Self, UnknownName> {
+        names::parse(given)
+    }
+}
+
+impl Domain {
+    /// The URI's `_dom` value.
+    pub fn uri_name(self) -> &'static str {
+        self.name()
     }
 
     /// FastRPC's domain id.

@@ -3,8 +3,11 @@
 
 pub mod fastrpc;
 pub mod local;
+pub mod names;
 pub mod transport;
 
+pub use local::{Local, SkelError, SkelLocation};
+pub use names::{Named, TransportKind, UnknownName};
 pub use transport::{IoBuffer, Transport};
 
 use lpai_direct::aee;
@@ -16,7 +19,7 @@ use std::ffi::CStr;
 #[derive(Debug, thiserror::Error)]
 pub enum StubError {
     /// The skel (or the transport) answered an error code.
-    #[error("{method} failed in {place}: {message} ({code_name}, {code:#010x})")]
+    #[error("{method} failed in {place}: {}({code_name}, {code:#010x})", followed_by_space(message))]
     Call {
         /// The IDL method.
         method: &'static str,
@@ -45,23 +48,55 @@ pub enum StubError {
     },
 }
 
-/// The default transport: FastRPC on aarch64 when a FastRPC library loads, local otherwise. A fallback from
-/// FastRPC to local comes with why FastRPC was not available.
-pub fn default_transport(options: fastrpc::FastRpcOptions) -> (Box<dyn Transport>, Option<fastrpc::Unavailable>) {
-    default_transport_trying(options, cfg!(target_arch = "aarch64"))
+/// `text` and a space, or nothing when `text` is empty.
+fn followed_by_space(text: &str) -> String {
+    if text.is_empty() {
+        String::new()
+    } else {
+        format!("{text} ")
+    }
+}
+
+/// Neither transport is available.
+#[derive(Debug, thiserror::Error)]
+pub enum NoTransport {
+    /// FastRPC was not tried (not on aarch64) and the host skel cannot be loaded.
+    #[error(transparent)]
+    Local(SkelError),
+    /// FastRPC is not available, and the host skel cannot be loaded either.
+    #[error("{fastrpc}; and the local transport cannot be used either: {local}")]
+    Neither {
+        /// Why FastRPC is not available.
+        fastrpc: fastrpc::Unavailable,
+        /// Why the host skel cannot be loaded.
+        local: SkelError,
+    },
+}
+
+/// The default transport: FastRPC on aarch64 when a FastRPC library loads, else the local transport on the skel
+/// `skel` names. A fallback from FastRPC to local comes with why FastRPC was not available.
+pub fn default_transport(
+    options: fastrpc::FastRpcOptions,
+    skel: &SkelLocation,
+) -> Result<(Box<dyn Transport>, Option<fastrpc::Unavailable>), NoTransport> {
+    default_transport_trying(options, skel, cfg!(target_arch = "aarch64"))
 }
 
 /// [`default_transport`], trying FastRPC first only when `try_fastrpc` (so hosts can test the fallback).
 pub(crate) fn default_transport_trying(
     options: fastrpc::FastRpcOptions,
+    skel: &SkelLocation,
     try_fastrpc: bool,
-) -> (Box<dyn Transport>, Option<fastrpc::Unavailable>) {
+) -> Result<(Box<dyn Transport>, Option<fastrpc::Unavailable>), NoTransport> {
     if !try_fastrpc {
-        return (Box::new(local::Local), None);
+        return Ok((Box::new(Local::load(skel).map_err(NoTransport::Local)?), None));
     }
     match fastrpc::FastRpc::load(options) {
-        Ok(fastrpc) => (Box::new(fastrpc), None),
-        Err(unavailable) => (Box::new(local::Local), Some(unavailable)),
+        Ok(fastrpc) => Ok((Box::new(fastrpc), None)),
+        Err(unavailable) => match Local::load(skel) {
+            Ok(local) => Ok((Box::new(local), Some(unavailable))),
+            Err(local) => Err(NoTransport::Neither { fastrpc: unavailable, local }),
+        },
     }
 }
 
@@ -187,23 +222,52 @@ pub mod flags {
     };
 }
 
-/// An open skel handle; closed on drop.
+/// An open skel handle; closed on drop (or by [`Stub::close`]).
 pub struct Stub {
     transport: Box<dyn Transport>,
     handle: u64,
+    /// Whether drop still has to close the handle.
+    open: bool,
 }
 
 impl Stub {
     /// Opens a handle on the skel through `transport`.
     pub fn open(mut transport: Box<dyn Transport>, uri: &CStr) -> Result<Stub, StubError> {
         match transport.open(uri) {
-            Ok(handle) => Ok(Stub { transport, handle }),
+            Ok(handle) => Ok(Stub { transport, handle, open: true }),
             Err(code) => Err(StubError::Call {
                 method: "open",
                 place: transport.place(),
                 code: code as u32,
                 code_name: aee::name(code as u32),
                 message: format!("could not open {}", uri.to_string_lossy()),
+            }),
+        }
+    }
+
+    /// Wraps a handle opened elsewhere (by another stub, or with [`Transport::open`]): calls go to `handle`
+    /// through `transport`, and it is closed on drop like any other. The skel checks the number on every call,
+    /// so a stale or made-up handle only gets AEE_EINVHANDLE answers; tools and tests use this to probe that.
+    pub fn from_handle(transport: Box<dyn Transport>, handle: u64) -> Stub {
+        Stub { transport, handle, open: true }
+    }
+
+    /// The skel handle this stub calls.
+    pub fn handle(&self) -> u64 {
+        self.handle
+    }
+
+    /// Closes the handle now and answers what the skel said (drop closes too, ignoring the answer).
+    pub fn close(mut self) -> Result<(), StubError> {
+        self.open = false;
+        match self.transport.close(self.handle) {
+            0 => Ok(()),
+            code => Err(StubError::Call {
+                method: "close",
+                place: self.transport.place(),
+                code: code as u32,
+                code_name: aee::name(code as u32),
+                message: format!("handle {:#x}", self.handle),
             }),
         }
     }
@@ -400,7 +464,9 @@ impl Stub {
 
 impl Drop for Stub {
     fn drop(&mut self) {
-        let _ = self.transport.close(self.handle);
+        if self.open {
+            let _ = self.transport.close(self.handle);
+        }
     }
 }
 

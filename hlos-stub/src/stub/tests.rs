@@ -1,5 +1,6 @@
-//! The stub against a scripted transport: answers that need more room get one retry; the default transport
-//! falls back to local with the reason.
+//! The stub against scripted transports: answers that need more room get one retry; a handle is closed exactly
+//! once, by `close` (which reports the skel's answer) or by drop; when neither FastRPC nor the host skel is
+//! available, the error says why for both.
 
 use super::*;
 use lpai_direct::codec::RemoteArg;
@@ -64,12 +65,59 @@ fn a_bigger_answer_gets_exactly_one_retry() {
 }
 
 #[test]
-fn the_default_transport_falls_back_to_local_with_the_reason() {
-    let (_, unavailable) = default_transport_trying(
-        fastrpc::FastRpcOptions { libraries: vec!["/nonexistent/libadsprpc.so".into()], ..Default::default() },
-        true,
-    );
-    assert!(unavailable.is_some_and(|why| why.tried.contains("/nonexistent/libadsprpc.so")));
-    let (transport, unavailable) = default_transport_trying(fastrpc::FastRpcOptions::default(), false);
-    assert_eq!((transport.name(), unavailable.is_none()), ("local", true));
+fn without_fastrpc_or_a_skel_the_error_names_both() {
+    let missing_skel = SkelLocation::File { path: "/nonexistent/liblpai_direct_skel.so".into(), named_by: "the test" };
+    let fastrpc =
+        fastrpc::FastRpcOptions { libraries: vec!["/nonexistent/libadsprpc.so".into()], ..Default::default() };
+    let message = default_transport_trying(fastrpc.clone(), &missing_skel, true).err().unwrap().to_string();
+    assert!(message.starts_with("FastRPC is not available: tried /nonexistent/libadsprpc.so"), "{message}");
+    assert!(message.contains("and the local transport cannot be used either"), "{message}");
+    assert!(message.contains("/nonexistent/liblpai_direct_skel.so (from the test) does not exist"), "{message}");
+    let message = default_transport_trying(fastrpc, &missing_skel, false).err().unwrap().to_string();
+    assert_eq!(message, "the skel library /nonexistent/liblpai_direct_skel.so (from the test) does not exist");
+}
+
+/// Counts closes, answering `status` to each.
+struct Closing {
+    status: i32,
+    closes: Rc<Cell<usize>>,
+}
+
+impl Transport for Closing {
+    fn name(&self) -> &'static str {
+        "closing"
+    }
+
+    fn place(&self) -> String {
+        "the test".into()
+    }
+
+    fn open(&mut self, _uri: &CStr) -> Result<u64, i32> {
+        Ok(0x4C50_0000_0000_0100)
+    }
+
+    unsafe fn invoke(&mut self, _handle: u64, _scalars: u32, _args: *mut RemoteArg) -> i32 {
+        0
+    }
+
+    fn close(&mut self, _handle: u64) -> i32 {
+        self.closes.set(self.closes.get() + 1);
+        self.status
+    }
+}
+
+#[test]
+fn a_handle_is_closed_once_and_close_reports_the_answer() {
+    let closes = Rc::new(Cell::new(0));
+    let stub = Stub::open(Box::new(Closing { status: 0, closes: closes.clone() }), c"uri").unwrap();
+    assert_eq!(stub.handle(), 0x4C50_0000_0000_0100);
+    stub.close().unwrap();
+    assert_eq!(closes.get(), 1, "close, then no second close on drop");
+    drop(Stub::open(Box::new(Closing { status: 0, closes: closes.clone() }), c"uri").unwrap());
+    assert_eq!(closes.get(), 2, "drop closes");
+    let refusing = Closing { status: 0x8000_042C_u32 as i32, closes: closes.clone() };
+    let error = Stub::from_handle(Box::new(refusing), 42).close().unwrap_err();
+    assert!(matches!(error, StubError::Call { method: "close", code: 0x8000_042C, .. }), "{error}");
+    assert!(error.to_string().contains("handle 0x2a"), "{error}");
+    assert_eq!(closes.get(), 3);
 }

@@ -6,7 +6,11 @@
 //! same) into `DT_HEXAGON_VER`. [`check`] then verifies everything the loader and the brief require.
 
 use anyhow::{bail, Context, Result};
-use goblin::elf::{dynamic, header, program_header, Elf};
+use goblin::elf::{dynamic, header, program_header, section_header, Elf};
+
+pub mod stack;
+#[cfg(test)]
+mod test_elf;
 
 /// `DT_HEXAGON_VER`: the Hexagon dynamic tag the aDSP loader expects.
 pub const DT_HEXAGON_VER: u32 = 0x7000_0001;
@@ -17,6 +21,8 @@ const DF_1_NOW: u32 = 0x1;
 const EM_HEXAGON: u16 = 164;
 const DF_BIND_NOW: u32 = 0x8;
 const DYNAMIC_ENTRY_BYTES: usize = 8;
+/// The symbol the skel's panic handler calls and no PD defines: a skel that still mentions it can panic.
+pub const PANIC_MARKER: &str = "lpai_direct_panic_is_reachable";
 
 /// What [`check`] found in a valid skel.
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -76,10 +82,18 @@ pub fn fix_up(bytes: &mut [u8]) -> Result<()> {
     Ok(())
 }
 
-/// Checks a fixed-up skel: only LOAD/DYNAMIC headers, `DT_HEXAGON_VER = 3`, no `DT_NEEDED`, exports only
-/// `export_prefix*`, and every undefined symbol in `allowed_undefined`.
+/// Checks a fixed-up skel: no reachable panic ([`PANIC_MARKER`] is looked for first, among every symbol, whatever
+/// `allowed_undefined` says, and may not be on it), only LOAD/DYNAMIC headers, `DT_HEXAGON_VER = 3`, no
+/// `DT_NEEDED`, exports only `export_prefix*`, and every undefined symbol in `allowed_undefined`.
 pub fn check(bytes: &[u8], export_prefix: &str, allowed_undefined: &[String]) -> Result<Report> {
+    if allowed_undefined.iter().any(|name| name == PANIC_MARKER) {
+        bail!(
+            "the allowed-symbols list contains {PANIC_MARKER}, the panic handler's marker: no PD defines it, and \
+             allowing it would hide a reachable panic; remove it from the list"
+        );
+    }
     let elf = parse(bytes)?;
+    check_no_panic_marker(&elf)?;
     for header in &elf.program_headers {
         if header.p_type != program_header::PT_LOAD && header.p_type != program_header::PT_DYNAMIC {
             bail!(
@@ -109,16 +123,83 @@ pub fn check(bytes: &[u8], export_prefix: &str, allowed_undefined: &[String]) ->
         bail!("the skel exports symbols outside {export_prefix}*: {stray_exports:?}");
     }
     let unknown: Vec<_> = report.undefined.iter().filter(|n| !allowed_undefined.contains(n)).collect();
-    if unknown.iter().any(|n| n.as_str() == "lpai_direct_panic_is_reachable") {
-        bail!("a panic is reachable from the skel's entry points (it refers to lpai_direct_panic_is_reachable)");
-    }
     if !unknown.is_empty() {
         bail!("the skel needs symbols the PD runtime list does not have: {unknown:?}");
     }
     Ok(report)
 }
 
+/// Fails if any symbol of the dynamic or the full symbol table, defined or not, is [`PANIC_MARKER`].
+fn check_no_panic_marker(elf: &Elf<'_>) -> Result<()> {
+    let dynamic = elf.dynsyms.iter().map(|symbol| (symbol, elf.dynstrtab.get_at(symbol.st_name)));
+    let full = elf.syms.iter().map(|symbol| (symbol, elf.strtab.get_at(symbol.st_name)));
+    for (symbol, name) in dynamic.chain(full) {
+        if name != Some(PANIC_MARKER) {
+            continue;
+        }
+        if symbol.st_shndx == section_header::SHN_UNDEF as usize {
+            bail!("a panic is reachable from the skel's entry points: it refers to {PANIC_MARKER}");
+        }
+        bail!("the skel defines {PANIC_MARKER}, which must stay undefined: defining it hides reachable panics");
+    }
+    Ok(())
+}
+
 /// Reads the allowed-undefined list: one symbol a line, `#` comments and blank lines ignored.
 pub fn parse_symbol_list(text: &str) -> Vec<String> {
     text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')).map(String::from).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const CLEAN: &str =
+        "extern void *malloc(unsigned long);\nint lpai_direct_open(int size) { return malloc(size) != 0; }\n";
+    const PANICKING: &str = "extern void *malloc(unsigned long);\nextern void lpai_direct_panic_is_reachable(void);\n\
+        int lpai_direct_open(int size) { if (size < 0) lpai_direct_panic_is_reachable(); return malloc(size) != 0; }\n";
+    const DEFINING: &str =
+        "void lpai_direct_panic_is_reachable(void) {}\nint lpai_direct_open(int size) { return size; }\n";
+
+    fn fixed_up(source: &str) -> Vec<u8> {
+        let built = test_elf::shared_object(source);
+        let mut bytes = std::fs::read(&built.path).unwrap();
+        fix_up(&mut bytes).unwrap();
+        bytes
+    }
+
+    fn list(names: &[&str]) -> Vec<String> {
+        names.iter().map(|name| name.to_string()).collect()
+    }
+
+    #[test]
+    fn a_clean_skel_passes() {
+        let report = check(&fixed_up(CLEAN), "lpai_direct_", &list(&["malloc"])).unwrap();
+        assert_eq!(report.exported, ["lpai_direct_open"]);
+        assert_eq!(report.undefined, ["malloc"]);
+    }
+
+    #[test]
+    fn refuses_a_list_that_allows_the_panic_marker() {
+        let error = check(&fixed_up(CLEAN), "lpai_direct_", &list(&["malloc", PANIC_MARKER])).unwrap_err();
+        assert!(error.to_string().contains("allowed-symbols list contains lpai_direct_panic_is_reachable"), "{error}");
+    }
+
+    #[test]
+    fn finds_the_panic_marker_whatever_the_list_says() {
+        let bytes = fixed_up(PANICKING);
+        let error = check(&bytes, "lpai_direct_", &list(&["malloc"])).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "a panic is reachable from the skel's entry points: it refers to lpai_direct_panic_is_reachable"
+        );
+        let error = check(&bytes, "lpai_direct_", &list(&["malloc", PANIC_MARKER])).unwrap_err();
+        assert!(error.to_string().contains(PANIC_MARKER), "{error}");
+    }
+
+    #[test]
+    fn refuses_a_skel_that_defines_the_panic_marker() {
+        let error = check(&fixed_up(DEFINING), "lpai_direct_", &[]).unwrap_err();
+        assert!(error.to_string().contains("the skel defines lpai_direct_panic_is_reachable"), "{error}");
+    }
 }

@@ -1,11 +1,11 @@
 //! `lpai-net-run`: parses the options, runs the job, prints a summary; errors go to stderr with exit status 1.
 
-use clap::Parser;
-use lpai_direct_stub::{cli::Options, net_run};
+use lpai_direct_stub::net_run;
+use lpai_net_run::cli::{Options, Parser};
 
 fn main() -> std::process::ExitCode {
     let options = Options::parse();
-    match net_run::run(&options) {
+    match net_run::run(&options.settings()) {
         Ok(summary) => {
             let times = &summary.execute_micros;
             let mean = times.iter().sum::<u64>() / times.len().max(1) as u64;

@@ -1,7 +1,12 @@
-//! `lpai-net-run` options, spelled as qnn-net-run spells them so existing scripts keep working.
+//! `lpai-net-run` options, spelled as qnn-net-run spells them so existing scripts keep working, and their
+//! translation into the library's [`Settings`].
 
+use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 pub use clap::Parser;
 use clap::ValueEnum;
+use lpai_direct_stub::settings::{self, Settings};
+use lpai_direct_stub::stub::fastrpc::Domain;
+use lpai_direct_stub::stub::{names, Named, TransportKind};
 use std::path::PathBuf;
 
 /// Runs offline-prepared QNN context binaries on the LPAI engine, compatible with qnn-net-run's flags and files.
@@ -66,12 +71,17 @@ pub struct Options {
 
     /// How calls reach the skel [default: fastrpc on aarch64 when a FastRPC library loads (else local, with a
     /// note on stderr saying why), local elsewhere].
-    #[arg(long, value_enum)]
+    #[arg(long, value_name = "TRANSPORT", value_parser = named::<TransportKind>())]
     pub transport: Option<TransportKind>,
 
+    /// Host build of the skel the local transport loads [default: $LPAI_DIRECT_SKEL, else
+    /// liblpai_direct_skel.so beside this executable, else the workspace's target/release/].
+    #[arg(long, value_name = "FILE")]
+    pub skel: Option<PathBuf>,
+
     /// DSP domain for --transport fastrpc.
-    #[arg(long, value_enum, default_value = "adsp")]
-    pub domain: crate::stub::fastrpc::Domain,
+    #[arg(long, value_name = "DOMAIN", default_value = "adsp", value_parser = named::<Domain>())]
+    pub domain: Domain,
 
     /// FastRPC session on that domain.
     #[arg(long, value_name = "N")]
@@ -90,13 +100,11 @@ pub struct Options {
     pub dsp_reads_context: bool,
 }
 
-/// How stub calls reach the skel.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum TransportKind {
-    /// The skel's code in this process, through the same encoded calls.
-    Local,
-    /// FastRPC to a DSP (libadsprpc.so / libcdsprpc.so).
-    Fastrpc,
+/// A clap parser for one of the library's named values: its names as the possible values (with their help),
+/// turned into the value by the library's own parser.
+fn named<T: Named + Send + Sync>() -> impl TypedValueParser<Value = T> {
+    let values = T::ALL.iter().map(|value| PossibleValue::new(value.name()).help(value.description()));
+    PossibleValuesParser::new(values).try_map(|name| names::parse::<T>(&name))
 }
 
 /// qnn-net-run's profiling levels.
@@ -125,16 +133,87 @@ pub enum LogLevel {
     Debug,
 }
 
+impl Options {
+    /// The library's settings for these options.
+    pub fn settings(&self) -> Settings {
+        Settings {
+            backend: self.backend.clone(),
+            retrieve_context: self.retrieve_context.clone(),
+            input_list: self.input_list.clone(),
+            output_dir: self.output_dir.clone(),
+            use_native_input_files: self.use_native_input_files,
+            use_native_output_files: self.use_native_output_files,
+            system_library: self.system_library.clone(),
+            graph_name: self.graph_name.clone(),
+            persistent_binary: self.persistent_binary,
+            profiling_level: self.profiling_level.map(|level| match level {
+                ProfilingLevel::Basic => settings::PROFILE_BASIC,
+                ProfilingLevel::Detailed => settings::PROFILE_DETAILED,
+                ProfilingLevel::Backend => settings::PROFILE_BACKEND,
+            }),
+            config_file: self.config_file.clone(),
+            log_level: match self.log_level {
+                LogLevel::Error => settings::LOG_ERROR,
+                LogLevel::Warn => settings::LOG_WARN,
+                LogLevel::Info => settings::LOG_INFO,
+                LogLevel::Verbose => settings::LOG_VERBOSE,
+                LogLevel::Debug => settings::LOG_DEBUG,
+            },
+            arena_bytes: self.arena_bytes,
+            transport: self.transport,
+            skel: self.skel.clone(),
+            domain: self.domain,
+            session: self.session,
+            fastrpc_library: self.fastrpc_library.clone(),
+            unsigned_pd: self.unsigned_pd,
+            dsp_reads_context: self.dsp_reads_context,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    const REQUIRED: [&str; 4] = ["lpai-net-run", "--backend=b", "--retrieve_context=c", "--input_list=l"];
+
+    fn settings(extra: &[&str]) -> Settings {
+        Options::parse_from(REQUIRED.iter().chain(extra)).settings()
+    }
+
     #[test]
     fn systemlib_is_an_alias_of_system_library() {
-        let required = ["lpai-net-run", "--backend=b", "--retrieve_context=c", "--input_list=l"];
         for flag in ["--systemlib", "--system_library"] {
-            let options = Options::parse_from(required.iter().copied().chain([flag, "libQnnSystem.so"]));
-            assert_eq!(options.system_library, Some(PathBuf::from("libQnnSystem.so")), "{flag}");
+            assert_eq!(settings(&[flag, "libQnnSystem.so"]).system_library, Some(PathBuf::from("libQnnSystem.so")));
+        }
+    }
+
+    #[test]
+    fn defaults_are_the_library_defaults() {
+        assert_eq!(settings(&[]), Settings::new("b", "c", "l"));
+    }
+
+    #[test]
+    fn flags_reach_the_settings() {
+        let given = settings(&[
+            "--transport=local",
+            "--skel=/x/liblpai_direct_skel.so",
+            "--domain=cdsp1",
+            "--profiling_level=backend",
+            "--log_level=debug",
+        ]);
+        assert_eq!(given.transport, Some(TransportKind::Local));
+        assert_eq!(given.skel, Some(PathBuf::from("/x/liblpai_direct_skel.so")));
+        assert_eq!(given.domain, Domain::Cdsp1);
+        assert_eq!((given.profiling_level, given.log_level), (Some(1000), 5));
+    }
+
+    #[test]
+    fn unknown_transports_and_domains_are_refused_with_the_known_names() {
+        for (flag, known) in [("--transport=dsp", "local, fastrpc"), ("--domain=moon", "adsp, mdsp, sdsp, cdsp, cdsp1")]
+        {
+            let error = Options::try_parse_from(REQUIRED.iter().copied().chain([flag])).unwrap_err().to_string();
+            assert!(error.contains("invalid value") && error.contains(known), "{error}");
         }
     }
 }

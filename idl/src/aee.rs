@@ -1,4 +1,5 @@
-//! AEEStdErr codes, the error numbers FastRPC calls answer with, and their names.
+//! AEEStdErr codes, the error numbers FastRPC calls answer with, and their names: the one table the codec, the
+//! skel and the stub share.
 
 /// Offset every AEE code carries when the DSP side returns it.
 pub const DSP_OFFSET: u32 = 0x8000_0400;

@@ -1,0 +1,102 @@
+//! A context a handle loaded, kept between calls together with the arena memory it lives in.
+//!
+//! A `Context` borrows its backend, its system library and its arena. Kept across calls, those borrows cannot be
+//! named, so this module is the one place that stores them with an erased lifetime: the context is only ever
+//! handed out under a lifetime the caller cannot name or keep (`with_context`), the memory is freed only after the
+//! context, and the libraries' owner (the session) promises to keep them in place until the context is gone.
+
+use super::session::Libraries;
+use crate::platform::{Current, Platform, VendorCalls};
+use crate::runtime::{Arena, BinarySource, Context, ContextOptions, RuntimeError};
+use core::ptr::NonNull;
+
+/// Arena memory from [`Platform::allocate`], released when dropped.
+struct Memory {
+    start: NonNull<u8>,
+    bytes: usize,
+}
+
+impl Drop for Memory {
+    fn drop(&mut self) {
+        // SAFETY: exactly what `allocate` gave; `LoadedContext` drops its context before its memory.
+        unsafe { Current::release(self.start, self.bytes) };
+    }
+}
+
+/// Why a context could not be loaded.
+pub(super) enum LoadError {
+    /// The PD heap could not give the arena.
+    NoMemory,
+    /// The runtime refused or failed.
+    Runtime(RuntimeError),
+}
+
+/// A loaded context and the arena memory it lives in.
+pub(super) struct LoadedContext {
+    /// `Some` until dropped; taken first in `drop`, so the context goes before the memory it borrows.
+    context: Option<Context<'static>>,
+    memory: Memory,
+    /// Arena bytes used by the load (the high-water mark).
+    arena_used: usize,
+    /// Tells this load apart from earlier ones in the same slot (set by the session).
+    pub(super) serial: u32,
+}
+
+impl LoadedContext {
+    /// Allocates an arena of `arena_bytes` and loads a context into it on `libraries`, under the vendor-calls lock.
+    ///
+    /// # Safety
+    /// `libraries` must stay where it is, unchanged, until the returned context is dropped.
+    pub(super) unsafe fn load(
+        libraries: &Libraries,
+        arena_bytes: usize,
+        source: BinarySource<'_>,
+        options: &ContextOptions<'_>,
+    ) -> Result<LoadedContext, LoadError> {
+        let start = Current::allocate(arena_bytes).map_err(|_| LoadError::NoMemory)?;
+        let memory = Memory { start, bytes: arena_bytes };
+        // SAFETY: the allocation is `arena_bytes` long and nothing else refers to it; it is released only when
+        // `memory` drops, after the context that borrows it (`Drop` below, or the error path's order here).
+        let buffer: &'static mut [u8] = unsafe { core::slice::from_raw_parts_mut(start.as_ptr(), arena_bytes) };
+        // SAFETY: the caller keeps the libraries in place and unchanged until the context is dropped.
+        let libraries: &'static Libraries = unsafe { &*(libraries as *const Libraries) };
+        let arena = Arena::new(buffer);
+        let loaded = {
+            let _vendor = VendorCalls::lock();
+            Context::load(&libraries.backend, &libraries.system, &arena, source, options)
+        };
+        match loaded {
+            Ok(context) => Ok(LoadedContext { context: Some(context), memory, arena_used: arena.used(), serial: 0 }),
+            Err(error) => Err(LoadError::Runtime(error)),
+        }
+    }
+
+    /// Runs `work` on the context, under a lifetime `work` cannot keep anything beyond.
+    pub(super) fn with_context<R>(&mut self, work: impl for<'c> FnOnce(&mut Context<'c>) -> R) -> Option<R> {
+        self.context.as_mut().map(work)
+    }
+
+    /// How many graphs the context holds.
+    pub(super) fn graph_count(&mut self) -> usize {
+        self.with_context(|context| context.graph_count()).unwrap_or(0)
+    }
+
+    /// Arena bytes the load used.
+    pub(super) fn arena_used(&self) -> usize {
+        self.arena_used
+    }
+
+    /// The arena's size.
+    pub(super) fn arena_capacity(&self) -> usize {
+        self.memory.bytes
+    }
+}
+
+impl Drop for LoadedContext {
+    fn drop(&mut self) {
+        if let Some(context) = self.context.take() {
+            let _vendor = VendorCalls::lock();
+            drop(context);
+        }
+    }
+}

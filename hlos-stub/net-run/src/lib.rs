@@ -1,0 +1,4 @@
+//! `lpai-net-run`'s command line: qnn-net-run's flags parsed with clap into the stub library's plain
+//! [`lpai_direct_stub::settings::Settings`]. Only this package links clap.
+
+pub mod cli;

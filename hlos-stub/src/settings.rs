@@ -1,0 +1,103 @@
+//! What a net-run job needs, as plain values: the `lpai-net-run` binary fills them from its flags, and other
+//! programs can fill them directly. The library itself parses no command line.
+
+use crate::stub::fastrpc::Domain;
+use crate::stub::TransportKind;
+use std::path::PathBuf;
+
+/// QNN log level: failures only.
+pub const LOG_ERROR: u32 = 1;
+/// QNN log level: failures and warnings (lpai-net-run's default).
+pub const LOG_WARN: u32 = 2;
+/// QNN log level: each step.
+pub const LOG_INFO: u32 = 3;
+/// QNN log level: verbose (each step, as info).
+pub const LOG_VERBOSE: u32 = 4;
+/// QNN log level: everything.
+pub const LOG_DEBUG: u32 = 5;
+
+/// QNN profiling level: whole-graph timings.
+pub const PROFILE_BASIC: u32 = 1;
+/// QNN profiling level: per-node timings.
+pub const PROFILE_DETAILED: u32 = 2;
+/// QNN profiling level: backend-specific events.
+pub const PROFILE_BACKEND: u32 = 1000;
+
+/// One net-run job: qnn-net-run's settings plus how to reach the skel.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Settings {
+    /// QNN backend library the skel loads (libQnnLpai.so on the aDSP; a libQnnHtp.so path, or a bare name the
+    /// dynamic loader searches for, with the local transport).
+    pub backend: PathBuf,
+    /// Offline-prepared context binary.
+    pub retrieve_context: PathBuf,
+    /// Input list: one inference a line.
+    pub input_list: PathBuf,
+    /// Where `Result_<i>/<output tensor>.raw` files go.
+    pub output_dir: PathBuf,
+    /// Input files hold native (quantized) bytes instead of float32.
+    pub use_native_input_files: bool,
+    /// Write outputs' native bytes instead of float32.
+    pub use_native_output_files: bool,
+    /// libQnnSystem (`None`: libQnnSystem.so beside the backend).
+    pub system_library: Option<PathBuf>,
+    /// The graph to run (`None`: the first).
+    pub graph_name: Option<String>,
+    /// Ask for PERSISTENT_BINARY even when the backend does not require it.
+    pub persistent_binary: bool,
+    /// QNN profiling level ([`PROFILE_BASIC`], ...); `None`: the config file's, else off.
+    pub profiling_level: Option<u32>,
+    /// qnn-net-run's backend-extensions JSON or an `lpaiParams.conf`.
+    pub config_file: Option<PathBuf>,
+    /// QNN log level ([`LOG_ERROR`] .. [`LOG_DEBUG`]).
+    pub log_level: u32,
+    /// Arena bytes per context (`None`: the skel chooses).
+    pub arena_bytes: Option<u32>,
+    /// The transport (`None`: FastRPC on aarch64 when a FastRPC library loads, else local).
+    pub transport: Option<TransportKind>,
+    /// The host skel library for the local transport (`None`: `$LPAI_DIRECT_SKEL`, then beside the executable,
+    /// then the workspace's `target/release/`); errors name it as `--skel`.
+    pub skel: Option<PathBuf>,
+    /// FastRPC domain.
+    pub domain: Domain,
+    /// FastRPC session on that domain.
+    pub session: Option<u32>,
+    /// FastRPC library to load instead of the domain's usual ones.
+    pub fastrpc_library: Option<String>,
+    /// Ask for an unsigned PD before opening.
+    pub unsigned_pd: bool,
+    /// The skel reads the context binary from its own file system instead of receiving it.
+    pub dsp_reads_context: bool,
+}
+
+impl Settings {
+    /// The three required settings; everything else as lpai-net-run's defaults.
+    pub fn new(
+        backend: impl Into<PathBuf>,
+        retrieve_context: impl Into<PathBuf>,
+        input_list: impl Into<PathBuf>,
+    ) -> Self {
+        Settings {
+            backend: backend.into(),
+            retrieve_context: retrieve_context.into(),
+            input_list: input_list.into(),
+            output_dir: PathBuf::from("output"),
+            use_native_input_files: false,
+            use_native_output_files: false,
+            system_library: None,
+            graph_name: None,
+            persistent_binary: false,
+            profiling_level: None,
+            config_file: None,
+            log_level: LOG_WARN,
+            arena_bytes: None,
+            transport: None,
+            skel: None,
+            domain: Domain::Adsp,
+            session: None,
+            fastrpc_library: None,
+            unsigned_pd: false,
+            dsp_reads_context: false,
+        }
+    }
+}
