@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Makes a new Debian (bookworm) machine ready to build and test lpai-direct; quick when already done.
-# Installs: apt packages (qemu-user 10 from bookworm-backports, clang-19, lld-19, gcc-aarch64-linux-gnu),
+# Installs: apt packages (qemu-user 10 from bookworm-backports, clang-19, lld-19, llvm-19, gcc-aarch64-linux-gnu),
 # rustup components (rust-src, clippy, rustfmt on nightly; the aarch64 target) and the Python venv in .venv
 # with onnxruntime-qnn==2.7.0 and onnx, which carries the real libQnnHtp.so and libQnnSystem.so.
 set -euo pipefail
@@ -12,6 +12,7 @@ qemu_ok() { command -v qemu-hexagon >/dev/null && (qemu-hexagon -cpu help 2>&1 |
 qemu_ok || need_apt+=(qemu-user)
 command -v clang-19 >/dev/null || need_apt+=(clang-19)
 command -v ld.lld-19 >/dev/null || need_apt+=(lld-19)
+command -v llvm-objdump-19 >/dev/null || need_apt+=(llvm-19)
 command -v aarch64-linux-gnu-gcc >/dev/null || need_apt+=(gcc-aarch64-linux-gnu libc6-dev-arm64-cross)
 command -v file >/dev/null || need_apt+=(file)
 command -v readelf >/dev/null || need_apt+=(binutils)

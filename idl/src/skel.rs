@@ -30,6 +30,8 @@ pub enum Refusal {
     NullBuffer,
     /// An output buffer overlaps another buffer.
     Overlap,
+    /// A buffer's address plus its length runs past the end of the address space.
+    PastAddressSpace,
     /// A primary buffer is shorter than its layout.
     ShortPrimary,
     /// A sequence or string buffer is shorter than its count says (or the count overflows).
@@ -50,6 +52,7 @@ impl Refusal {
             Refusal::Counts => "the sc word's buffer or handle counts do not match the method",
             Refusal::NullBuffer => "a buffer has a length but a null address",
             Refusal::Overlap => "outputs overlap another buffer",
+            Refusal::PastAddressSpace => "a buffer runs past the end of the address space",
             Refusal::ShortPrimary => "a primary buffer is shorter than its layout",
             Refusal::ShortSequence => "a sequence or string is shorter than its count",
             Refusal::Unterminated => "a string does not end in NUL",
@@ -86,14 +89,15 @@ pub unsafe fn decode<'a>(method: &'a Method, scalars: u32, args: *mut RemoteArg)
             return Err(Refusal::NullBuffer);
         }
         let start = buffer.pv as usize;
-        *span = (start, start.checked_add(buffer.len).ok_or(Refusal::Overlap)?);
+        *span = (start, start.checked_add(buffer.len).ok_or(Refusal::PastAddressSpace)?);
     }
     // Input buffers are only read, so they may share memory; an output buffer must overlap no other buffer.
     let in_count = word.in_buffers as usize;
     for (index, &(start, end)) in spans.iter().enumerate().take(count) {
         let earlier = spans.get(..index).unwrap_or(&[]);
         let overlaps = earlier.iter().enumerate().any(|(other, &(other_start, other_end))| {
-            (index >= in_count || other >= in_count) && start < other_end && other_start < end
+            let either_output = index >= in_count || other >= in_count;
+            either_output && other_start != other_end && start < other_end && other_start < end
         });
         if overlaps && start != end {
             return Err(Refusal::Overlap);

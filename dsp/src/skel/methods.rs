@@ -6,8 +6,8 @@ use super::loaded::{LoadError, LoadedContext};
 use super::session::{fail, Libraries, Session, MAX_CONTEXTS, PATH_BYTES};
 use crate::platform::{self, Current, Level, Platform, VendorCalls};
 use crate::runtime::quantize::Encoding;
-use crate::runtime::{BackendOptions, BinarySource, ContextOptions, Execution, Graph, Island, TensorInfo};
 use crate::runtime::{Backend, RuntimeError, SystemLibrary};
+use crate::runtime::{BackendOptions, BinarySource, ContextOptions, Execution, Graph, Island, TensorInfo};
 use lpai_direct::aee::{EBADPARM, EBADSTATE, EFAILED, ENOMEMORY, EUNSUPPORTED};
 use lpai_direct::codec::{self, Decoded};
 use lpai_direct::qnn::{lpai, Priority, ProfileLevel};
@@ -67,6 +67,7 @@ fn log_level(qnn_level: u32) -> Option<Level> {
     }
 }
 
+#[inline(never)]
 fn configure(session: &mut Session, call: &Decoded<'_>) -> Answer {
     use codec::configure as m;
     let (backend, system_library) = (call.string(m::BACKEND)?, call.string(m::SYSTEM_LIBRARY)?);
@@ -87,7 +88,10 @@ fn configure(session: &mut Session, call: &Decoded<'_>) -> Answer {
         || lpai_target != old.lpai_target;
     if libraries_change && session.libraries().is_some() {
         if session.has_contexts() {
-            fail!(session, "configure: unload every context before changing the backend, system library or LPAI hardware");
+            fail!(
+                session,
+                "configure: unload every context before changing the backend, system library or LPAI hardware"
+            );
             return Err(SkelError::aee(EBADSTATE));
         }
         session.set_libraries(None);
@@ -144,6 +148,7 @@ fn drop_under_vendor_lock<T>(value: T) {
     drop(value);
 }
 
+#[inline(never)]
 fn load(session: &mut Session, call: &mut Decoded<'_>, from_file: bool) -> Answer {
     let (flags, source) = if from_file {
         (call.u32(codec::load_file::FLAGS)?, BinarySource::File(call.string(codec::load_file::PATH)?))
@@ -267,6 +272,7 @@ fn tensor_record<'t>(info: &TensorInfo<'t>) -> TensorRecord<'t> {
     }
 }
 
+#[inline(never)]
 fn describe(session: &mut Session, call: &mut Decoded<'_>) -> Answer {
     use codec::describe as m;
     let (id, index) = (call.i32(m::CONTEXT_ID)?, call.u32(m::GRAPH)?);
@@ -297,6 +303,7 @@ fn describe(session: &mut Session, call: &mut Decoded<'_>) -> Answer {
     Ok(call.set_u32(m::DESCRIPTION_BYTES, u32::try_from(needed).unwrap_or(u32::MAX))?)
 }
 
+#[inline(never)]
 fn set_performance(session: &mut Session, call: &Decoded<'_>) -> Answer {
     use codec::set_performance as m;
     let perf = lpai::PerfCfg {
@@ -332,6 +339,7 @@ fn total_bytes<'g>(mut tensors: impl Iterator<Item = TensorInfo<'g>>, float: boo
     tensors.try_fold(0usize, |total, info| total.checked_add(io_bytes(float, info.elements, info.bytes)?))
 }
 
+#[inline(never)]
 fn execute(session: &mut Session, call: &mut Decoded<'_>) -> Answer {
     use codec::execute as m;
     let flags = call.u32(m::FLAGS)?;
@@ -419,6 +427,7 @@ fn run(
     Ok((execution, written))
 }
 
+#[inline(never)]
 fn profile(session: &mut Session, call: &mut Decoded<'_>) -> Answer {
     let id = call.i32(codec::profile::CONTEXT_ID)?;
     let out = call.take_rout_bytes(codec::profile::EVENTS)?;
@@ -452,6 +461,7 @@ fn profile(session: &mut Session, call: &mut Decoded<'_>) -> Answer {
     }
 }
 
+#[inline(never)]
 fn unload(session: &mut Session, call: &Decoded<'_>) -> Answer {
     let id = call.i32(codec::unload::CONTEXT_ID)?;
     if !session.unload(id) {
@@ -461,6 +471,7 @@ fn unload(session: &mut Session, call: &Decoded<'_>) -> Answer {
     Ok(())
 }
 
+#[inline(never)]
 fn last_error(session: &mut Session, call: &mut Decoded<'_>) -> Answer {
     let out = call.take_rout_bytes(codec::last_error::MESSAGE)?;
     let message = session.last_error().as_bytes();

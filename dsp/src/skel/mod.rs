@@ -15,7 +15,6 @@ use lpai_direct::codec::{self, RemoteArg, Scalars};
 use table::HandleError;
 use ufmt::uwrite;
 
-
 fn handle_error(error: HandleError) -> u32 {
     match error {
         HandleError::Invalid => EINVHANDLE,

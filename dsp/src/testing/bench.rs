@@ -3,9 +3,9 @@
 //! executes for them (deterministic, unlike time under an emulator).
 
 use super::fake::{self, binary, Settings, BUILTINS};
+use super::skel_end_to_end::{call, close, open};
 use crate::platform::libraries::register_builtin_libraries;
 use crate::runtime::quantize::float_bytes;
-use super::skel_end_to_end::{call, close, open};
 use lpai_direct::codec;
 
 /// Runs three batches of `calls` skel calls, each between `begin()` and `end()`: `last_error` (the smallest
