@@ -3,7 +3,7 @@
 
 use super::error::SkelError;
 use super::loaded::{LoadError, LoadedContext};
-use super::session::{fail, Libraries, Session, MAX_CONTEXTS, PATH_BYTES};
+use super::session::{fail, Libraries, Library, Path, Session, MAX_CONTEXTS, PATH_BYTES};
 use crate::platform::{self, Current, Level, Platform, VendorCalls};
 use crate::runtime::quantize::Encoding;
 use crate::runtime::{Backend, RuntimeError, SystemLibrary};
@@ -71,7 +71,7 @@ fn log_level(qnn_level: u32) -> Option<Level> {
 fn configure(session: &mut Session, call: &Decoded<'_>) -> Answer {
     use codec::configure as m;
     let (backend, system_library) = (call.string(m::BACKEND)?, call.string(m::SYSTEM_LIBRARY)?);
-    if backend.to_bytes_with_nul().len() > PATH_BYTES || system_library.to_bytes_with_nul().len() > PATH_BYTES {
+    if !Path::fits(backend) || !Path::fits(system_library) {
         fail!(session, "configure: a library path is longer than {} bytes", PATH_BYTES - 1);
         return Err(SkelError::aee(EBADPARM));
     }
@@ -98,7 +98,8 @@ fn configure(session: &mut Session, call: &Decoded<'_>) -> Answer {
     }
     platform::set_log_level(log_level(call.u32(m::LOG_LEVEL)?));
     let settings = &mut session.settings;
-    let _ = settings.backend.set(backend) && settings.system_library.set(system_library);
+    settings.backend.set(backend);
+    settings.system_library.set(system_library);
     settings.profiling_level = call.u32(m::PROFILING_LEVEL)?;
     settings.lpai_hw_version = lpai_hw_version;
     settings.lpai_target = lpai_target;
@@ -119,36 +120,34 @@ fn ensure_libraries(session: &mut Session) -> Answer {
     if settings.lpai_target != TARGET_DEFAULT {
         options.lpai_target = lpai::Target(settings.lpai_target);
     }
+    // Both libraries load under the vendor-calls lock; a backend whose system library fails is freed under it too.
     let loaded = {
         let _vendor = VendorCalls::lock();
-        Backend::load(settings.backend.as_c_str(), &options).map(|backend| {
-            let system = SystemLibrary::load(settings.system_library.as_c_str());
-            (backend, system)
-        })
+        match Backend::load(settings.backend.as_c_str(), &options) {
+            Ok(backend) => SystemLibrary::load(settings.system_library.as_c_str())
+                .map(|system| Libraries { backend, system })
+                .map_err(|error| (Library::System, error)),
+            Err(error) => Err((Library::Backend, error)),
+        }
     };
     match loaded {
-        Ok((backend, Ok(system))) => {
-            session.set_libraries(Some(Libraries { backend, system }));
+        Ok(libraries) => {
+            session.set_libraries(Some(libraries));
             Ok(())
         }
-        Ok((backend, Err(error))) => {
-            drop_under_vendor_lock(backend);
-            session.fail_library(true, &error);
-            Err(SkelError::of(&error))
-        }
-        Err(error) => {
-            session.fail_library(false, &error);
+        Err((which, error)) => {
+            session.fail_library(which, &error);
             Err(SkelError::of(&error))
         }
     }
 }
 
-fn drop_under_vendor_lock<T>(value: T) {
-    let _vendor = VendorCalls::lock();
-    drop(value);
+/// Records that there is no context `id` and answers the code for it.
+fn no_such_context(session: &mut Session, id: i32) -> SkelError {
+    fail!(session, "no loaded context has id {}", id);
+    SkelError::aee(EBADPARM)
 }
 
-#[inline(never)]
 fn load(session: &mut Session, call: &mut Decoded<'_>, from_file: bool) -> Answer {
     let (flags, source) = if from_file {
         (call.u32(codec::load_file::FLAGS)?, BinarySource::File(call.string(codec::load_file::PATH)?))
@@ -224,8 +223,7 @@ fn with_graph<R>(
     work: impl for<'c> FnOnce(&mut Graph<'c>) -> R,
 ) -> Result<R, SkelError> {
     let Some(loaded) = session.context(id) else {
-        fail!(session, "no loaded context has id {}", id);
-        return Err(SkelError::aee(EBADPARM));
+        return Err(no_such_context(session, id));
     };
     let result = loaded.with_context(|context| {
         let count = context.graph_count();
@@ -432,8 +430,7 @@ fn profile(session: &mut Session, call: &mut Decoded<'_>) -> Answer {
     let id = call.i32(codec::profile::CONTEXT_ID)?;
     let out = call.take_rout_bytes(codec::profile::EVENTS)?;
     let Some(loaded) = session.context(id) else {
-        fail!(session, "no loaded context has id {}", id);
-        return Err(SkelError::aee(EBADPARM));
+        return Err(no_such_context(session, id));
     };
     let written = loaded.with_context(|context| {
         let mut count = 0u32;
@@ -465,8 +462,7 @@ fn profile(session: &mut Session, call: &mut Decoded<'_>) -> Answer {
 fn unload(session: &mut Session, call: &Decoded<'_>) -> Answer {
     let id = call.i32(codec::unload::CONTEXT_ID)?;
     if !session.unload(id) {
-        fail!(session, "no loaded context has id {}", id);
-        return Err(SkelError::aee(EBADPARM));
+        return Err(no_such_context(session, id));
     }
     Ok(())
 }

@@ -32,15 +32,17 @@ impl Path {
         Path { bytes }
     }
 
-    /// Copies `path` over this one; false (and unchanged) if it does not fit.
-    pub(super) fn set(&mut self, path: &CStr) -> bool {
-        let source = path.to_bytes_with_nul();
-        if source.len() > PATH_BYTES {
-            return false;
+    /// Whether `path` fits (NUL included).
+    pub(super) fn fits(path: &CStr) -> bool {
+        path.to_bytes_with_nul().len() <= PATH_BYTES
+    }
+
+    /// Copies `path` over this one; a path that does not [`fit`](Path::fits) leaves it unchanged.
+    pub(super) fn set(&mut self, path: &CStr) {
+        if Path::fits(path) {
+            self.bytes.fill(0);
+            lpai_direct::codec::copy_prefix(&mut self.bytes, path.to_bytes_with_nul());
         }
-        self.bytes.fill(0);
-        lpai_direct::codec::copy_prefix(&mut self.bytes, source);
-        true
     }
 
     /// The path as a C string.
@@ -80,6 +82,15 @@ impl Settings {
         lpai_target: lpai_direct::wire::TARGET_DEFAULT,
         arena_bytes: 0,
     };
+}
+
+/// Which of the two libraries.
+#[derive(Clone, Copy)]
+pub(super) enum Library {
+    /// The QNN backend.
+    Backend,
+    /// libQnnSystem.
+    System,
 }
 
 /// The QNN libraries a handle loaded.
@@ -235,13 +246,12 @@ impl Session {
         self.last_error.clear();
     }
 
-    /// Records why the backend (or, with `system`, the system library) did not load, naming its path.
-    pub(super) fn fail_library(&mut self, system: bool, error: &crate::runtime::RuntimeError) {
+    /// Records why a library did not load, naming its path.
+    pub(super) fn fail_library(&mut self, which: Library, error: &crate::runtime::RuntimeError) {
         self.last_error.clear();
-        let (what, path) = if system {
-            ("system library", &self.settings.system_library)
-        } else {
-            ("backend", &self.settings.backend)
+        let (what, path) = match which {
+            Library::System => ("system library", &self.settings.system_library),
+            Library::Backend => ("backend", &self.settings.backend),
         };
         let _ = ufmt::uwrite!(&mut self.last_error, "{} {}: {}", what, path.text(), error);
         self.log_error();

@@ -21,7 +21,6 @@ pub use system::system_providers;
 
 use core::cell::UnsafeCell;
 use core::ffi::c_void;
-use core::sync::atomic::{AtomicBool, Ordering};
 use record::State;
 
 /// How the fake behaves in one test.
@@ -69,7 +68,12 @@ impl<T> SyncCell<T> {
     }
 }
 
-static LOCK: AtomicBool = AtomicBool::new(false);
+/// Serialises the host's test threads (the guard lives in the [`Session`]).
+#[cfg(not(target_arch = "hexagon"))]
+static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+/// The Hexagon self-test executable runs one test at a time on one thread: a session is only ever taken once.
+#[cfg(target_arch = "hexagon")]
+static TAKEN: core::sync::atomic::AtomicBool = core::sync::atomic::AtomicBool::new(false);
 static STATE: SyncCell<State> = SyncCell::new(State::INITIAL);
 
 /// Runs `action` on the fake's state. Never call it from inside `action`.
@@ -81,18 +85,25 @@ pub(crate) fn with_state<R>(action: impl FnOnce(&mut State) -> R) -> R {
 
 /// The lock on the fake for one test; released on drop.
 pub struct Session {
-    _private: (),
+    #[cfg(not(target_arch = "hexagon"))]
+    _guard: std::sync::MutexGuard<'static, ()>,
 }
 
-/// Waits for the fake, then resets it with `settings`.
+/// Waits for the fake (blocking, never spinning), then resets it with `settings`.
 pub fn begin(settings: Settings) -> Session {
-    while LOCK.compare_exchange_weak(false, true, Ordering::Acquire, Ordering::Relaxed).is_err() {
-        #[cfg(not(target_arch = "hexagon"))]
-        std::thread::yield_now();
-        core::hint::spin_loop();
-    }
+    #[cfg(not(target_arch = "hexagon"))]
+    let session = Session { _guard: LOCK.lock().unwrap_or_else(std::sync::PoisonError::into_inner) };
+    #[cfg(target_arch = "hexagon")]
+    let session = {
+        if TAKEN.swap(true, core::sync::atomic::Ordering::Acquire) {
+            let message = "fake::begin: a session is already open on this one thread (nested begin)";
+            crate::platform::write_log(crate::platform::Level::Error, &crate::message!("{}", message));
+            crate::platform::linux_user::exit(101);
+        }
+        Session {}
+    };
     with_state(|state| state.reset(settings));
-    Session { _private: () }
+    session
 }
 
 impl Session {
@@ -110,9 +121,10 @@ impl Session {
     }
 }
 
+#[cfg(target_arch = "hexagon")]
 impl Drop for Session {
     fn drop(&mut self) {
-        LOCK.store(false, Ordering::Release);
+        TAKEN.store(false, core::sync::atomic::Ordering::Release);
     }
 }
 
