@@ -9,6 +9,11 @@
 #   target/hexagon-stack/hexagon-unknown-linux-musl/release/liblpai_direct_skel.so  the skel's build plus
 #       -Z emit-stack-sizes (the same code, with a .stack_sizes section), whose entry points' worst-case stack
 #       depth lpai-stack-check prints; tests/stack_and_panic.rs holds them to the 8192-byte budget
+#   target/virtual-adsp/  the virtual aDSP qemu-hexagon runs (all v73, the newest CPU it emulates):
+#       liblpai_direct_skel.so  the skel (the shipped file itself when HEX_VER <= 73, else a v73 build of the same
+#                               sources, linker script and fixup)
+#       lpai-pd-shell           the PD shell that loads it with its own ELF loader (tests/pd-shell)
+#       libQnnLpaiContract.so, libQnnSystemContract.so  the contract model of libQnnLpai (tests/contract-model)
 # The skel is linked with linker/skel.ld and linker/skel.ver, then fixed up and checked by lpai-skel-fixup.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -32,6 +37,42 @@ cargo run -q --release -p lpai-skel-fixup --bin lpai-skel-fixup -- "$skel" linke
 
 selftest_flags=(-C linker-flavor=ld.lld -C "target-cpu=hexagonv$SELFTEST_HEX_VER" -C relocation-model=static
   -C target-feature=+crt-static -C link-self-contained=no)
+
+# The virtual aDSP (target/virtual-adsp/): the skel qemu-hexagon can run, the PD shell that loads it, and the
+# contract model of libQnnLpai with its system library. qemu-hexagon emulates up to v73: with HEX_VER <= 73 the
+# shipped skel itself is used; otherwise a second build of the same sources, linker script and fixup for v73.
+virtual=target/virtual-adsp
+mkdir -p "$virtual"
+if [ "$HEX_VER" -le "$SELFTEST_HEX_VER" ]; then
+  virtual_skel=$skel
+else
+  v73_flags=("${skel_flags[@]}")
+  v73_flags[3]="target-cpu=hexagonv$SELFTEST_HEX_VER"
+  CARGO_TARGET_DIR=target/hexagon-v73 CARGO_ENCODED_RUSTFLAGS=$(encode "${v73_flags[@]}") \
+    cargo build -q -p lpai-direct-dsp --lib "${build_std[@]}"
+  virtual_skel=target/hexagon-v73/$target/release/liblpai_direct_skel.so
+  cargo run -q --release -p lpai-skel-fixup --bin lpai-skel-fixup -- "$virtual_skel" linker/dsp-runtime-symbols.txt
+fi
+cp "$virtual_skel" "$virtual/liblpai_direct_skel.so.partial"
+mv "$virtual/liblpai_direct_skel.so.partial" "$virtual/liblpai_direct_skel.so"
+# The contract model of libQnnLpai and its system library: PD libraries laid out like the skel, exporting only
+# their QNN entry points; the same post-link fixup and checks (no panic, PD services only).
+model_flags=("${skel_flags[@]}")
+model_flags[3]="target-cpu=hexagonv$SELFTEST_HEX_VER"
+model_flags[11]="link-arg=--version-script=$PWD/linker/contract-model.ver"
+CARGO_TARGET_DIR=target/hexagon-contract CARGO_ENCODED_RUSTFLAGS=$(encode "${model_flags[@]}") \
+  cargo build -q -p lpai-contract-lpai -p lpai-contract-system --lib "${build_std[@]}"
+for library in libQnnLpaiContract.so libQnnSystemContract.so; do
+  cp "target/hexagon-contract/$target/release/$library" "$virtual/$library.partial"
+  cargo run -q --release -p lpai-skel-fixup --bin lpai-skel-fixup -- "$virtual/$library.partial" \
+    linker/dsp-runtime-symbols.txt --exports Qnn
+  mv "$virtual/$library.partial" "$virtual/$library"
+done
+# The PD shell: a static Hexagon program (the Linux-user platform), v73 like everything qemu runs.
+CARGO_TARGET_DIR=target/hexagon-shell CARGO_ENCODED_RUSTFLAGS=$(encode "${selftest_flags[@]}") \
+  cargo build -q -p lpai-pd-shell "${build_std[@]}"
+cp "target/hexagon-shell/$target/release/lpai-pd-shell" "$virtual/lpai-pd-shell"
+
 CARGO_TARGET_DIR=target/hexagon-selftest CARGO_ENCODED_RUSTFLAGS=$(encode "${selftest_flags[@]}") \
   cargo build -q -p lpai-direct-dsp --bin lpai-dsp-selftest --bin lpai-dsp-bench --features linux-user,self-test "${build_std[@]}"
 

@@ -20,12 +20,16 @@ for features in "" "--features=linux-user" "--features=linux-user,self-test"; do
   CARGO_TARGET_DIR=target/hexagon-clippy cargo clippy -q -p lpai-direct-dsp --lib --bins $features \
     --target hexagon-unknown-linux-musl -Z build-std=core -Z build-std-features=compiler-builtins-mem -- -D warnings
 done
+CARGO_TARGET_DIR=target/hexagon-clippy cargo clippy -q -p lpai-pd-shell -p lpai-contract-model -p lpai-contract-lpai \
+  -p lpai-contract-system --target hexagon-unknown-linux-musl -Z build-std=core \
+  -Z build-std-features=compiler-builtins-mem -- -D warnings
 
-step "build the Hexagon skel and self-test executable"
+step "build the Hexagon skel, the self-test executable and the virtual aDSP"
 bash scripts/build-hexagon.sh
 
-step "build the host skel (cdylib) and the aarch64 HLOS side"
+step "build the host skel (cdylib), the host contract model and the aarch64 HLOS side"
 cargo build -q -p lpai-direct-dsp --release
+cargo build -q --release -p lpai-contract-lpai -p lpai-contract-system
 QNN_TARGET_ARCH=aarch64-oe-linux-gcc11.2 bash scripts/build-hlos.sh >/dev/null
 
 step "Hexagon self-test under qemu-hexagon"

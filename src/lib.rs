@@ -4,5 +4,7 @@
 /// AEE error codes and their names (one table, in the codec crate that answers with them).
 pub use lpai_direct_idl::aee;
 pub mod codec;
+pub mod farf;
 pub mod qnn;
+pub mod shell_frame;
 pub mod wire;

@@ -117,6 +117,7 @@ pub fn all() -> impl Iterator<Item = &'static SelfTest> {
         crate::skel::SELF_TESTS,
         crate::testing::skel_fuzz::SELF_TESTS,
         crate::testing::skel_end_to_end::SELF_TESTS,
+        crate::testing::contract::SELF_TESTS,
         crate::runtime::quantize::SELF_TESTS,
         crate::testing::sequence::SELF_TESTS,
         crate::testing::execution::SELF_TESTS,

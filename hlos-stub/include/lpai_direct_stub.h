@@ -26,8 +26,9 @@ typedef struct lpai_direct_stub lpai_direct_stub;
 #define LPAI_DIRECT_FLOAT_OUTPUTS 2u /* outputs as float32; the skel dequantizes them */
 
 /* Opens the skel. transport: "fastrpc" (the skel on a DSP), "local" (the host build of the skel,
- * liblpai_direct_skel.so, loaded into this process with dlopen and called with the same encoded arguments), or
- * NULL for the default (fastrpc on aarch64 when libadsprpc/libcdsprpc loads, local otherwise). domain: "adsp",
+ * liblpai_direct_skel.so, loaded into this process with dlopen and called with the same encoded arguments),
+ * "qemu" (the virtual aDSP: the v73 Hexagon skel in target/virtual-adsp/ loaded by the PD shell under
+ * qemu-hexagon), or NULL for the default (fastrpc on aarch64 when libadsprpc/libcdsprpc loads, local otherwise). domain: "adsp",
  * "mdsp", "sdsp", "cdsp", "cdsp1", or NULL for "adsp". The local transport loads the file named by the
  * LPAI_DIRECT_SKEL environment variable when it is set and not empty (and fails if that file does not exist);
  * otherwise liblpai_direct_skel.so beside the running executable, then in the target/release/ directory of the

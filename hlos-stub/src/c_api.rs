@@ -3,7 +3,7 @@
 
 use crate::stub::fastrpc::{skel_uri, Domain, FastRpc, FastRpcOptions};
 use crate::stub::{default_transport, flags, Configuration, Stub, StubError, TensorDescription, Transport};
-use crate::stub::{Local, SkelLocation, TransportKind};
+use crate::stub::{Local, Qemu, QemuOptions, SkelLocation, TransportKind};
 use lpai_direct::aee;
 use lpai_direct::wire::io_bytes;
 use std::cell::RefCell;
@@ -109,6 +109,9 @@ pub unsafe extern "C" fn lpai_direct_stub_open(
         }
         Some(TransportKind::Fastrpc) => {
             FastRpc::load(options).map(|fastrpc| Box::new(fastrpc) as _).map_err(|error| error.to_string())
+        }
+        Some(TransportKind::Qemu) => {
+            Qemu::start(&QemuOptions::default()).map(|qemu| Box::new(qemu) as _).map_err(|error| error.to_string())
         }
         None => default_transport(options, &SkelLocation::Search)
             .map(|(transport, _)| transport)
@@ -413,7 +416,7 @@ mod tests {
         // SAFETY: as above.
         let status = unsafe { lpai_direct_stub_open(c"Local".as_ptr(), std::ptr::null(), &mut stub) };
         assert_eq!((status as u32, stub.is_null()), (0x8000_0401, true));
-        assert_eq!(open_error(), "unknown transport 'Local' (local, fastrpc)");
+        assert_eq!(open_error(), "unknown transport 'Local' (local, fastrpc, qemu)");
     }
 
     #[test]

@@ -8,7 +8,7 @@ use crate::output;
 pub use crate::settings::Settings;
 use crate::stub::fastrpc::{self, FastRpc, FastRpcOptions};
 use crate::stub::{default_transport_trying, flags, Configuration, ProfileEvent, Stub, StubError, Transport};
-use crate::stub::{Local, SkelLocation, TransportKind, PRIORITY_UNCHANGED, TARGET_DEFAULT};
+use crate::stub::{Local, Qemu, QemuOptions, SkelLocation, TransportKind, PRIORITY_UNCHANGED, TARGET_DEFAULT};
 use anyhow::{anyhow, bail, Context as _, Result};
 use std::ffi::CString;
 use std::os::unix::ffi::OsStrExt;
@@ -73,6 +73,10 @@ pub fn transport_trying(settings: &Settings, try_fastrpc: bool) -> Result<(Box<d
     match settings.transport {
         Some(TransportKind::Local) => Ok((Box::new(Local::load(&skel)?), None)),
         Some(TransportKind::Fastrpc) => Ok((Box::new(FastRpc::load(fastrpc_options)?), None)),
+        Some(TransportKind::Qemu) => {
+            let options = QemuOptions { skel: settings.skel.clone(), shell: settings.pd_shell.clone() };
+            Ok((Box::new(Qemu::start(&options)?), None))
+        }
         None => {
             let (chosen, unavailable) = default_transport_trying(fastrpc_options, &skel, try_fastrpc)?;
             let note = unavailable.map(|why| format!("{why}; using the local transport ({})", chosen.place()));
@@ -121,7 +125,8 @@ pub fn run(settings: &Settings) -> Result<Summary> {
     }
     // A bare library name (no `/`) is left to the dynamic loader's search.
     let is_path = settings.backend.as_os_str().as_bytes().contains(&b'/');
-    if transport.name() == "local" && is_path && !settings.backend.is_file() {
+    // The local and qemu transports open libraries from this machine's file system.
+    if transport.name() != "fastrpc" && is_path && !settings.backend.is_file() {
         bail!("backend library {} does not exist", settings.backend.display());
     }
     let lpai = match &settings.config_file {

@@ -55,9 +55,13 @@ pub struct Settings {
     pub arena_bytes: Option<u32>,
     /// The transport (`None`: FastRPC on aarch64 when a FastRPC library loads, else local).
     pub transport: Option<TransportKind>,
-    /// The host skel library for the local transport (`None`: `$LPAI_DIRECT_SKEL`, then beside the executable,
-    /// then the workspace's `target/release/`); errors name it as `--skel`.
+    /// The skel library: for the local transport the host build (`None`: `$LPAI_DIRECT_SKEL`, then beside the
+    /// executable, then the workspace's `target/release/`); for the qemu transport the Hexagon build (`None`: the
+    /// v73 build in `target/virtual-adsp/`). Errors name it as `--skel`.
     pub skel: Option<PathBuf>,
+    /// The PD shell the qemu transport runs (`None`: `target/virtual-adsp/lpai-pd-shell`); errors name it as
+    /// `--pd_shell`.
+    pub pd_shell: Option<PathBuf>,
     /// FastRPC domain.
     pub domain: Domain,
     /// FastRPC session on that domain.
@@ -93,6 +97,7 @@ impl Settings {
             arena_bytes: None,
             transport: None,
             skel: None,
+            pd_shell: None,
             domain: Domain::Adsp,
             session: None,
             fastrpc_library: None,

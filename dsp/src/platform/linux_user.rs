@@ -7,11 +7,14 @@ use core::ptr::NonNull;
 use core::sync::atomic::{AtomicU32, Ordering};
 
 // The process entry of a static qemu-hexagon program: align the stack and call the program's
-// `extern "C" fn lpai_program_main() -> !` (the self-test and bench executables each define one).
+// `extern "C" fn lpai_program_main(initial_stack: *const u32) -> !` (the self-test, the bench and the PD shell
+// each define one; the initial stack holds argc, then the argv pointers). A program that needs no arguments
+// may declare no parameter.
 core::arch::global_asm!(
     ".globl _start",
     ".type _start, @function",
     "_start:",
+    "  r0 = r29",
     "  r29 = and(r29, #-8)",
     "  call lpai_program_main",
 );
@@ -22,32 +25,73 @@ pub struct LinuxUser;
 /// The vendor-calls lock as a futex word: 0 free, 1 held, 2 held with sleepers.
 static VENDOR_FUTEX: AtomicU32 = AtomicU32::new(0);
 
-const SYS_OPENAT: u32 = 56;
-const SYS_CLOSE: u32 = 57;
+// Linux syscall numbers and constants of the generic (asm-generic) table qemu-hexagon implements. Public, with
+// the syscall wrappers below, for the other qemu programs (the PD shell) that need more services than the
+// platform layer offers.
+/// `openat(dirfd, path, flags, mode)`.
+pub const SYS_OPENAT: u32 = 56;
+/// `close(fd)`.
+pub const SYS_CLOSE: u32 = 57;
 /// `_llseek` on 32-bit Linux: (fd, offset high, offset low, *result, whence).
-const SYS_LLSEEK: u32 = 62;
-const SYS_READ: u32 = 63;
-const SYS_WRITE: u32 = 64;
-const SYS_EXIT_GROUP: u32 = 94;
-const SYS_FUTEX: u32 = 98;
-const FUTEX_WAIT_PRIVATE: i32 = 128;
-const FUTEX_WAKE_PRIVATE: i32 = 129;
-const SYS_CLOCK_GETTIME: u32 = 113;
-const SYS_MUNMAP: u32 = 215;
+pub const SYS_LLSEEK: u32 = 62;
+/// `read(fd, buffer, length)`.
+pub const SYS_READ: u32 = 63;
+/// `write(fd, buffer, length)`.
+pub const SYS_WRITE: u32 = 64;
+/// `exit_group(status)`.
+pub const SYS_EXIT_GROUP: u32 = 94;
+/// `futex(word, operation, value, timeout)`.
+pub const SYS_FUTEX: u32 = 98;
+/// Futex operation: sleep while the word holds the value (process-private).
+pub const FUTEX_WAIT_PRIVATE: i32 = 128;
+/// Futex operation: wake up to `value` sleepers (process-private).
+pub const FUTEX_WAKE_PRIVATE: i32 = 129;
+/// `clock_gettime(clock, *timespec)` with a 32-bit `timespec` (two `i32` words).
+pub const SYS_CLOCK_GETTIME: u32 = 113;
+/// `munmap(address, length)`.
+pub const SYS_MUNMAP: u32 = 215;
 /// `mmap2`: the offset is counted in 4096-byte pages.
-const SYS_MMAP2: u32 = 222;
-const PROT_READ_WRITE: i32 = 3;
-const MAP_PRIVATE_ANONYMOUS: i32 = 0x22;
-const AT_FDCWD: i32 = -100;
-const ENOENT: i32 = 2;
-const SEEK_END: i32 = 2;
-const CLOCK_MONOTONIC: i32 = 1;
+pub const SYS_MMAP2: u32 = 222;
+/// `mprotect(address, length, protection)`.
+pub const SYS_MPROTECT: u32 = 226;
+/// Page protection bits of `mmap2` and `mprotect`.
+pub const PROT_READ: i32 = 1;
+/// See [`PROT_READ`].
+pub const PROT_WRITE: i32 = 2;
+/// See [`PROT_READ`].
+pub const PROT_EXEC: i32 = 4;
+/// Readable and writable pages.
+pub const PROT_READ_WRITE: i32 = PROT_READ | PROT_WRITE;
+/// `MAP_PRIVATE | MAP_ANONYMOUS`.
+pub const MAP_PRIVATE_ANONYMOUS: i32 = 0x22;
+/// `openat`'s directory argument for paths relative to the current directory.
+pub const AT_FDCWD: i32 = -100;
+/// `openat` flags: read only.
+pub const O_RDONLY: i32 = 0;
+/// `openat` flags: write only.
+pub const O_WRONLY: i32 = 1;
+/// `openat` flags: create the file if it does not exist.
+pub const O_CREAT: i32 = 0o100;
+/// `openat` flags: truncate an existing file.
+pub const O_TRUNC: i32 = 0o1000;
+/// `openat` flags: close the descriptor on `execve`.
+pub const O_CLOEXEC: i32 = 0o2000000;
+/// errno: no such file or directory.
+pub const ENOENT: i32 = 2;
+/// `_llseek` whence: from the start.
+pub const SEEK_SET: i32 = 0;
+/// `_llseek` whence: from the current position.
+pub const SEEK_CUR: i32 = 1;
+/// `_llseek` whence: from the end.
+pub const SEEK_END: i32 = 2;
+/// `clock_gettime`'s monotonic clock.
+pub const CLOCK_MONOTONIC: i32 = 1;
 
-/// Issues a Linux syscall with up to six arguments.
+/// Issues a Linux syscall with up to six arguments; returns the result, `-errno` on failure.
 ///
 /// # Safety
 /// As for [`syscall5`].
-unsafe fn syscall6(number: u32, a0: i32, a1: i32, a2: i32, a3: i32, a4: i32, a5: i32) -> i32 {
+pub unsafe fn syscall6(number: u32, a0: i32, a1: i32, a2: i32, a3: i32, a4: i32, a5: i32) -> i32 {
     let result: i32;
     // SAFETY: as in `syscall5`.
     unsafe {
@@ -57,11 +101,11 @@ unsafe fn syscall6(number: u32, a0: i32, a1: i32, a2: i32, a3: i32, a4: i32, a5:
     result
 }
 
-/// Issues a Linux syscall with up to five arguments.
+/// Issues a Linux syscall with up to five arguments; returns the result, `-errno` on failure.
 ///
 /// # Safety
 /// The arguments must be valid for the syscall `number` (pointers to live memory of the right size).
-unsafe fn syscall5(number: u32, a0: i32, a1: i32, a2: i32, a3: i32, a4: i32) -> i32 {
+pub unsafe fn syscall5(number: u32, a0: i32, a1: i32, a2: i32, a3: i32, a4: i32) -> i32 {
     let result: i32;
     // SAFETY: trap0(#1) is the Linux syscall gate under qemu-hexagon; the caller vouches for the arguments.
     unsafe {
@@ -71,11 +115,11 @@ unsafe fn syscall5(number: u32, a0: i32, a1: i32, a2: i32, a3: i32, a4: i32) -> 
     result
 }
 
-/// Issues a Linux syscall with up to four arguments.
+/// Issues a Linux syscall with up to four arguments; returns the result, `-errno` on failure.
 ///
 /// # Safety
 /// As for [`syscall5`].
-unsafe fn syscall(number: u32, a0: i32, a1: i32, a2: i32, a3: i32) -> i32 {
+pub unsafe fn syscall(number: u32, a0: i32, a1: i32, a2: i32, a3: i32) -> i32 {
     // SAFETY: the caller vouches for the arguments.
     unsafe { syscall5(number, a0, a1, a2, a3, 0) }
 }
@@ -92,6 +136,27 @@ pub fn write_all(fd: i32, mut bytes: &[u8]) {
     }
 }
 
+/// Takes a futex lock word (0 free, 1 held, 2 held with sleepers), sleeping in the kernel while another thread
+/// holds it: it never spins.
+pub fn futex_lock(word: &AtomicU32) {
+    if word.compare_exchange(0, 1, Ordering::Acquire, Ordering::Relaxed).is_ok() {
+        return;
+    }
+    // Contended: mark sleepers and sleep until the holder wakes us.
+    while word.swap(2, Ordering::Acquire) != 0 {
+        // SAFETY: FUTEX_WAIT on a live word; returns at once if the word no longer holds 2.
+        unsafe { syscall(SYS_FUTEX, word.as_ptr() as i32, FUTEX_WAIT_PRIVATE, 2, 0) };
+    }
+}
+
+/// Releases a lock word taken with [`futex_lock`], waking one sleeper if there is one.
+pub fn futex_unlock(word: &AtomicU32) {
+    if word.swap(0, Ordering::Release) == 2 {
+        // SAFETY: FUTEX_WAKE of one sleeper on a live word.
+        unsafe { syscall(SYS_FUTEX, word.as_ptr() as i32, FUTEX_WAKE_PRIVATE, 1, 0) };
+    }
+}
+
 /// Ends the process with `status`.
 pub fn exit(status: i32) -> ! {
     loop {
@@ -104,8 +169,8 @@ struct File(i32);
 
 impl File {
     fn open(path: &CStr) -> Result<File, PlatformError> {
-        // SAFETY: the path is NUL-terminated; flags 0 = O_RDONLY.
-        let fd = unsafe { syscall(SYS_OPENAT, AT_FDCWD, path.as_ptr() as i32, 0, 0) };
+        // SAFETY: the path is NUL-terminated.
+        let fd = unsafe { syscall(SYS_OPENAT, AT_FDCWD, path.as_ptr() as i32, O_RDONLY, 0) };
         match fd {
             fd if fd >= 0 => Ok(File(fd)),
             fd if fd == -ENOENT => Err(PlatformError::NotFound),
@@ -119,7 +184,7 @@ impl File {
         // SAFETY: _llseek on an open descriptor, writing the 64-bit position into `end`.
         let to_end = unsafe { syscall5(SYS_LLSEEK, self.0, 0, 0, &mut end as *mut u64 as i32, SEEK_END) };
         // SAFETY: as above, back to the start.
-        let to_start = unsafe { syscall5(SYS_LLSEEK, self.0, 0, 0, &mut start as *mut u64 as i32, 0) };
+        let to_start = unsafe { syscall5(SYS_LLSEEK, self.0, 0, 0, &mut start as *mut u64 as i32, SEEK_SET) };
         if to_end < 0 || to_start < 0 {
             return Err(PlatformError::Failed(-to_end.min(to_start)));
         }
@@ -192,21 +257,11 @@ impl Platform for LinuxUser {
     }
 
     fn lock_vendor_calls() {
-        if VENDOR_FUTEX.compare_exchange(0, 1, Ordering::Acquire, Ordering::Relaxed).is_ok() {
-            return;
-        }
-        // Contended: mark sleepers and sleep in the kernel until the holder wakes us (no spinning).
-        while VENDOR_FUTEX.swap(2, Ordering::Acquire) != 0 {
-            // SAFETY: FUTEX_WAIT on a live static word; returns at once if the word is no longer 2.
-            unsafe { syscall(SYS_FUTEX, VENDOR_FUTEX.as_ptr() as i32, FUTEX_WAIT_PRIVATE, 2, 0) };
-        }
+        futex_lock(&VENDOR_FUTEX);
     }
 
     unsafe fn unlock_vendor_calls() {
-        if VENDOR_FUTEX.swap(0, Ordering::Release) == 2 {
-            // SAFETY: FUTEX_WAKE of one sleeper on a live static word.
-            unsafe { syscall(SYS_FUTEX, VENDOR_FUTEX.as_ptr() as i32, FUTEX_WAKE_PRIVATE, 1, 0) };
-        }
+        futex_unlock(&VENDOR_FUTEX);
     }
 
     unsafe fn release(memory: NonNull<u8>, bytes: usize) {

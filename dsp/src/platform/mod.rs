@@ -3,7 +3,8 @@
 //! Three implementations, chosen at build time:
 //! - [`qurt`]: inside a QuRT protection domain on the aDSP (HAP timers, FARF logging, `apps_std` files, the
 //!   PD's dynamic loader). Every symbol it uses is listed in `linker/dsp-runtime-symbols.txt`.
-//! - [`linux_user`]: Hexagon Linux user mode under qemu-hexagon (raw syscalls), for the self-test executable.
+//! - [`linux_user`]: Hexagon Linux user mode under qemu-hexagon (raw syscalls), for the self-test executable and
+//!   the PD shell; [`pd_services`] adds the QuRT mutex and FARF services the libraries they link or load call.
 //! - [`host`]: x86_64 / aarch64 with std, for the host build of the skel and its tests.
 
 use core::ffi::{c_void, CStr};
@@ -15,6 +16,8 @@ pub mod host;
 pub mod libraries;
 #[cfg(all(target_arch = "hexagon", feature = "linux-user"))]
 pub mod linux_user;
+#[cfg(all(target_arch = "hexagon", feature = "linux-user"))]
+pub mod pd_services;
 #[cfg(all(target_arch = "hexagon", not(feature = "linux-user")))]
 pub mod qurt;
 

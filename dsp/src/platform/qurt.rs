@@ -86,6 +86,8 @@ impl Platform for Qurt {
         unsafe { HAP_perf_get_qtimer_count() }
     }
 
+    // Out of line: the format buffer then sits in this frame only, not in every caller's.
+    #[inline(never)]
     fn log(level: Level, message: &str) {
         let hap_level = match level {
             Level::Error => HAP_LEVEL_ERROR,
@@ -93,11 +95,11 @@ impl Platform for Qurt {
             Level::Info => HAP_LEVEL_MEDIUM,
             Level::Debug => HAP_LEVEL_LOW,
         };
-        let length = c_int::try_from(message.len()).unwrap_or(c_int::MAX);
-        // SAFETY: "%.*s" reads exactly `length` bytes of `message`; the file name is NUL-terminated.
-        unsafe {
-            HAP_debug_v2(hap_level, c"lpai_direct".as_ptr(), 0, c"%.*s".as_ptr(), length, message.as_ptr());
-        }
+        // The message is the format itself, `%` doubled, with no variadic arguments (lpai_direct::farf).
+        let mut buffer = [0u8; lpai_direct::farf::format_capacity(super::LOG_LINE_BYTES)];
+        let format = lpai_direct::farf::format_of(message.as_bytes(), &mut buffer);
+        // SAFETY: both strings are NUL-terminated; the format has no conversion, so nothing variadic is read.
+        unsafe { HAP_debug_v2(hap_level, c"lpai_direct".as_ptr(), 0, format.as_ptr()) };
     }
 
     fn file_size(path: &CStr) -> Result<u64, PlatformError> {

@@ -56,7 +56,14 @@ pub struct BackendProperties {
     pub size_alignment: usize,
     /// The backend needs the context binary to stay valid and unmoved until the context is freed.
     pub requires_persistent_binary: bool,
+    /// What an I/O tensor's `clientBuf.dataSize` is rounded up to: LPAI's size alignment, at least
+    /// [`LPAI_IO_SIZE_GRANULE`]; 1 (the exact size) for other backends.
+    pub io_size_granule: usize,
 }
+
+/// LPAI I/O buffers carry a `dataSize` padded to a multiple of this, as the one public working LPAI direct mode
+/// does on the DSP (ExecuTorch's `QNN_TENSOR_ALIGNMENT`).
+pub const LPAI_IO_SIZE_GRANULE: usize = 64;
 
 /// Buffers for the generic QNN path: aligned for any SIMD load a backend may do.
 const GENERIC_ALIGNMENT: usize = 64;
@@ -161,6 +168,7 @@ impl Backend {
                 start_alignment: GENERIC_ALIGNMENT,
                 size_alignment: 1,
                 requires_persistent_binary: false,
+                io_size_granule: 1,
             },
         };
         if is_lpai {
@@ -216,6 +224,7 @@ impl Backend {
             start_alignment: start,
             size_alignment: size,
             requires_persistent_binary: persistent != 0,
+            io_size_granule: size.max(LPAI_IO_SIZE_GRANULE),
         })
     }
 

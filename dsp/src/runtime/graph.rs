@@ -114,12 +114,11 @@ fn tensors_with_buffers<'a>(
     for (tensor, source) in tensors.iter_mut().zip(described) {
         *tensor = *source;
         let info = TensorInfo::of(tensor).ok_or(RuntimeError::MalformedBinary { code: 0 })?;
-        let buffer = arena.bytes(round_up(info.bytes, properties.size_alignment), properties.start_alignment)?;
-        let data_size = u32::try_from(info.bytes).map_err(|_| RuntimeError::TooMany {
-            what,
-            count: info.bytes,
-            limit: u32::MAX as usize,
-        })?;
+        let too_large = || RuntimeError::TooMany { what, count: info.bytes, limit: u32::MAX as usize };
+        // LPAI wants dataSize padded (the padding is never read or written by the runtime); others the exact size.
+        let padded = round_up(info.bytes, properties.io_size_granule);
+        let data_size = u32::try_from(padded).map_err(|_| too_large())?;
+        let buffer = arena.bytes(round_up(padded, properties.size_alignment), properties.start_alignment)?;
         let common = tensor.common_mut().ok_or(RuntimeError::MalformedBinary { code: 0 })?;
         common.mem_type = TensorMemType::RAW;
         common.memory = TensorMemory { client_buf: ClientBuffer { data: buffer.as_mut_ptr().cast(), data_size } };
@@ -228,17 +227,21 @@ impl<'a> Graph<'a> {
         check(unsafe { get_property(self.handle, list.as_mut_ptr()) }, "graphGetProperty")?;
 
         let alignment = backend.properties();
-        let region = |size: u32| -> Result<*mut c_void, RuntimeError> {
-            let bytes = arena.bytes(round_up(size as usize, alignment.size_alignment), alignment.start_alignment)?;
-            Ok(bytes.as_mut_ptr().cast())
+        // Each memory is handed over with its size rounded up to the size alignment, like every other buffer.
+        let memory = |size: u32| -> Result<lpai::GraphMem, RuntimeError> {
+            let rounded = round_up(size as usize, alignment.size_alignment);
+            let too_many =
+                || RuntimeError::TooMany { what: "LPAI graph memory bytes", count: rounded, limit: u32::MAX as usize };
+            let size = u32::try_from(rounded).map_err(|_| too_many())?;
+            let bytes = arena.bytes(rounded, alignment.start_alignment)?;
+            Ok(lpai::GraphMem { mem_type: lpai::MemType::DDR, size, addr: bytes.as_mut_ptr().cast() })
         };
         let unset = lpai::GraphMem { mem_type: lpai::MemType::DDR, size: 0, addr: ptr::null_mut() };
         let [scratch, persistent] = arena.slice(2, unset)? else {
             return Err(RuntimeError::MalformedBinary { code: 0 });
         };
-        *scratch = lpai::GraphMem { mem_type: lpai::MemType::DDR, size: scratch_size, addr: region(scratch_size)? };
-        *persistent =
-            lpai::GraphMem { mem_type: lpai::MemType::DDR, size: persistent_size, addr: region(persistent_size)? };
+        *scratch = memory(scratch_size)?;
+        *persistent = memory(persistent_size)?;
         let [perf] = arena.slice(1, options.perf)? else {
             return Err(RuntimeError::MalformedBinary { code: 0 });
         };
@@ -360,19 +363,23 @@ impl<'a> Graph<'a> {
         self.memory
     }
 
-    /// The native buffer of input `index`, to fill before [`Graph::execute`].
+    /// The native buffer of input `index` (the tensor's bytes, without LPAI's padding), to fill before
+    /// [`Graph::execute`].
     pub fn input_bytes_mut(&mut self, index: usize) -> Option<&mut [u8]> {
-        let buffer = client_buffer(self.inputs.get(index)?)?;
-        // SAFETY: the buffer is an arena allocation owned by this graph for 'a; `&mut self` makes this borrow
-        // the only one.
-        Some(unsafe { core::slice::from_raw_parts_mut(buffer.data.cast::<u8>(), buffer.data_size as usize) })
+        let tensor = self.inputs.get(index)?;
+        let (buffer, bytes) = (client_buffer(tensor)?, TensorInfo::of(tensor)?.bytes);
+        // SAFETY: the buffer is an arena allocation of at least `dataSize` ≥ `bytes` bytes owned by this graph for
+        // 'a; `&mut self` makes this borrow the only one.
+        Some(unsafe { core::slice::from_raw_parts_mut(buffer.data.cast::<u8>(), bytes.min(buffer.data_size as usize)) })
     }
 
-    /// The native buffer of output `index`, valid after [`Graph::execute`].
+    /// The native buffer of output `index` (the tensor's bytes, without LPAI's padding), valid after
+    /// [`Graph::execute`].
     pub fn output_bytes(&self, index: usize) -> Option<&[u8]> {
-        let buffer = client_buffer(self.outputs.get(index)?)?;
+        let tensor = self.outputs.get(index)?;
+        let (buffer, bytes) = (client_buffer(tensor)?, TensorInfo::of(tensor)?.bytes);
         // SAFETY: as in `input_bytes_mut`; shared access through `&self`.
-        Some(unsafe { core::slice::from_raw_parts(buffer.data.cast::<u8>(), buffer.data_size as usize) })
+        Some(unsafe { core::slice::from_raw_parts(buffer.data.cast::<u8>(), bytes.min(buffer.data_size as usize)) })
     }
 
     /// Fills input `index` from native bytes.

@@ -87,7 +87,7 @@ crate::self_tests! {
         check!(a.binary_address.is_multiple_of(128) && b.binary_address.is_multiple_of(128));
         check!(record.system_contexts_live == 2);
         let second_g1 = expect_some!(record.graph(GraphId { context: 1, graph: 1 }));
-        check!(expect_some!(second_g1.scratch).size == 200 && expect_some!(second_g1.persistent).size == 40);
+        check!(expect_some!(second_g1.scratch).size == 256 && expect_some!(second_g1.persistent).size == 64);
         check!(second_g1.completed == 1 && second_g1.finalized_after_config);
         drop(first);
         check!(session.record().contexts[1].live);

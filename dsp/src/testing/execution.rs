@@ -22,6 +22,8 @@ crate::self_tests! {
         let record = session.record();
         let counted = expect_some!(record.graph(G0));
         check!(counted.execute_calls == 4 + 1 + 2 && counted.completed == 3);
+        // LPAI's I/O dataSize is padded to the size alignment (64) though the tensors hold 4 bytes.
+        check!(counted.data_sizes == (64, 64));
     }
 
     fn a_graph_that_never_completes_is_given_up() {

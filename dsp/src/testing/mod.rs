@@ -22,6 +22,7 @@ pub mod bench;
 pub mod fake;
 
 pub(crate) mod contexts;
+pub(crate) mod contract;
 pub(crate) mod execution;
 pub(crate) mod island;
 pub(crate) mod performance;
@@ -30,7 +31,7 @@ pub(crate) mod sequence;
 #[cfg(test)]
 mod skel_concurrency;
 pub(crate) mod skel_end_to_end;
-pub(crate) mod skel_fuzz;
+pub mod skel_fuzz;
 
 use crate::runtime::{Backend, BackendOptions, RuntimeError, SystemLibrary};
 

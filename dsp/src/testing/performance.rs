@@ -24,7 +24,7 @@ crate::self_tests! {
         check!(configured.priority == Some(Priority::LOW) && configured.finalized_after_config);
         let events = &after.events[first_finalize + 1..];
         check!(events.first() == Some(&Event::GraphSetConfig(G0)) && events.get(1) == Some(&Event::GraphFinalize(G0)));
-        check!(configured.scratch.is_some_and(|m| m.size == 1000));
+        check!(configured.scratch.is_some_and(|m| m.size == 1024));
 
         expect_ok!(graph.write_input(0, &[1, 2, 3, 4]));
         check!(expect_ok!(graph.execute()).attempts == 1);

@@ -44,8 +44,9 @@ crate::self_tests! {
         let configured = expect_some!(record.graph(G0));
         let scratch = expect_some!(configured.scratch);
         let persistent = expect_some!(configured.persistent);
-        check!(scratch.size == 1000 && scratch.addr.addr().is_multiple_of(128) && scratch.mem_type == lpai::MemType::DDR);
-        check!(persistent.size == 300 && persistent.addr.addr().is_multiple_of(128));
+        // 1000 and 300 bytes asked for, handed over rounded up to the size alignment (64).
+        check!(scratch.size == 1024 && scratch.addr.addr().is_multiple_of(128) && scratch.mem_type == lpai::MemType::DDR);
+        check!(persistent.size == 320 && persistent.addr.addr().is_multiple_of(128));
         check!(configured.perf == Some(graph.perf) && configured.affinity == Some(graph.affinity));
         check!(configured.priority == Some(Priority::HIGH) && configured.unknown_configs == 0);
         check!(configured.finalized_after_config);

@@ -7,7 +7,7 @@
 
 use crate::entry::{lpai_direct_close, lpai_direct_skel_handle_invoke};
 use crate::platform::{Level, Line, LOG_LINE_BYTES};
-use crate::testing::skel_end_to_end::open;
+use crate::testing::skel_end_to_end::{self, open};
 use lpai_direct::codec::skel::Refusal;
 use lpai_direct::codec::{self, EncodeError, Encoder, Kind, Method, RemoteArg, Scalars, Slot};
 use ufmt::uwrite;
@@ -33,6 +33,38 @@ const SLOTS: usize = 8;
 const STORE_BYTES: usize = SLOTS * SLOT_BYTES;
 /// `remote_arg` entries passed with every call: more than any `sc` word sent here describes.
 const ARGS: usize = 16;
+
+/// The skel's entry points as the fuzz reaches them: directly (the self-tests, here and on Hexagon) or through a
+/// transport (the host test running the Hexagon skel `.so` under qemu-hexagon).
+pub trait SkelEntry {
+    /// Opens a handle.
+    fn open(&mut self) -> Option<u64>;
+    /// Invokes one method.
+    ///
+    /// # Safety
+    /// Every non-null pointer in `args` (as many entries as `scalars` describes) is valid for its length.
+    unsafe fn invoke(&mut self, handle: u64, scalars: u32, args: *mut RemoteArg) -> i32;
+    /// Closes a handle.
+    fn close(&mut self, handle: u64) -> i32;
+}
+
+/// This program's own skel entry points.
+pub struct Direct;
+
+impl SkelEntry for Direct {
+    fn open(&mut self) -> Option<u64> {
+        open()
+    }
+
+    unsafe fn invoke(&mut self, handle: u64, scalars: u32, args: *mut RemoteArg) -> i32 {
+        // SAFETY: forwarded from the caller.
+        unsafe { lpai_direct_skel_handle_invoke(handle, scalars, args) }
+    }
+
+    fn close(&mut self, handle: u64) -> i32 {
+        skel_end_to_end::close(handle)
+    }
+}
 
 /// A small deterministic generator (xorshift32), so failures replay.
 struct Random(u32);
@@ -376,7 +408,7 @@ impl Call {
     }
 
     /// Sends the call to `handle`; answers its status.
-    fn send(&mut self, handle: u64) -> i32 {
+    fn send(&mut self, entry: &mut dyn SkelEntry, handle: u64) -> i32 {
         let base = self.store.as_mut_ptr();
         let mut args = [RemoteArg::buffer(core::ptr::null_mut(), 0); ARGS];
         for (arg, &(start, length)) in args.iter_mut().zip(&self.buffers) {
@@ -387,7 +419,7 @@ impl Call {
         // into `store` with its whole length inside the store (a buffer moved onto another starts in a slot of the
         // store's first half and is at most a slot long), alive for the call; the entry must validate the rest
         // (null pointers with lengths, counts past their buffers, overlaps).
-        unsafe { lpai_direct_skel_handle_invoke(handle, self.scalars.word(), args.as_mut_ptr()) }
+        unsafe { entry.invoke(handle, self.scalars.word(), args.as_mut_ptr()) }
     }
 
     /// Whether a byte of the store differs from `before` where the call could not write: anywhere unless it
@@ -408,13 +440,13 @@ impl Call {
 type Message = heapless::Vec<u8, LOG_LINE_BYTES>;
 
 /// The handle's `last_error` message.
-fn last_error(handle: u64) -> Message {
+fn last_error(entry: &mut dyn SkelEntry, handle: u64) -> Message {
     let mut message = [0u8; LOG_LINE_BYTES];
     let mut encoder = Encoder::new(codec::last_error::METHOD);
     let _ = encoder.rout_bytes(codec::last_error::MESSAGE, &mut message);
     let (scalars, mut args, _) = encoder.args();
     // SAFETY: the encoder's arguments point at its own buffers and `message`.
-    let _ = unsafe { lpai_direct_skel_handle_invoke(handle, scalars, args.as_mut_ptr()) };
+    let _ = unsafe { entry.invoke(handle, scalars, args.as_mut_ptr()) };
     let length = encoder.rout_u32(codec::last_error::MESSAGE_BYTES).unwrap_or(0) as usize;
     Message::from_slice(message.get(..length).unwrap_or(&[])).unwrap_or_default()
 }
@@ -432,9 +464,15 @@ struct Mismatch {
 
 /// Sends `call`, broken by `mutation`, to `handle` (a `target` handle), and checks its status, the live handle's
 /// `last_error` and that it changed no byte it could not write; answers what was wrong, if anything.
-fn check_call(call: &mut Call, mutation: Mutation, target: Target, handle: u64) -> Option<Mismatch> {
+fn check_call(
+    entry: &mut dyn SkelEntry,
+    call: &mut Call,
+    mutation: Mutation,
+    target: Target,
+    handle: u64,
+) -> Option<Mismatch> {
     let before = call.store;
-    let status = call.send(handle);
+    let status = call.send(entry, handle);
     let mismatch = |problem, message| Some(Mismatch { status, problem, message });
     if call.wrote_outside(&before, mutation == Mutation::None && target == Target::Live) {
         return mismatch("a byte changed outside the buffers the call may write", Message::new());
@@ -451,7 +489,7 @@ fn check_call(call: &mut Call, mutation: Mutation, target: Target, handle: u64) 
     }
     match mutation.refusal() {
         Some((_, reason)) => {
-            let message = last_error(handle);
+            let message = last_error(entry, handle);
             if !contains(&message, reason) {
                 return mismatch("last_error does not give the reason", message);
             }
@@ -459,7 +497,7 @@ fn check_call(call: &mut Call, mutation: Mutation, target: Target, handle: u64) 
         // A valid call may fail in its method, but the codec must not have refused it (and last_error, which
         // reports the previous call's message, always succeeds).
         None if status != 0 => {
-            let message = last_error(handle);
+            let message = last_error(entry, handle);
             if call.method.id == codec::last_error::ID || message.starts_with(b"malformed") {
                 return mismatch("a valid call was refused", message);
             }
@@ -545,13 +583,13 @@ impl Tally {
 
 /// Points the live handle at libraries that do not exist, so that no valid call can load a real one; answers the
 /// status.
-fn configure_missing_libraries(handle: u64) -> Result<i32, EncodeError> {
+fn configure_missing_libraries(entry: &mut dyn SkelEntry, handle: u64) -> Result<i32, EncodeError> {
     use codec::configure as c;
     let mut encoder = Encoder::new(c::METHOD);
     encoder.u32(c::LOG_LEVEL, 2)?.string(c::BACKEND, c"fuzz-backend")?.string(c::SYSTEM_LIBRARY, c"fuzz-system")?;
     let (scalars, mut args, _) = encoder.args();
     // SAFETY: the encoder's arguments point at its own buffers and the static strings.
-    Ok(unsafe { lpai_direct_skel_handle_invoke(handle, scalars, args.as_mut_ptr()) })
+    Ok(unsafe { entry.invoke(handle, scalars, args.as_mut_ptr()) })
 }
 
 /// `last_error` with its three buffers in `memory`: the capacity (4) at 0, `message_bytes` at 8, the 4-byte
@@ -569,51 +607,58 @@ fn last_error_in(handle: u64, memory: &mut [u8; 24], message_at: usize) -> i32 {
     unsafe { lpai_direct_skel_handle_invoke(handle, codec::last_error::SCALARS, args.as_mut_ptr()) }
 }
 
+/// Sends [`CALLS`] calls, each valid or broken in one known way, to a live, a stale or a random handle through
+/// `entry`, and checks each answer (status, `last_error`, no byte changed that the call could not write). Logs the
+/// first mismatch and the counts; answers whether every call was as expected and every category was covered.
+pub fn malformed_calls(entry: &mut dyn SkelEntry) -> bool {
+    let fits = codec::METHODS.iter().all(|method| method.in_buffers() + method.out_buffers() <= SLOTS / 2);
+    let (Some(live), Some(stale)) = (entry.open(), entry.open()) else {
+        crate::log!(Level::Error, "skel fuzz: cannot open two handles");
+        return false;
+    };
+    let configured = configure_missing_libraries(entry, live).is_ok_and(is_dsp_error);
+    let stale_closed = entry.close(stale) == 0;
+    let mut random = Random(0x1234_5678);
+    let mut tally = Tally::default();
+    let mut all_as_expected = true;
+    for number in 0..CALLS {
+        let method = &codec::METHODS[random.below(codec::METHODS.len() as u32) as usize];
+        let mut call = Call::valid(&mut random, method);
+        let mutation = random.pick(Mutation::ALL.into_iter().filter(|&m| call.can_take(m))).unwrap_or(Mutation::None);
+        call.mutate(&mut random, mutation);
+        let (target, handle) = match random.below(8) {
+            0 => (Target::Stale, stale),
+            1 => (Target::Random, random_handle(&mut random)),
+            _ => (Target::Live, live),
+        };
+        tally.count(mutation, target);
+        if let Some(mismatch) = check_call(entry, &mut call, mutation, target, handle) {
+            crate::log!(
+                Level::Error,
+                "skel fuzz call {}: {} with mutation \"{}\" on the {} handle: expected {}, got {:#x}: {}{}",
+                number,
+                method.name,
+                mutation.name(),
+                target.name(),
+                Expected(expected_status(mutation, target)),
+                mismatch.status as u32,
+                mismatch.problem,
+                Said(&mismatch.message)
+            );
+            all_as_expected = false;
+            break;
+        }
+    }
+    // The counts are news only when something failed.
+    let passed = all_as_expected && tally.covers_every_category();
+    tally.log(if passed { Level::Info } else { Level::Error });
+    let live_closed = entry.close(live) == 0;
+    fits && configured && stale_closed && passed && live_closed
+}
+
 crate::self_tests! {
     fn malformed_calls_get_their_aee_errors_and_touch_nothing_else() {
-        check!(codec::METHODS.iter().all(|method| method.in_buffers() + method.out_buffers() <= SLOTS / 2));
-        let live = expect_some!(open());
-        check!(configure_missing_libraries(live).is_ok_and(is_dsp_error));
-        let stale = expect_some!(open());
-        check!(lpai_direct_close(stale) == 0);
-        let mut random = Random(0x1234_5678);
-        let mut tally = Tally::default();
-        let mut all_as_expected = true;
-        for number in 0..CALLS {
-            let method = &codec::METHODS[random.below(codec::METHODS.len() as u32) as usize];
-            let mut call = Call::valid(&mut random, method);
-            let mutation =
-                random.pick(Mutation::ALL.into_iter().filter(|&m| call.can_take(m))).unwrap_or(Mutation::None);
-            call.mutate(&mut random, mutation);
-            let (target, handle) = match random.below(8) {
-                0 => (Target::Stale, stale),
-                1 => (Target::Random, random_handle(&mut random)),
-                _ => (Target::Live, live),
-            };
-            tally.count(mutation, target);
-            if let Some(mismatch) = check_call(&mut call, mutation, target, handle) {
-                crate::log!(
-                    Level::Error,
-                    "skel fuzz call {}: {} with mutation \"{}\" on the {} handle: expected {}, got {:#x}: {}{}",
-                    number,
-                    method.name,
-                    mutation.name(),
-                    target.name(),
-                    Expected(expected_status(mutation, target)),
-                    mismatch.status as u32,
-                    mismatch.problem,
-                    Said(&mismatch.message)
-                );
-                all_as_expected = false;
-                break;
-            }
-        }
-        // The counts are news only when something failed.
-        let passed = all_as_expected && tally.covers_every_category();
-        tally.log(if passed { Level::Info } else { Level::Error });
-        check!(lpai_direct_close(live) == 0);
-        check!(all_as_expected);
-        check!(tally.covers_every_category());
+        check!(malformed_calls(&mut Direct));
     }
 
     fn an_output_overlapping_another_buffer_is_refused_as_an_overlap() {
@@ -631,7 +676,7 @@ crate::self_tests! {
             };
             check!(last_error_in(handle, &mut memory, message_at) == BAD_PARAMETER);
             check!(memory == before);
-            let message = last_error(handle);
+            let message = last_error(&mut Direct, handle);
             check!(message.starts_with(b"malformed last_error call"));
             check!(contains(&message, "outputs overlap another buffer"));
         }
@@ -672,14 +717,14 @@ crate::self_tests! {
         // SAFETY: the encoder's arguments point at its own live buffers.
         let status = unsafe { lpai_direct_skel_handle_invoke(handle, scalars, args.as_mut_ptr()) };
         check!(status == BAD_PARAMETER);
-        check!(last_error(handle) == b"no loaded context has id 3"[..]);
+        check!(last_error(&mut Direct, handle) == b"no loaded context has id 3"[..]);
         // A call the codec refuses on a valid handle says so; a later successful call clears the message.
         let mut short = [0u8; 2];
         let mut args = [RemoteArg::buffer(short.as_mut_ptr().cast(), short.len())];
         // SAFETY: one 2-byte buffer, too short for unload's primary input.
         let status = unsafe { lpai_direct_skel_handle_invoke(handle, codec::unload::SCALARS, args.as_mut_ptr()) };
         check!(status == BAD_PARAMETER);
-        let message = last_error(handle);
+        let message = last_error(&mut Direct, handle);
         check!(message.starts_with(b"malformed unload call"));
         check!(contains(&message, Refusal::ShortPrimary.describe()));
         // Log level 2 (warn) is the default: 0 would turn logging off for the whole process.
@@ -694,7 +739,7 @@ crate::self_tests! {
         let (scalars, mut args, _) = configure.args();
         // SAFETY: as above.
         let _ = unsafe { lpai_direct_skel_handle_invoke(handle, scalars, args.as_mut_ptr()) };
-        check!(last_error(handle).starts_with(b"backend libMissing.so"));
+        check!(last_error(&mut Direct, handle).starts_with(b"backend libMissing.so"));
         let mut greedy = Encoder::new(c::METHOD);
         let built = greedy
             .u32(c::LOG_LEVEL, 2)
@@ -706,7 +751,7 @@ crate::self_tests! {
         let (scalars, mut args, _) = greedy.args();
         // SAFETY: as above.
         let status = unsafe { lpai_direct_skel_handle_invoke(handle, scalars, args.as_mut_ptr()) };
-        check!(status == BAD_PARAMETER && last_error(handle).starts_with(b"configure: arena_bytes"));
+        check!(status == BAD_PARAMETER && last_error(&mut Direct, handle).starts_with(b"configure: arena_bytes"));
         check!(lpai_direct_close(handle) == 0);
     }
 }

@@ -74,10 +74,16 @@ pub struct Options {
     #[arg(long, value_name = "TRANSPORT", value_parser = named::<TransportKind>())]
     pub transport: Option<TransportKind>,
 
-    /// Host build of the skel the local transport loads [default: $LPAI_DIRECT_SKEL, else
-    /// liblpai_direct_skel.so beside this executable, else the workspace's target/release/].
+    /// The skel .so: with --transport local the host build [default: $LPAI_DIRECT_SKEL, else
+    /// liblpai_direct_skel.so beside this executable, else the workspace's target/release/]; with --transport
+    /// qemu the Hexagon build the PD shell loads [default: target/virtual-adsp/liblpai_direct_skel.so, the v73
+    /// build].
     #[arg(long, value_name = "FILE")]
     pub skel: Option<PathBuf>,
+
+    /// The PD shell --transport qemu runs under qemu-hexagon [default: target/virtual-adsp/lpai-pd-shell].
+    #[arg(long = "pd_shell", value_name = "FILE")]
+    pub pd_shell: Option<PathBuf>,
 
     /// DSP domain for --transport fastrpc.
     #[arg(long, value_name = "DOMAIN", default_value = "adsp", value_parser = named::<Domain>())]
@@ -162,6 +168,7 @@ impl Options {
             arena_bytes: self.arena_bytes,
             transport: self.transport,
             skel: self.skel.clone(),
+            pd_shell: self.pd_shell.clone(),
             domain: self.domain,
             session: self.session,
             fastrpc_library: self.fastrpc_library.clone(),
@@ -210,7 +217,8 @@ mod tests {
 
     #[test]
     fn unknown_transports_and_domains_are_refused_with_the_known_names() {
-        for (flag, known) in [("--transport=dsp", "local, fastrpc"), ("--domain=moon", "adsp, mdsp, sdsp, cdsp, cdsp1")]
+        for (flag, known) in
+            [("--transport=dsp", "local, fastrpc, qemu"), ("--domain=moon", "adsp, mdsp, sdsp, cdsp, cdsp1")]
         {
             let error = Options::try_parse_from(REQUIRED.iter().copied().chain([flag])).unwrap_err().to_string();
             assert!(error.contains("invalid value") && error.contains(known), "{error}");

@@ -4,10 +4,12 @@
 pub mod fastrpc;
 pub mod local;
 pub mod names;
+pub mod qemu;
 pub mod transport;
 
 pub use local::{Local, SkelError, SkelLocation};
 pub use names::{Named, TransportKind, UnknownName};
+pub use qemu::{Qemu, QemuError, QemuOptions};
 pub use transport::{IoBuffer, Transport};
 
 use lpai_direct::aee;
@@ -240,7 +242,7 @@ impl Stub {
                 place: transport.place(),
                 code: code as u32,
                 code_name: aee::name(code as u32),
-                message: format!("could not open {}", uri.to_string_lossy()),
+                message: transport.failure().unwrap_or_else(|| format!("could not open {}", uri.to_string_lossy())),
             }),
         }
     }
@@ -297,7 +299,11 @@ impl Stub {
     }
 
     fn failure(&mut self, method: &'static str, code: u32) -> StubError {
-        let message = if method == "last_error" { String::new() } else { self.last_error().unwrap_or_default() };
+        let message = match self.transport.failure() {
+            Some(failure) => failure,
+            None if method == "last_error" => String::new(),
+            None => self.last_error().unwrap_or_default(),
+        };
         StubError::Call { method, place: self.transport.place(), code, code_name: aee::name(code), message }
     }
 

@@ -43,16 +43,19 @@ pub enum TransportKind {
     Local,
     /// FastRPC to a DSP (libadsprpc.so / libcdsprpc.so).
     Fastrpc,
+    /// The virtual aDSP: the Hexagon skel loaded by the PD shell under qemu-hexagon.
+    Qemu,
 }
 
 impl Named for TransportKind {
     const WHAT: &'static str = "transport";
-    const ALL: &'static [Self] = &[TransportKind::Local, TransportKind::Fastrpc];
+    const ALL: &'static [Self] = &[TransportKind::Local, TransportKind::Fastrpc, TransportKind::Qemu];
 
     fn name(self) -> &'static str {
         match self {
             TransportKind::Local => "local",
             TransportKind::Fastrpc => "fastrpc",
+            TransportKind::Qemu => "qemu",
         }
     }
 
@@ -60,6 +63,7 @@ impl Named for TransportKind {
         match self {
             TransportKind::Local => "The host build of the skel (liblpai_direct_skel.so), loaded into this process",
             TransportKind::Fastrpc => "FastRPC to a DSP (libadsprpc.so / libcdsprpc.so)",
+            TransportKind::Qemu => "The virtual aDSP: the Hexagon skel .so loaded by the PD shell under qemu-hexagon",
         }
     }
 }
@@ -85,7 +89,7 @@ mod tests {
             assert_eq!(domain.name().parse::<Domain>(), Ok(*domain));
         }
         let error = "Local".parse::<TransportKind>().unwrap_err();
-        assert_eq!(error.to_string(), "unknown transport 'Local' (local, fastrpc)");
+        assert_eq!(error.to_string(), "unknown transport 'Local' (local, fastrpc, qemu)");
         let error = "moon".parse::<Domain>().unwrap_err();
         assert_eq!(error.to_string(), "unknown domain 'moon' (adsp, mdsp, sdsp, cdsp, cdsp1)");
     }

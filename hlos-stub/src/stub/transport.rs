@@ -1,5 +1,6 @@
-//! How stub calls reach the skel: one interface, with a FastRPC implementation (a real DSP) and a local one
-//! (the skel's code in this process, reached through the same encoded `remote_arg`s).
+//! How stub calls reach the skel: one interface, with a FastRPC implementation (a real DSP), a local one (the
+//! skel's code in this process) and a qemu one (the Hexagon skel under qemu-hexagon), all reached through the
+//! same encoded `remote_arg`s.
 
 use lpai_direct::codec::RemoteArg;
 use std::ffi::CStr;
@@ -21,6 +22,11 @@ pub trait Transport {
     unsafe fn invoke(&mut self, handle: u64, scalars: u32, args: *mut RemoteArg) -> i32;
     /// Closes a handle.
     fn close(&mut self, handle: u64) -> i32;
+    /// Why the transport itself failed (the skel's process is gone, say), once it has; calls then answer a
+    /// transport error code and this says what happened.
+    fn failure(&self) -> Option<String> {
+        None
+    }
     /// A buffer for inputs or outputs; shared (zero-copy) memory where the transport has it.
     fn buffer(&mut self, bytes: usize) -> IoBuffer {
         IoBuffer::heap(bytes)

@@ -231,6 +231,12 @@ pub(crate) unsafe extern "C" fn graph_execute(
         else {
             return u64::from(GRAPH_ERROR_INVALID_TENSOR);
         };
+        let data_size = |tensor: &Tensor| {
+            // SAFETY: `buffer_of` accepted both tensors as RAW, which selects the client buffer.
+            tensor.common().map_or(0, |common| unsafe { common.memory.client_buf.data_size })
+        };
+        // SAFETY: as above.
+        record.data_sizes = unsafe { (data_size(&*inputs), data_size(&*outputs)) };
         let alignment = settings.start_alignment.max(1) as usize;
         record.io_aligned &= input.addr().is_multiple_of(alignment) && output.addr().is_multiple_of(alignment);
         if let Some(scratch) = record.scratch {

@@ -158,8 +158,9 @@ pub(crate) unsafe fn entries<T>(list: *const *const T) -> impl Iterator<Item = *
     })
 }
 
-/// The fake backend and system library as built-in libraries, so code that loads libraries by name (the skel's
-/// `configure`) reaches them without a dynamic loader.
+/// The fake backend and system library, and the contract model of libQnnLpai with its system library
+/// (`tests/contract-model`), as built-in libraries, so code that loads libraries by name (the skel's `configure`)
+/// reaches them without a dynamic loader.
 pub static BUILTINS: &[crate::platform::libraries::BuiltinLibrary] = &{
     use crate::platform::libraries::{BuiltinLibrary, BuiltinSymbol};
     // SAFETY: only the address is stored; the runtime casts it back to exactly these signatures.
@@ -174,6 +175,18 @@ pub static BUILTINS: &[crate::platform::libraries::BuiltinLibrary] = &{
             system::system_providers,
         )
     };
+    // SAFETY: as above.
+    let contract_backend = unsafe {
+        core::mem::transmute::<lpai_direct::qnn::InterfaceGetProvidersFn, unsafe extern "C" fn()>(
+            lpai_contract_model::lpai_providers,
+        )
+    };
+    // SAFETY: as above.
+    let contract_system = unsafe {
+        core::mem::transmute::<lpai_direct::qnn::SystemInterfaceGetProvidersFn, unsafe extern "C" fn()>(
+            lpai_contract_model::system_providers,
+        )
+    };
     [
         BuiltinLibrary {
             name: c"libQnnLpaiFake.so",
@@ -182,6 +195,14 @@ pub static BUILTINS: &[crate::platform::libraries::BuiltinLibrary] = &{
         BuiltinLibrary {
             name: c"libQnnSystemFake.so",
             symbols: &[BuiltinSymbol { name: c"QnnSystemInterface_getProviders", address: system }],
+        },
+        BuiltinLibrary {
+            name: lpai_contract_model::LPAI_LIBRARY_NAME,
+            symbols: &[BuiltinSymbol { name: c"QnnInterface_getProviders", address: contract_backend }],
+        },
+        BuiltinLibrary {
+            name: lpai_contract_model::SYSTEM_LIBRARY_NAME,
+            symbols: &[BuiltinSymbol { name: c"QnnSystemInterface_getProviders", address: contract_system }],
         },
     ]
 };

@@ -72,6 +72,8 @@ pub struct GraphRecord {
     pub completed: u32,
     /// Every input and output buffer was aligned to the start alignment.
     pub io_aligned: bool,
+    /// The input's and the output's `clientBuf.dataSize` at the last graphExecute.
+    pub data_sizes: (u32, u32),
 }
 
 impl GraphRecord {
@@ -87,6 +89,7 @@ impl GraphRecord {
         execute_calls: 0,
         completed: 0,
         io_aligned: true,
+        data_sizes: (0, 0),
     };
 }
 

@@ -1,0 +1,99 @@
+//! PD services a Hexagon library may call, for the qemu programs (feature `linux-user`): the QuRT mutex on a
+//! futex, and FARF's `HAP_debug_v2` on stderr. The PD shell offers them to the libraries it loads; the self-test
+//! executable links the contract model of libQnnLpai, which calls them by name.
+
+use super::linux_user::{futex_lock, futex_unlock, write_all};
+use core::ffi::{c_char, c_int};
+use core::sync::atomic::AtomicU32;
+
+/// Longest file name read from a caller.
+const FILE_LIMIT: usize = 256;
+/// Longest format (the message, `lpai_direct::farf`) read from a caller.
+const FORMAT_LIMIT: usize = 2048;
+
+/// The lock word of a `qurt_mutex_t` (four words, statically initialised {0xFE, 0, 0x1F, 0}): word 1, a futex
+/// lock word starting at 0; `None` for a null or misaligned pointer.
+///
+/// # Safety
+/// A non-null `mutex` must point at a live `qurt_mutex_t` used only through these calls.
+unsafe fn lock_word<'a>(mutex: *mut u32) -> Option<&'a AtomicU32> {
+    if mutex.is_null() || !(mutex as usize).is_multiple_of(4) {
+        return None;
+    }
+    // SAFETY: a live, aligned `qurt_mutex_t` touched only through these calls; word 1 is used only atomically.
+    Some(unsafe { AtomicU32::from_ptr(mutex.add(1)) })
+}
+
+/// `void qurt_mutex_lock(qurt_mutex_t*)`: blocks in the kernel until the caller holds the mutex.
+///
+/// # Safety
+/// `mutex` must be null or point at a live, initialised `qurt_mutex_t`.
+#[no_mangle]
+pub unsafe extern "C" fn qurt_mutex_lock(mutex: *mut u32) {
+    // SAFETY: forwarded from the caller.
+    if let Some(word) = unsafe { lock_word(mutex) } {
+        futex_lock(word);
+    }
+}
+
+/// `void qurt_mutex_unlock(qurt_mutex_t*)`: releases the mutex, waking one waiter.
+///
+/// # Safety
+/// `mutex` must be null or point at a live `qurt_mutex_t` the caller holds.
+#[no_mangle]
+pub unsafe extern "C" fn qurt_mutex_unlock(mutex: *mut u32) {
+    // SAFETY: forwarded from the caller.
+    if let Some(word) = unsafe { lock_word(mutex) } {
+        futex_unlock(word);
+    }
+}
+
+/// The bytes of a caller's NUL-terminated string, at most `limit`; `None` for null.
+///
+/// # Safety
+/// A non-null `text` must be NUL-terminated or hold at least `limit` readable bytes.
+unsafe fn c_text<'a>(text: *const c_char, limit: usize) -> Option<&'a [u8]> {
+    if text.is_null() {
+        return None;
+    }
+    let mut length = 0;
+    // SAFETY: readable up to the NUL or the limit (the caller's promise).
+    while length < limit && unsafe { *text.add(length) } != 0 {
+        length += 1;
+    }
+    // SAFETY: the `length` bytes were just read.
+    Some(unsafe { core::slice::from_raw_parts(text.cast::<u8>(), length) })
+}
+
+/// `void HAP_debug_v2(int level, const char* file, int line, const char* format, ...)`: writes
+/// `adsp[<level>] <file>: <message>` on stderr in one write. Callers pass the message as the format with `%`
+/// doubled and no variadic arguments (`lpai_direct::farf`), so this reads no variadic argument and prints the
+/// format with each `%%` as `%`.
+///
+/// # Safety
+/// `file` and `format` must be null or NUL-terminated.
+#[no_mangle]
+pub unsafe extern "C" fn HAP_debug_v2(level: c_int, file: *const c_char, _line: c_int, format: *const c_char) {
+    let level: &[u8] = match level {
+        3 => b"error",
+        2 => b"high",
+        1 => b"medium",
+        0 => b"low",
+        _ => b"unknown",
+    };
+    // SAFETY: the caller's promise; null is tolerated.
+    let file = unsafe { c_text(file, FILE_LIMIT) }.unwrap_or(b"?");
+    // SAFETY: as above.
+    let Some(format) = (unsafe { c_text(format, FORMAT_LIMIT) }) else { return };
+    let mut line = heapless::Vec::<u8, { FILE_LIMIT + FORMAT_LIMIT + 32 }>::new();
+    let _ = line.extend_from_slice(b"adsp[");
+    let _ = line.extend_from_slice(level);
+    let _ = line.extend_from_slice(b"] ");
+    let _ = line.extend_from_slice(file);
+    let _ = line.extend_from_slice(b": ");
+    for byte in lpai_direct::farf::message_of(format) {
+        let _ = line.push(byte);
+    }
+    let _ = line.push(b'\n');
+    write_all(2, &line);
+}

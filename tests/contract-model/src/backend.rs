@@ -1,0 +1,199 @@
+//! The backend provider (`QnnInterface_getProviders`), its function table, and backendCreate / GetProperty / Free.
+
+use crate::lock::with_state;
+use crate::rules::{self, answer, Breach};
+use crate::state::{backend_handle, entries, BackendSlot};
+use crate::{context, execute, graph, ALIGNMENT_START, SIZE_GRANULE};
+use lpai_direct::qnn::error::COMMON_ERROR_INVALID_ARGUMENT;
+use lpai_direct::qnn::{lpai, ApiVersion, BackendConfig, BackendConfigOption, BackendHandle, BackendProperty};
+use lpai_direct::qnn::{BackendPropertyOption, ErrorHandle, Interface, InterfaceTable, LogHandle, Version};
+
+/// The core API the model's provider speaks.
+pub const CORE_API: Version = Version::new(2, 32, 0);
+
+const TABLE: InterfaceTable = {
+    // SAFETY: every field is an `Option` of a function pointer, for which all-zero bytes are `None`.
+    let mut table: InterfaceTable = unsafe { core::mem::zeroed() };
+    table.backend_create = Some(backend_create);
+    table.backend_get_property = Some(backend_get_property);
+    table.backend_free = Some(backend_free);
+    table.context_create_from_binary = Some(context::context_create_from_binary);
+    table.context_free = Some(context::context_free);
+    table.graph_retrieve = Some(graph::graph_retrieve);
+    table.graph_get_property = Some(graph::graph_get_property);
+    table.graph_set_config = Some(graph::graph_set_config);
+    table.graph_finalize = Some(graph::graph_finalize);
+    table.graph_execute = Some(execute::graph_execute);
+    table
+};
+
+/// The provider entry (immutable: function pointers and a pointer to a static string).
+struct Provider(Interface);
+// SAFETY: immutable data only.
+unsafe impl Sync for Provider {}
+
+/// The `QnnInterface_t*` list handed out.
+struct ProviderList([*const Interface; 1]);
+// SAFETY: an immutable pointer to an immutable static.
+unsafe impl Sync for ProviderList {}
+
+static LPAI: Provider = Provider(Interface {
+    backend_id: lpai::BACKEND_ID_LPAI,
+    provider_name: lpai::PROVIDER_NAME.as_ptr(),
+    api_version: ApiVersion { core_api_version: CORE_API, backend_api_version: lpai::API_VERSION },
+    table: TABLE,
+});
+static LIST: ProviderList = ProviderList([&LPAI.0]);
+
+/// `QnnInterface_getProviders` of the model: one LPAI provider (backend id 12, core API 2.32).
+///
+/// # Safety
+/// `list` and `count` are null or valid for writes.
+pub unsafe extern "C" fn lpai_providers(list: *mut *mut *const Interface, count: *mut u32) -> ErrorHandle {
+    if list.is_null() || count.is_null() {
+        return u64::from(COMMON_ERROR_INVALID_ARGUMENT);
+    }
+    // SAFETY: both checked non-null and valid for writes per the caller; callers only read through the list.
+    unsafe {
+        *list = LIST.0.as_ptr().cast_mut();
+        *count = 1;
+    }
+    0
+}
+
+/// Reads the HW_INFO of a backend config list.
+///
+/// # Safety
+/// `config` is null or a NULL-terminated list of valid configs.
+unsafe fn hw_info(config: *const *const BackendConfig) -> Result<Option<(u32, u32)>, Breach> {
+    let mut found = None;
+    // SAFETY: per the caller.
+    for entry in unsafe { entries(config) } {
+        // SAFETY: a valid config from the caller's list.
+        let config = unsafe { *entry };
+        if config.option != BackendConfigOption::CUSTOM {
+            continue;
+        }
+        // SAFETY: CUSTOM selects `custom_config`.
+        let custom = unsafe { config.value.custom_config }.cast::<lpai::BackendCustomConfig>();
+        if custom.is_null() {
+            return Err(rules::BACKEND_CONFIG.breach().text("a CUSTOM backend config points at nothing"));
+        }
+        // SAFETY: an LPAI backend custom config, per the LPAI API.
+        let custom = unsafe { *custom };
+        if custom.option != lpai::BackendConfigOption::HW_INFO || custom.config.is_null() {
+            return Err(rules::BACKEND_CONFIG.breach().text("custom option ").num(custom.option.0.into()));
+        }
+        // SAFETY: HW_INFO points at a HwInfo.
+        let info = unsafe { *custom.config.cast::<lpai::HwInfo>() };
+        let known = info.hw_version.c_name().is_some() && info.hw_version != lpai::HwVersion::UNKNOWN;
+        if info.lpai_target.0 > lpai::Target::TENSILICA.0 || !known {
+            let breach = rules::BACKEND_CONFIG.breach().text("HW_INFO target ").num(info.lpai_target.0.into());
+            return Err(breach.text(", hw version ").hex(info.hw_version.0.into()));
+        }
+        found = Some((info.lpai_target.0, info.hw_version.0));
+    }
+    Ok(found)
+}
+
+/// backendCreate: records HW_INFO.
+///
+/// # Safety
+/// `config` is null or a NULL-terminated list of valid configs; `backend` is null or valid for writes.
+unsafe extern "C" fn backend_create(
+    _log: LogHandle,
+    config: *const *const BackendConfig,
+    backend: *mut BackendHandle,
+) -> ErrorHandle {
+    if backend.is_null() {
+        return u64::from(lpai_direct::qnn::error::BACKEND_ERROR_INVALID_ARGUMENT);
+    }
+    // SAFETY: per the caller.
+    let result = unsafe { hw_info(config) }.and_then(|hw_info| {
+        with_state(|state| {
+            let serial = state.take_serial();
+            let slot = state.backends.iter_mut().find(|slot| slot.serial == 0);
+            let Some(slot) = slot else {
+                return Err(rules::CAPACITY.breach().text("more than 8 live backends"));
+            };
+            *slot = BackendSlot { serial, hw_info };
+            Ok(serial)
+        })
+    });
+    match result {
+        Ok(serial) => {
+            // SAFETY: checked non-null; valid for writes per the caller.
+            unsafe { *backend = backend_handle(serial) };
+            0
+        }
+        Err(breach) => breach.report(),
+    }
+}
+
+/// backendGetProperty: ALIGNMENT_REQ {128, 64} and REQUIRE_PERSISTENT_BINARY (true).
+///
+/// # Safety
+/// `properties` is null or a NULL-terminated list of valid properties whose targets are valid for writes.
+unsafe extern "C" fn backend_get_property(
+    backend: BackendHandle,
+    properties: *mut *mut BackendProperty,
+) -> ErrorHandle {
+    if with_state(|state| state.backend(backend)).is_none() {
+        return rules::BACKEND_HANDLE.breach().text("backendGetProperty on ").hex(backend.addr() as u64).report();
+    }
+    // SAFETY: per the caller.
+    for entry in unsafe { entries(properties.cast_const().cast::<*const BackendProperty>()) } {
+        // SAFETY: a valid property from the caller's list.
+        let property = unsafe { *entry };
+        if property.option != BackendPropertyOption::CUSTOM || property.custom_property.is_null() {
+            return rules::BACKEND_PROPERTY.breach().text("property option ").num(property.option.0.into()).report();
+        }
+        // SAFETY: CUSTOM points at an LPAI backend custom property.
+        let custom = unsafe { *property.custom_property.cast::<lpai::BackendCustomProperty>() };
+        if custom.property.is_null() {
+            return rules::BACKEND_PROPERTY.breach().text("custom property points at nothing").report();
+        }
+        match custom.option {
+            // SAFETY: ALIGNMENT_REQ points at a BufferAlignmentReq, valid for writes per the caller.
+            lpai::BackendPropertyOption::ALIGNMENT_REQ => unsafe {
+                custom.property.cast::<lpai::BufferAlignmentReq>().write_unaligned(lpai::BufferAlignmentReq {
+                    start_addr_alignment: ALIGNMENT_START as u32,
+                    size_alignment: SIZE_GRANULE as u32,
+                })
+            },
+            // SAFETY: REQUIRE_PERSISTENT_BINARY points at a C bool (one byte), valid for writes.
+            lpai::BackendPropertyOption::REQUIRE_PERSISTENT_BINARY => unsafe { custom.property.cast::<u8>().write(1) },
+            other => {
+                return rules::BACKEND_PROPERTY.breach().text("custom option ").num(other.0.into()).report();
+            }
+        }
+    }
+    0
+}
+
+/// backendFree: only after every context of the backend was freed.
+///
+/// # Safety
+/// Any handle value is accepted.
+unsafe extern "C" fn backend_free(backend: BackendHandle) -> ErrorHandle {
+    answer(with_state(|state| {
+        let Some(slot) = state.backend(backend) else {
+            return Err(rules::BACKEND_HANDLE.breach().text("backendFree on ").hex(backend.addr() as u64));
+        };
+        let serial = state.backends.get(slot).map_or(0, |slot| slot.serial);
+        let live = state.contexts.iter().filter(|context| context.serial != 0 && context.backend == serial).count();
+        if live > 0 {
+            return Err(rules::FREE_ORDER.breach().num(live as u64).text(" context(s) of the backend still live"));
+        }
+        if let Some(slot) = state.backends.get_mut(slot) {
+            *slot = BackendSlot::default();
+        }
+        Ok(())
+    }))
+}
+
+/// The HW_INFO config (target, hardware version) a live backend was created with, if any.
+pub fn recorded_hw_info(backend: BackendHandle) -> Option<lpai::HwInfo> {
+    let (target, version) = with_state(|state| state.backends.get(state.backend(backend)?)?.hw_info)?;
+    Some(lpai::HwInfo { lpai_target: lpai::Target(target), hw_version: lpai::HwVersion(version) })
+}

@@ -1,0 +1,209 @@
+//! The model file: the "LPCM" context-binary format (version 1) that the contract model reads.
+//!
+//! Every number is little-endian. A file is:
+//!
+//! | bytes | field |
+//! | --- | --- |
+//! | 16 | header: magic `LPCM`, `version` u32 = 1, `total_bytes` u32 (the whole file), `graph_count` u32 (1..=4) |
+//! | 52 per graph | `name` \[32\] (printable ASCII, NUL-padded, at least one NUL), `scratch_bytes` u32, `persistent_bytes` u32 (>= 16, the persistent header), `early_every` u32, `input_count` u32 (1..=4), `output_count` u32 (1..=4) |
+//! | 88 per tensor | after its graph, inputs first then outputs: `name` \[32\], `id` u32, `data_type` u32 (0x0408 UFIXED_POINT_8 or 0x0416 UFIXED_POINT_16), `scale` f32 (finite, > 0), `offset` i32, `rank` u32 (1..=4), `dims` \[4\] u32 (used ones >= 1, unused ones 0; at most 1 MiB of data), `source` u32 (outputs: the index of the input they read; inputs: 0), `multiplier` i32, `addend` i32, `shift` u32 (<= 31), `step` i32 |
+//! | rest | payload ("weights", any content) up to `total_bytes` |
+//!
+//! Tensor ids and tensor names are unique within a graph, graph names within the file, and `scratch_bytes` is at
+//! least the largest input of its graph. A file whose length is not `total_bytes` is malformed.
+//!
+//! The parser works on a byte slice with checked reads only, so no input can make it read out of bounds or panic.
+
+/// The first four bytes of a model file.
+pub const MAGIC: [u8; 4] = *b"LPCM";
+/// The only format version.
+pub const VERSION: u32 = 1;
+/// Header bytes.
+pub const HEADER_BYTES: usize = 16;
+/// Bytes of one graph record.
+pub const GRAPH_BYTES: usize = 52;
+/// Bytes of one tensor record.
+pub const TENSOR_BYTES: usize = 88;
+/// Bytes of a name field.
+pub const NAME_BYTES: usize = 32;
+/// Most graphs in a file.
+pub const MAX_GRAPHS: usize = 4;
+/// Most inputs (and, separately, outputs) of a graph.
+pub const MAX_IO: usize = 4;
+/// Most tensors of a graph.
+pub const MAX_TENSORS: usize = 2 * MAX_IO;
+/// Most dimensions of a tensor.
+pub const MAX_RANK: usize = 4;
+/// Largest tensor, in bytes.
+pub const MAX_TENSOR_BYTES: u64 = 1 << 20;
+/// Largest `shift`.
+pub const MAX_SHIFT: u32 = 31;
+/// Smallest `persistent_bytes`: the persistent header the backend keeps there.
+pub const MIN_PERSISTENT_BYTES: u32 = 16;
+/// `QNN_DATATYPE_UFIXED_POINT_8`.
+pub const UFIXED_POINT_8: u32 = 0x0408;
+/// `QNN_DATATYPE_UFIXED_POINT_16`.
+pub const UFIXED_POINT_16: u32 = 0x0416;
+
+/// A NUL-padded name field.
+pub type Name = [u8; NAME_BYTES];
+
+/// Why a file is not a model file: what was wrong, at which byte offset, with which value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Malformed {
+    /// What rule of the format was broken.
+    pub what: &'static str,
+    /// Byte offset of the field (or the file length for size problems).
+    pub at: usize,
+    /// The offending value.
+    pub value: u64,
+}
+
+fn malformed(what: &'static str, at: usize, value: u64) -> Malformed {
+    Malformed { what, at, value }
+}
+
+mod record;
+
+pub use record::{name_text, GraphRecord, TensorRecord};
+use record::{read_graph, read_tensor, word};
+
+/// A validated model file: graph and tensor records are read from it on demand.
+#[derive(Clone, Copy, Debug)]
+pub struct Lpcm<'b> {
+    bytes: &'b [u8],
+    graph_count: usize,
+}
+
+/// A graph of a validated model file.
+#[derive(Clone, Copy, Debug)]
+pub struct GraphView<'b> {
+    bytes: &'b [u8],
+    at: usize,
+    /// The graph record.
+    pub record: GraphRecord,
+}
+
+impl<'b> Lpcm<'b> {
+    /// Checks every rule of the format; `Err` says which one the file breaks.
+    pub fn parse(bytes: &'b [u8]) -> Result<Lpcm<'b>, Malformed> {
+        let length = bytes.len() as u64;
+        if bytes.len() < HEADER_BYTES {
+            return Err(malformed("file shorter than the 16-byte header", 0, length));
+        }
+        if bytes.get(..4) != Some(&MAGIC[..]) {
+            return Err(malformed("magic is not LPCM", 0, word(bytes, 0).unwrap_or(0).into()));
+        }
+        let (version, total, count) = (word(bytes, 4), word(bytes, 8), word(bytes, 12));
+        let (Some(version), Some(total), Some(count)) = (version, total, count) else {
+            return Err(malformed("file shorter than the 16-byte header", 0, length));
+        };
+        if version != VERSION {
+            return Err(malformed("version is not 1", 4, version.into()));
+        }
+        if u64::from(total) != length {
+            return Err(malformed("total_bytes differs from the file length", 8, total.into()));
+        }
+        if count == 0 || count as usize > MAX_GRAPHS {
+            return Err(malformed("graph_count not in 1..=4", 12, count.into()));
+        }
+        let file = Lpcm { bytes, graph_count: count as usize };
+        let mut names = [[0u8; NAME_BYTES]; MAX_GRAPHS];
+        let mut at = HEADER_BYTES;
+        for index in 0..file.graph_count {
+            let graph = read_graph(bytes, at)?;
+            if names.iter().take(index).any(|name| *name == graph.name) {
+                return Err(malformed("two graphs have the same name", at, index as u64));
+            }
+            if let Some(slot) = names.get_mut(index) {
+                *slot = graph.name;
+            }
+            at = check_tensors(bytes, at, &graph)?;
+        }
+        Ok(file)
+    }
+
+    /// Graphs in the file.
+    pub fn graph_count(&self) -> usize {
+        self.graph_count
+    }
+
+    /// The whole file.
+    pub fn bytes(&self) -> &'b [u8] {
+        self.bytes
+    }
+
+    /// Graph `index`.
+    pub fn graph(&self, index: usize) -> Option<GraphView<'b>> {
+        self.graphs().nth(index)
+    }
+
+    /// The graphs in file order.
+    pub fn graphs(&self) -> impl Iterator<Item = GraphView<'b>> + 'b {
+        let (bytes, count) = (self.bytes, self.graph_count);
+        let mut at = HEADER_BYTES;
+        (0..count).map_while(move |_| {
+            let record = read_graph(bytes, at).ok()?;
+            let view = GraphView { bytes, at, record };
+            at = at.checked_add(GRAPH_BYTES + TENSOR_BYTES * view.tensor_count())?;
+            Some(view)
+        })
+    }
+}
+
+/// Checks a graph's tensors (at `at`, its record's offset); answers the offset after them.
+fn check_tensors(bytes: &[u8], at: usize, graph: &GraphRecord) -> Result<usize, Malformed> {
+    let mut ids = [0u32; MAX_TENSORS];
+    let mut names = [[0u8; NAME_BYTES]; MAX_TENSORS];
+    let mut largest_input = 0;
+    let mut place = at + GRAPH_BYTES;
+    let count = (graph.input_count + graph.output_count) as usize;
+    for index in 0..count {
+        let input = index < graph.input_count as usize;
+        let tensor = read_tensor(bytes, place, input, graph.input_count)?;
+        if ids.iter().take(index).any(|&id| id == tensor.id) {
+            return Err(malformed("two tensors of a graph have the same id", place + 32, tensor.id.into()));
+        }
+        if names.iter().take(index).any(|name| *name == tensor.name) {
+            return Err(malformed("two tensors of a graph have the same name", place, index as u64));
+        }
+        if let (Some(id), Some(name)) = (ids.get_mut(index), names.get_mut(index)) {
+            (*id, *name) = (tensor.id, tensor.name);
+        }
+        if input {
+            largest_input = largest_input.max(tensor.bytes);
+        }
+        place += TENSOR_BYTES;
+    }
+    if graph.scratch_bytes < largest_input {
+        return Err(malformed("scratch_bytes below the graph's largest input", at + 32, graph.scratch_bytes.into()));
+    }
+    Ok(place)
+}
+
+impl GraphView<'_> {
+    /// Inputs plus outputs.
+    pub fn tensor_count(&self) -> usize {
+        (self.record.input_count as usize).saturating_add(self.record.output_count as usize)
+    }
+
+    /// Tensor `index` of the graph: inputs first, then outputs.
+    pub fn tensor(&self, index: usize) -> Option<TensorRecord> {
+        if index >= self.tensor_count() {
+            return None;
+        }
+        let at = self.at.checked_add(GRAPH_BYTES)?.checked_add(TENSOR_BYTES.checked_mul(index)?)?;
+        let input = index < self.record.input_count as usize;
+        read_tensor(self.bytes, at, input, self.record.input_count).ok()
+    }
+
+    /// Input `index`.
+    pub fn input(&self, index: usize) -> Option<TensorRecord> {
+        (index < self.record.input_count as usize).then(|| self.tensor(index)).flatten()
+    }
+
+    /// Output `index`.
+    pub fn output(&self, index: usize) -> Option<TensorRecord> {
+        (index < self.record.output_count as usize).then(|| self.tensor(index + self.record.input_count as usize))?
+    }
+}

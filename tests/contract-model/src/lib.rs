@@ -1,0 +1,78 @@
+//! A model of the documented contract of the LPAI QNN backend (libQnnLpai) and of its system library — not the
+//! vendor library.
+//!
+//! It answers like LPAI (backend id 12, core API 2.32, ALIGNMENT_REQ {128, 64}, REQUIRE_PERSISTENT_BINARY, scratch
+//! and persistent graph memory, EARLY_TERMINATION), fails loudly on any breach of the rules in [`rules`] (the
+//! rule's QNN error code and one log line `contract: rule <name>: ...`), and computes documented deterministic
+//! outputs (see [Outputs](#outputs)) from its own context-binary format ([`format`], "LPCM").
+//!
+//! # Outputs
+//!
+//! Output element `i` of an output whose source input has the elements `x[0..m)` (u8, or u16 little-endian):
+//! `acc = x[i % m] * multiplier + addend + n * step` (i64, saturating), `q = acc >> shift` (arithmetic, floor),
+//! clamped to `[0, 255]` or `[0, 65535]`, written little-endian; `n` is the graph's frame counter. The bytes from
+//! the tensor's size up to `dataSize` are set to [`PAD_FILL`]. Each graphExecute that passes the rules first fills
+//! the scratch memory with [`SCRATCH_FILL`], counts the call, and when the graph's `early_every = k > 0` divides
+//! the call count it counts a frame and answers EARLY_TERMINATION (6038) with the outputs untouched; otherwise it
+//! computes every output (each from a copy of its source input in scratch) with `n` = frames so far, then counts a
+//! frame. The counters live in the persistent memory ([`persistent`]), initialised by the graphFinalize that
+//! follows a PERSISTENT_MEM config.
+//!
+//! # Use
+//!
+//! [`lpai_providers`] and [`system_providers`] have the signatures of `QnnInterface_getProviders` and
+//! `QnnSystemInterface_getProviders`: link them in as built-in libraries ([`LPAI_LIBRARY_NAME`],
+//! [`SYSTEM_LIBRARY_NAME`]) or load the cdylibs `libQnnLpaiContract.so` and `libQnnSystemContract.so`.
+//! The state is global (backends, contexts and system contexts, 8 of each at once), behind a lock: a host mutex,
+//! or the PD's `qurt_mutex_lock` on Hexagon, where log lines go to `HAP_debug_v2`.
+//!
+//! Nothing in the model can panic on Hexagon (checked reads, no `core::fmt`): the cdylibs' panic handlers refer to
+//! a symbol no PD defines, so the post-link check refuses any build where a panic is reachable.
+
+#![no_std]
+// A breach carries its log line in a fixed 240-byte buffer (no heap on the DSP), so `Result<_, Breach>` is large
+// by design; it is returned through a few frames only.
+#![allow(clippy::result_large_err)]
+
+#[cfg(not(target_arch = "hexagon"))]
+extern crate std;
+
+pub mod format;
+pub mod persistent;
+pub mod rules;
+pub mod writer;
+
+mod backend;
+mod context;
+mod execute;
+mod graph;
+mod lock;
+mod log;
+mod state;
+mod system;
+
+pub use backend::{lpai_providers, recorded_hw_info, CORE_API};
+pub use state::{MAX_BACKENDS, MAX_CONTEXTS, MAX_SYSTEM_CONTEXTS};
+pub use system::{system_providers, SYSTEM_API};
+
+use core::ffi::CStr;
+
+/// ALIGNMENT_REQ start-address alignment: the binary, scratch, persistent and I/O buffers.
+pub const ALIGNMENT_START: usize = 128;
+/// ALIGNMENT_REQ size alignment: scratch and persistent sizes and every `dataSize`.
+pub const SIZE_GRANULE: usize = 64;
+/// Byte graphExecute fills the scratch memory with.
+pub const SCRATCH_FILL: u8 = 0xA5;
+/// Byte graphExecute writes from an output's size up to its `dataSize`.
+pub const PAD_FILL: u8 = 0xEE;
+/// The name of the backend library (`libQnnLpaiContract.so`), for built-in registration.
+pub const LPAI_LIBRARY_NAME: &CStr = c"libQnnLpaiContract.so";
+/// The name of the system library (`libQnnSystemContract.so`), for built-in registration.
+pub const SYSTEM_LIBRARY_NAME: &CStr = c"libQnnSystemContract.so";
+
+/// Log lines the model wrote on this thread since the last call, the last 256 at most (host only; every line also
+/// goes to stderr).
+#[cfg(not(target_arch = "hexagon"))]
+pub fn take_log_lines() -> std::vec::Vec<std::string::String> {
+    log::take()
+}

@@ -1,0 +1,163 @@
+//! The rules of the LPAI contract the model enforces: each has a name, the QNN error code a breach answers, and
+//! the call that checks it. A breach logs one line naming the rule ([`Breach::report`]).
+
+use crate::log::Line;
+use lpai_direct::qnn::error as code;
+use lpai_direct::qnn::ErrorHandle;
+
+/// One rule of the contract.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Rule {
+    /// The name log lines use (`contract: rule <name>: ...`).
+    pub name: &'static str,
+    /// The QNN error code a breach answers.
+    pub code: u32,
+    /// Where the model checks it.
+    pub checked_in: &'static str,
+    /// What the rule says.
+    pub summary: &'static str,
+}
+
+macro_rules! rules {
+    ($( $(#[$doc:meta])* $konst:ident = $name:literal, $code:expr, $where:literal, $summary:literal; )*) => {
+        $( $(#[$doc])* pub const $konst: Rule = Rule { name: $name, code: $code, checked_in: $where, summary: $summary }; )*
+        /// Every rule, in the order of this table.
+        pub const ALL: &[Rule] = &[$( $konst, )*];
+    };
+}
+
+rules! {
+    /// PERSISTENT_BINARY must be set to 1.
+    PERSISTENT_BINARY = "persistent-binary", code::CONTEXT_ERROR_INVALID_CONFIG, "contextCreateFromBinary",
+        "the configs include PERSISTENT_BINARY (option 7) with value 1";
+    /// Context configs the model does not know, or ENABLE_ISLAND used wrongly.
+    CONTEXT_CONFIG = "context-config", code::CONTEXT_ERROR_INVALID_CONFIG, "contextCreateFromBinary",
+        "only PERSISTENT_BINARY, PRIORITY and LPAI custom configs; ENABLE_ISLAND null once, or graph names, not both";
+    /// No device handle on LPAI.
+    NO_DEVICE = "no-device", code::CONTEXT_ERROR_INVALID_ARGUMENT, "contextCreateFromBinary",
+        "the device handle is null (LPAI has no device)";
+    /// The binary buffer is aligned.
+    BINARY_ALIGNED = "binary-aligned", code::CONTEXT_ERROR_INVALID_ARGUMENT, "contextCreateFromBinary",
+        "the binary buffer is not null and starts at a multiple of 128";
+    /// The binary is a well-formed model file of the size given.
+    BINARY_FORMAT = "binary-format", code::CONTEXT_ERROR_CREATE_FROM_BINARY, "contextCreateFromBinary",
+        "the binary parses as LPCM and its size equals the header's total_bytes";
+    /// The binary stays unchanged at its address until contextFree.
+    BINARY_PERSISTENT = "binary-persistent", code::COMMON_ERROR_LOADING_BINARIES,
+        "graphFinalize, graphExecute, contextFree",
+        "the binary still hashes (FNV-1a 64) as at contextCreateFromBinary";
+    /// Backend configs.
+    BACKEND_CONFIG = "backend-config", code::BACKEND_ERROR_INVALID_CONFIG, "backendCreate",
+        "only HW_INFO custom configs, with a known target and hardware version";
+    /// Backend properties.
+    BACKEND_PROPERTY = "backend-property", code::BACKEND_ERROR_NOT_SUPPORTED, "backendGetProperty",
+        "only ALIGNMENT_REQ and REQUIRE_PERSISTENT_BINARY";
+    /// Contexts go before their backend.
+    FREE_ORDER = "free-order", code::BACKEND_ERROR_TERMINATE_FAILED, "backendFree",
+        "every context of the backend was freed first";
+    /// Handles: backend.
+    BACKEND_HANDLE = "live-handle", code::BACKEND_ERROR_INVALID_HANDLE, "backend calls",
+        "a live backend handle";
+    /// Handles: context.
+    CONTEXT_HANDLE = "live-handle", code::CONTEXT_ERROR_INVALID_HANDLE, "contextFree",
+        "a live context handle (never one already freed)";
+    /// Handles: graph.
+    GRAPH_HANDLE = "live-handle", code::GRAPH_ERROR_INVALID_HANDLE, "graph calls",
+        "a retrieved graph of a live context";
+    /// Handles: system context.
+    SYSTEM_HANDLE = "live-handle", code::SYSTEM_COMMON_ERROR_INVALID_HANDLE, "system calls",
+        "a live system context handle";
+    /// Too many live objects.
+    CAPACITY = "capacity", code::COMMON_ERROR_MEM_ALLOC, "backendCreate, contextCreateFromBinary, systemContextCreate",
+        "at most 8 backends, 8 contexts, 8 system contexts at once";
+    /// Null or missing arguments, by area.
+    CONTEXT_ARGUMENTS = "arguments", code::CONTEXT_ERROR_INVALID_ARGUMENT, "context calls",
+        "out-pointers are not null";
+    /// Null or missing arguments of graph calls.
+    GRAPH_ARGUMENTS = "arguments", code::GRAPH_ERROR_INVALID_ARGUMENT, "graph calls",
+        "names, lists and out-pointers are not null";
+    /// Null arguments of system calls.
+    SYSTEM_ARGUMENTS = "arguments", code::SYSTEM_COMMON_ERROR_INVALID_ARGUMENT, "system calls",
+        "buffers and out-pointers are not null";
+    /// Graph names.
+    GRAPH_NAME = "graph-name", code::GRAPH_ERROR_GRAPH_DOES_NOT_EXIST, "graphRetrieve",
+        "the name is a graph of the binary";
+    /// Graph properties.
+    GRAPH_PROPERTY = "graph-property", code::GRAPH_ERROR_INVALID_ARGUMENT, "graphGetProperty",
+        "only SCRATCH_MEM_SIZE and PERSISTENT_MEM_SIZE, pointing at a u32";
+    /// Scratch and persistent memory.
+    MEMORY_ALIGNED = "memory-aligned", code::GRAPH_ERROR_INVALID_ARGUMENT, "graphSetConfig",
+        "SCRATCH_MEM / PERSISTENT_MEM: addr a non-null multiple of 128, size >= the property and a multiple of 64, \
+         memType 1..=4";
+    /// Other graph configs.
+    GRAPH_CONFIG = "graph-config", code::GRAPH_ERROR_INVALID_ARGUMENT, "graphSetConfig",
+        "only the LPAI memory, PERF_CFG and CORE_AFFINITY custom configs and PRIORITY, with sensible values";
+    /// Both memories before finalize.
+    MEMORY_BEFORE_FINALIZE = "memory-before-finalize", code::GRAPH_ERROR_FINALIZE_FAILED, "graphFinalize",
+        "SCRATCH_MEM and PERSISTENT_MEM were both set";
+    /// Finalize after the last config.
+    FINALIZED_AFTER_CONFIG = "finalized-after-config", code::GRAPH_ERROR_GRAPH_NOT_FINALIZED, "graphExecute",
+        "graphFinalize came after the last accepted graphSetConfig";
+    /// The persistent memory is the graph's alone.
+    PERSISTENT_STATE = "persistent-state", code::GRAPH_ERROR_INVALID_ARGUMENT, "graphExecute",
+        "the persistent header (magic, token) written at graphFinalize is intact";
+    /// Tensor ids and counts.
+    TENSOR_IDS = "tensor-ids", code::GRAPH_ERROR_INVALID_TENSOR, "graphExecute",
+        "input and output counts and ids match the graph, in graph order (tensor versions 1 or 2)";
+    /// I/O alignment.
+    IO_ALIGNED = "io-aligned", code::GRAPH_ERROR_INVALID_TENSOR, "graphExecute",
+        "every clientBuf.data is a non-null multiple of 128 and memType is RAW";
+    /// I/O padding.
+    IO_PADDED = "io-padded", code::GRAPH_ERROR_INVALID_TENSOR, "graphExecute",
+        "every clientBuf.dataSize is a multiple of 64 and at least the tensor's bytes";
+    /// System side: model files.
+    SYSTEM_BINARY_FORMAT = "binary-format", code::SYSTEM_CONTEXT_ERROR_MALFORMED_BINARY,
+        "systemContextGetBinaryInfo", "the binary parses as LPCM and its size equals the header's total_bytes";
+}
+
+/// A broken rule: its code and the log line saying what was wrong.
+#[derive(Clone, Copy)]
+pub(crate) struct Breach {
+    code: u32,
+    line: Line,
+}
+
+impl Rule {
+    /// A breach of this rule; the caller appends what was wrong.
+    pub(crate) fn breach(self) -> Breach {
+        Breach { code: self.code, line: Line::rule(self.name) }
+    }
+}
+
+impl Breach {
+    /// Appends text.
+    pub(crate) fn text(self, text: &str) -> Breach {
+        Breach { line: self.line.text(text), ..self }
+    }
+    /// Appends a name field.
+    pub(crate) fn name(self, name: &[u8]) -> Breach {
+        Breach { line: self.line.name(name), ..self }
+    }
+    /// Appends an unsigned number.
+    pub(crate) fn num(self, value: u64) -> Breach {
+        Breach { line: self.line.num(value), ..self }
+    }
+    /// Appends a hexadecimal number.
+    pub(crate) fn hex(self, value: u64) -> Breach {
+        Breach { line: self.line.hex(value), ..self }
+    }
+
+    /// Logs the line and answers the code. Call it with no lock held.
+    pub(crate) fn report(self) -> ErrorHandle {
+        self.line.emit();
+        u64::from(self.code)
+    }
+}
+
+/// Answers 0 for `Ok`, or reports the breach.
+pub(crate) fn answer(result: Result<(), Breach>) -> ErrorHandle {
+    match result {
+        Ok(()) => 0,
+        Err(breach) => breach.report(),
+    }
+}

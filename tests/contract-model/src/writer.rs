@@ -1,0 +1,132 @@
+//! Writes model files (see [`crate::format`]) from a description, for tests and self-tests.
+//!
+//! The writer does not validate: it writes what it is told (so tests can make malformed files on purpose) and only
+//! refuses what does not fit the fields. [`crate::format::Lpcm::parse`] says whether the result is well-formed.
+
+use crate::format::{GRAPH_BYTES, HEADER_BYTES, MAGIC, MAX_RANK, NAME_BYTES, TENSOR_BYTES, VERSION};
+
+/// A tensor to write.
+#[derive(Clone, Copy, Debug)]
+pub struct TensorSpec<'s> {
+    /// Name (at most 31 bytes).
+    pub name: &'s str,
+    /// Tensor id.
+    pub id: u32,
+    /// `Qnn_DataType_t`.
+    pub data_type: u32,
+    /// Scale.
+    pub scale: f32,
+    /// Offset.
+    pub offset: i32,
+    /// Dimensions (at most 4; the rank is their number).
+    pub dims: &'s [u32],
+    /// Outputs: the input they read.
+    pub source: u32,
+    /// Formula multiplier.
+    pub multiplier: i32,
+    /// Formula addend.
+    pub addend: i32,
+    /// Formula shift.
+    pub shift: u32,
+    /// Formula step per frame.
+    pub step: i32,
+}
+
+/// A graph to write.
+#[derive(Clone, Copy, Debug)]
+pub struct GraphSpec<'s> {
+    /// Name (at most 31 bytes).
+    pub name: &'s str,
+    /// SCRATCH_MEM_SIZE.
+    pub scratch_bytes: u32,
+    /// PERSISTENT_MEM_SIZE.
+    pub persistent_bytes: u32,
+    /// EARLY_TERMINATION period (0: never).
+    pub early_every: u32,
+    /// Inputs.
+    pub inputs: &'s [TensorSpec<'s>],
+    /// Outputs.
+    pub outputs: &'s [TensorSpec<'s>],
+}
+
+/// Bytes a file with `graphs` and `payload` payload bytes takes.
+pub fn file_bytes(graphs: &[GraphSpec<'_>], payload: usize) -> usize {
+    let records = graphs.iter().map(|graph| {
+        let tensors = graph.inputs.len().saturating_add(graph.outputs.len());
+        GRAPH_BYTES.saturating_add(TENSOR_BYTES.saturating_mul(tensors))
+    });
+    records.fold(HEADER_BYTES.saturating_add(payload), usize::saturating_add)
+}
+
+struct Cursor<'o> {
+    out: &'o mut [u8],
+    at: usize,
+    fits: bool,
+}
+
+impl Cursor<'_> {
+    fn put(&mut self, bytes: &[u8]) {
+        let end = self.at.saturating_add(bytes.len());
+        match self.out.get_mut(self.at..end) {
+            Some(place) => place.copy_from_slice(bytes),
+            None => self.fits = false,
+        }
+        self.at = end;
+    }
+
+    fn word(&mut self, value: u32) {
+        self.put(&value.to_le_bytes());
+    }
+
+    fn name(&mut self, name: &str) {
+        let mut field = [0u8; NAME_BYTES];
+        match field.get_mut(..name.len()) {
+            Some(place) if name.len() < NAME_BYTES => place.copy_from_slice(name.as_bytes()),
+            _ => self.fits = false,
+        }
+        self.put(&field);
+    }
+}
+
+/// Writes a file filling all of `out`: the header (`total_bytes` = `out.len()`), the records, then a payload
+/// pattern in the bytes left. `None` when something does not fit (a long name, more than 4 dimensions, more than
+/// 4 GiB, or `out` too small for the records).
+pub fn write(graphs: &[GraphSpec<'_>], out: &mut [u8]) -> Option<usize> {
+    let total = u32::try_from(out.len()).ok()?;
+    for (index, byte) in out.iter_mut().enumerate() {
+        *byte = (index as u8).wrapping_mul(29).wrapping_add(7);
+    }
+    let mut cursor = Cursor { out, at: 0, fits: true };
+    cursor.put(&MAGIC);
+    cursor.word(VERSION);
+    cursor.word(total);
+    cursor.word(u32::try_from(graphs.len()).ok()?);
+    for graph in graphs {
+        cursor.name(graph.name);
+        cursor.word(graph.scratch_bytes);
+        cursor.word(graph.persistent_bytes);
+        cursor.word(graph.early_every);
+        cursor.word(u32::try_from(graph.inputs.len()).ok()?);
+        cursor.word(u32::try_from(graph.outputs.len()).ok()?);
+        for tensor in graph.inputs.iter().chain(graph.outputs) {
+            if tensor.dims.len() > MAX_RANK {
+                return None;
+            }
+            cursor.name(tensor.name);
+            cursor.word(tensor.id);
+            cursor.word(tensor.data_type);
+            cursor.word(tensor.scale.to_bits());
+            cursor.word(tensor.offset as u32);
+            cursor.word(tensor.dims.len() as u32);
+            for index in 0..MAX_RANK {
+                cursor.word(tensor.dims.get(index).copied().unwrap_or(0));
+            }
+            cursor.word(tensor.source);
+            cursor.word(tensor.multiplier as u32);
+            cursor.word(tensor.addend as u32);
+            cursor.word(tensor.shift);
+            cursor.word(tensor.step as u32);
+        }
+    }
+    cursor.fits.then_some(cursor.at)
+}

@@ -1,0 +1,30 @@
+//! Makes `linker/dsp-runtime-symbols.txt` the authority on the PD services: writes `$OUT_DIR/service_names.rs`
+//! (the names, for the loader) and `$OUT_DIR/service_table.rs` (one `service_table!` invocation naming a function
+//! of each name in the shell's `services` module, so a listed service the shell lacks fails the build).
+
+use std::fmt::Write;
+
+fn main() {
+    let list = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../linker/dsp-runtime-symbols.txt");
+    println!("cargo:rerun-if-changed={}", list.display());
+    let text = std::fs::read_to_string(&list).unwrap_or_else(|error| panic!("cannot read {}: {error}", list.display()));
+    // The same reading as lpai_skel_fixup::parse_symbol_list: trimmed lines, no blanks, no `#` comments.
+    let names: Vec<&str> =
+        text.lines().map(str::trim).filter(|line| !line.is_empty() && !line.starts_with('#')).collect();
+    for name in &names {
+        let identifier = name.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+        assert!(identifier, "{}: `{name}` is not a C identifier", list.display());
+    }
+    let mut names_code = String::from("&[\n");
+    let mut table_code = String::from("service_table! {\n");
+    for name in &names {
+        let _ = writeln!(names_code, "    {name:?},");
+        let _ = writeln!(table_code, "    {name},");
+    }
+    names_code.push(']');
+    table_code.push_str("}\n");
+    let out = std::path::PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
+    std::fs::write(out.join("service_names.rs"), names_code).expect("OUT_DIR is writable");
+    std::fs::write(out.join("service_table.rs"), table_code).expect("OUT_DIR is writable");
+}

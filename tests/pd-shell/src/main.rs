@@ -1,0 +1,20 @@
+//! `lpai-pd-shell` plays the part of the aDSP's user PD and its FastRPC shell, under qemu-hexagon: it loads the
+//! SHIPPED skel `.so` with its own ELF loader (the aDSP loader's checks), gives it exactly the PD services of
+//! `linker/dsp-runtime-symbols.txt` (timer, FARF log, `apps_std` files, `dlopen`, `malloc`, QuRT mutexes) on Linux
+//! user-mode syscalls, and serves FastRPC-like calls from the host over its stdin and stdout
+//! (`lpai_direct::shell_frame`). Test infrastructure, not a device artifact.
+//!
+//! `lpai-pd-shell [--library-path DIR[:DIR...]] [--check] SKEL.so`: with `--check` it only loads the skel and
+//! says so (exit 0) or says why not (exit 1); otherwise it writes the READY frame and answers request frames
+//! until stdin ends (exit 0; a malformed frame: exit 3). Usage errors exit 2.
+#![cfg_attr(target_arch = "hexagon", no_std, no_main)]
+
+#[cfg(target_arch = "hexagon")]
+mod pd;
+
+/// Elsewhere there is no PD to play: the shell is a static Hexagon executable.
+#[cfg(not(target_arch = "hexagon"))]
+fn main() {
+    eprintln!("lpai-pd-shell runs only on Hexagon under qemu-hexagon");
+    std::process::exit(2);
+}

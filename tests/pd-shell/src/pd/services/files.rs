@@ -1,0 +1,134 @@
+//! `apps_std_fopen`, `_flen`, `_fread`, `_fclose`: the HLOS file system the PD reaches by reverse RPC, here the
+//! real file system (relative paths from the shell's current directory). Only descriptors these calls opened
+//! are accepted, so a library cannot read or close the shell's own stdin and stdout.
+
+use super::{c_string, EFAULT, EINVAL};
+use crate::pd::loader::{PathBuffer, PATH_BYTES};
+use crate::pd::system;
+use core::ffi::{c_char, c_int};
+use core::sync::atomic::{AtomicI32, Ordering};
+use lpai_direct_skel::platform::linux_user as linux;
+
+/// errno: bad file descriptor.
+const EBADF: i32 = 9;
+/// errno: too many open files.
+const EMFILE: i32 = 24;
+/// errno: file name too long.
+const ENAMETOOLONG: i32 = 36;
+/// Files open at once.
+const MAX_FILES: usize = 16;
+
+/// The descriptors `apps_std_fopen` handed out; -1 marks a free slot.
+static OPEN: [AtomicI32; MAX_FILES] = [const { AtomicI32::new(-1) }; MAX_FILES];
+
+fn is_open(file: c_int) -> bool {
+    file >= 0 && OPEN.iter().any(|slot| slot.load(Ordering::Relaxed) == file)
+}
+
+/// `int apps_std_fopen(const char* name, const char* mode, apps_std_FILE* file)`: 0, 2 when the file does not
+/// exist, else the errno. Modes "r" and "rb" read; "w" and "wb" create or truncate (0644).
+///
+/// # Safety
+/// `name` and `mode` must be null or NUL-terminated; `file` null or writable.
+pub unsafe extern "C" fn apps_std_fopen(name: *const c_char, mode: *const c_char, file: *mut c_int) -> c_int {
+    // SAFETY: the caller passes NUL-terminated strings (null is tolerated).
+    let (name, mode) = unsafe { (c_string(name.cast(), PATH_BYTES), c_string(mode.cast(), 16)) };
+    let (Some(name), Some(mode)) = (name, mode) else { return EFAULT };
+    if file.is_null() {
+        return EFAULT;
+    }
+    if name.len() >= PATH_BYTES - 1 {
+        return ENAMETOOLONG;
+    }
+    let flags = match mode {
+        b"r" | b"rb" => linux::O_RDONLY,
+        b"w" | b"wb" => linux::O_WRONLY | linux::O_CREAT | linux::O_TRUNC,
+        _ => return EINVAL,
+    };
+    let Some(path) = PathBuffer::join(b"", name) else { return EINVAL };
+    let fd = match system::open(path.with_nul(), flags | linux::O_CLOEXEC, 0o644) {
+        Ok(fd) => fd,
+        Err(errno) => return errno,
+    };
+    let recorded = OPEN.iter().any(|slot| slot.compare_exchange(-1, fd, Ordering::Relaxed, Ordering::Relaxed).is_ok());
+    if !recorded {
+        let _ = system::close(fd);
+        return EMFILE;
+    }
+    // SAFETY: a non-null out-pointer from the caller.
+    unsafe { file.write(fd) };
+    0
+}
+
+/// `int apps_std_flen(apps_std_FILE file, uint64_t* length)`: the file's size, its position unchanged.
+///
+/// # Safety
+/// `length` must be null or writable.
+pub unsafe extern "C" fn apps_std_flen(file: c_int, length: *mut u64) -> c_int {
+    if !is_open(file) {
+        return EBADF;
+    }
+    if length.is_null() {
+        return EFAULT;
+    }
+    let size = system::seek(file, 0, linux::SEEK_CUR).and_then(|position| {
+        let end = system::seek(file, 0, linux::SEEK_END)?;
+        system::seek(file, position as i64, linux::SEEK_SET).map(|_| end)
+    });
+    match size {
+        Ok(size) => {
+            // SAFETY: a non-null out-pointer from the caller.
+            unsafe { length.write(size) };
+            0
+        }
+        Err(errno) => errno,
+    }
+}
+
+/// `int apps_std_fread(apps_std_FILE file, unsigned char* buffer, int length, int* read, int* end)`: reads up
+/// to `length` bytes; `*end` is 1 when the file ended before that.
+///
+/// # Safety
+/// `buffer` must be null or hold `length` writable bytes; `read` and `end` null or writable.
+pub unsafe extern "C" fn apps_std_fread(
+    file: c_int,
+    buffer: *mut u8,
+    length: c_int,
+    read: *mut c_int,
+    end: *mut c_int,
+) -> c_int {
+    if !is_open(file) {
+        return EBADF;
+    }
+    let Ok(length) = usize::try_from(length) else { return EINVAL };
+    if read.is_null() || end.is_null() || (buffer.is_null() && length > 0) {
+        return EFAULT;
+    }
+    let mut filled = 0usize;
+    let mut ended = false;
+    while filled < length {
+        // SAFETY: the caller's buffer holds `length` bytes; this reads into the part not filled yet.
+        let rest = unsafe { core::slice::from_raw_parts_mut(buffer.add(filled), length - filled) };
+        match system::read(file, rest) {
+            Ok(0) => {
+                ended = true;
+                break;
+            }
+            Ok(count) => filled += count,
+            Err(errno) => return errno,
+        }
+    }
+    // SAFETY: non-null out-pointers from the caller.
+    unsafe {
+        read.write(filled as c_int);
+        end.write(c_int::from(ended));
+    }
+    0
+}
+
+/// `int apps_std_fclose(apps_std_FILE file)`.
+pub extern "C" fn apps_std_fclose(file: c_int) -> c_int {
+    let Some(slot) = OPEN.iter().find(|slot| file >= 0 && slot.load(Ordering::Relaxed) == file) else { return EBADF };
+    slot.store(-1, Ordering::Relaxed);
+    system::close(file).err().unwrap_or(0)
+}

@@ -1,0 +1,56 @@
+//! The PD services a loaded library may call: exactly the names of `linker/dsp-runtime-symbols.txt`. build.rs
+//! turns the list into one `service_table!` invocation, which names a function of each name in this module: a
+//! listed service the shell lacks fails the build, and nothing beyond the list is offered. Every service
+//! tolerates null pointers (it answers an error); the PD is not the place to crash.
+
+mod debug;
+mod dynamic;
+mod files;
+mod memory;
+mod mutex;
+mod time;
+
+pub use debug::*;
+pub use dynamic::*;
+pub use files::*;
+pub use memory::*;
+pub use mutex::*;
+pub use time::*;
+
+/// errno (and AEE_EBADPARM, the same number) for a null or unusable pointer from the library.
+const EFAULT: i32 = 14;
+/// errno for a bad argument.
+const EINVAL: i32 = 22;
+
+macro_rules! service_table {
+    ($($name:ident),* $(,)?) => {
+        /// The address of the PD service called `name`, for the loader; `None` for anything not in the list.
+        pub fn address_of(name: &[u8]) -> Option<u32> {
+            $(
+                if name == stringify!($name).as_bytes() {
+                    return Some($name as *const () as usize as u32);
+                }
+            )*
+            None
+        }
+    };
+}
+
+include!(concat!(env!("OUT_DIR"), "/service_table.rs"));
+
+/// The bytes of a library's NUL-terminated string, at most `limit` of them; `None` for a null pointer.
+///
+/// # Safety
+/// A non-null `pointer` must point at a string that is NUL-terminated or at least `limit` bytes long.
+unsafe fn c_string<'a>(pointer: *const u8, limit: usize) -> Option<&'a [u8]> {
+    if pointer.is_null() {
+        return None;
+    }
+    let mut length = 0;
+    // SAFETY: the caller promises readable bytes up to the NUL or the limit.
+    while length < limit && unsafe { *pointer.add(length) } != 0 {
+        length += 1;
+    }
+    // SAFETY: the `length` bytes were just read.
+    Some(unsafe { core::slice::from_raw_parts(pointer, length) })
+}

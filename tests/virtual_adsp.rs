@@ -1,0 +1,159 @@
+//! The virtual aDSP: `lpai-net-run --transport qemu` runs the contract-model fixtures on the Hexagon skel `.so`
+//! (loaded by the PD shell under qemu-hexagon, with the Hexagon contract model of libQnnLpai dlopen'ed by it) and
+//! writes exactly the outputs the fixture script computed; `--transport local` (the host builds of the same
+//! skel and model) writes byte-identical files. Without qemu-hexagon on PATH, `--transport qemu` fails with one
+//! line saying so.
+
+mod common;
+
+use lpai_direct_stub::net_run;
+use std::path::{Path, PathBuf};
+
+/// The fixtures made for the contract model by `scripts/make_contract_fixtures.py`.
+const CONTRACT_FIXTURES: [&str; 2] = ["contract_single", "contract_stream"];
+/// Input lines per contract fixture.
+const LINES: usize = 4;
+
+/// A file of the virtual aDSP, which `scripts/build-hexagon.sh` leaves in `target/virtual-adsp/`.
+fn virtual_adsp(file: &str) -> PathBuf {
+    common::artifact(&format!("target/virtual-adsp/{file}"), "scripts/build-hexagon.sh")
+}
+
+/// A host build of the contract model.
+fn host_model(file: &str) -> PathBuf {
+    common::artifact(
+        &format!("target/release/{file}"),
+        "cargo build --release -p lpai-contract-lpai -p lpai-contract-system",
+    )
+}
+
+fn context_binary(name: &str) -> PathBuf {
+    let directory = common::fixture(name);
+    let manifest: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(directory.join("manifest.json")).unwrap()).unwrap();
+    directory.join(manifest["context_binary"].as_str().expect("manifest names its context binary"))
+}
+
+/// Runs fixture `name` in `mode` ("float" or "native") through `transport`, writing into `output`, plus `extra`
+/// flags.
+fn run_fixture(
+    name: &str,
+    mode: &str,
+    transport: &str,
+    output: &Path,
+    work: &Path,
+    extra: &[&str],
+) -> net_run::Summary {
+    let list = common::absolute_input_list(name, mode, work);
+    let (skel, backend, system) = match transport {
+        "qemu" => (
+            virtual_adsp("liblpai_direct_skel.so"),
+            virtual_adsp("libQnnLpaiContract.so"),
+            virtual_adsp("libQnnSystemContract.so"),
+        ),
+        _ => (common::host_skel(), host_model("libQnnLpaiContract.so"), host_model("libQnnSystemContract.so")),
+    };
+    let mut args = vec![
+        "lpai-net-run".to_string(),
+        format!("--transport={transport}"),
+        format!("--skel={}", skel.display()),
+        format!("--backend={}", backend.display()),
+        format!("--system_library={}", system.display()),
+        format!("--retrieve_context={}", context_binary(name).display()),
+        format!("--input_list={}", list.display()),
+        format!("--output_dir={}", output.display()),
+    ];
+    if transport == "qemu" {
+        args.push(format!("--pd_shell={}", virtual_adsp("lpai-pd-shell").display()));
+    }
+    if mode == "native" {
+        args.extend(["--use_native_input_files".to_string(), "--use_native_output_files".to_string()]);
+    }
+    args.extend(extra.iter().map(|flag| flag.to_string()));
+    net_run::run(&common::settings(args)).unwrap_or_else(|error| panic!("{name} {mode} {transport}: {error:#}"))
+}
+
+#[test]
+fn the_hexagon_skel_runs_the_contract_fixtures_and_matches_the_host_build_byte_for_byte() {
+    let work = tempfile::tempdir().unwrap();
+    for name in CONTRACT_FIXTURES {
+        for mode in ["float", "native"] {
+            let reference = common::fixture(name).join("reference").join(mode);
+            let expected = common::files_below(&reference);
+            assert!(!expected.is_empty(), "{name} {mode}: no reference files");
+            for transport in ["qemu", "local"] {
+                let output = work.path().join(format!("{name}-{mode}-{transport}"));
+                let summary = run_fixture(name, mode, transport, &output, work.path(), &[]);
+                assert_eq!(summary.transport, transport, "{name} {mode}");
+                assert_eq!(summary.execute_micros.len(), LINES, "{name} {mode} {transport}: one execution a line");
+                assert_eq!(common::files_below(&output), expected, "{name} {mode} {transport}: result files");
+                for file in &expected {
+                    let ours = std::fs::read(output.join(file)).unwrap();
+                    let wanted = std::fs::read(reference.join(file)).unwrap();
+                    assert!(ours == wanted, "{name} {mode} {transport}: {} differs from the fixture", file.display());
+                }
+            }
+            let (qemu, local) =
+                (work.path().join(format!("{name}-{mode}-qemu")), work.path().join(format!("{name}-{mode}-local")));
+            for file in &expected {
+                assert_eq!(std::fs::read(qemu.join(file)).unwrap(), std::fs::read(local.join(file)).unwrap());
+            }
+        }
+    }
+}
+
+#[test]
+fn without_qemu_hexagon_on_path_the_qemu_transport_fails_with_one_line() {
+    let exe = common::artifact("target/debug/lpai-net-run", "cargo build -p lpai-net-run");
+    let empty = tempfile::tempdir().unwrap();
+    let name = "contract_single";
+    let output = empty.path().join("out");
+    let result = std::process::Command::new(exe)
+        .args([
+            "--transport=qemu".to_string(),
+            format!("--backend={}", virtual_adsp("libQnnLpaiContract.so").display()),
+            format!("--retrieve_context={}", context_binary(name).display()),
+            format!("--input_list={}", common::fixture(name).join("input_list_float.txt").display()),
+            format!("--output_dir={}", output.display()),
+        ])
+        .env("PATH", empty.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&result.stderr);
+    assert!(!result.status.success(), "expected a failure; stderr:\n{stderr}");
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(lines.len(), 1, "expected one line:\n{stderr}");
+    assert!(lines[0].contains("qemu-hexagon is not on PATH"), "{stderr}");
+    assert!(!output.exists(), "nothing may be written");
+}
+
+#[test]
+fn a_missing_pd_shell_or_skel_is_named_with_the_flag_that_named_it() {
+    let work = tempfile::tempdir().unwrap();
+    let name = "contract_single";
+    for (flag, what) in [("--pd_shell", "PD shell"), ("--skel", "Hexagon skel")] {
+        let mut args = vec![
+            "lpai-net-run".to_string(),
+            "--transport=qemu".to_string(),
+            format!("--backend={}", virtual_adsp("libQnnLpaiContract.so").display()),
+            format!("--retrieve_context={}", context_binary(name).display()),
+            format!("--input_list={}", common::fixture(name).join("input_list_float.txt").display()),
+            format!("--output_dir={}", work.path().join("out").display()),
+        ];
+        args.push(format!("{flag}=/nonexistent/file.so"));
+        let error = net_run::run(&common::settings(args)).expect_err("a missing file must be refused");
+        assert_eq!(format!("{error:#}"), format!("the {what} /nonexistent/file.so does not exist (named by {flag})"));
+    }
+}
+
+#[test]
+fn the_hexagon_skel_reads_the_context_binary_from_the_file_system_itself() {
+    let work = tempfile::tempdir().unwrap();
+    let name = "contract_stream";
+    let output = work.path().join("out");
+    run_fixture(name, "native", "qemu", &output, work.path(), &["--dsp_reads_context"]);
+    let reference = common::fixture(name).join("reference/native");
+    for file in common::files_below(&reference) {
+        assert!(std::fs::read(output.join(&file)).unwrap() == std::fs::read(reference.join(&file)).unwrap());
+    }
+}
