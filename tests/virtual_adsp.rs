@@ -85,6 +85,10 @@ fn the_hexagon_skel_runs_the_contract_fixtures_and_matches_the_host_build_byte_f
                 let output = work.path().join(format!("{name}-{mode}-{transport}"));
                 let summary = run_fixture(name, mode, transport, &output, work.path(), &[]);
                 assert_eq!(summary.transport, transport, "{name} {mode}");
+                if transport == "qemu" {
+                    let skel = virtual_adsp("liblpai_direct_skel.so");
+                    assert!(summary.skel_place.contains(&skel.display().to_string()), "{}", summary.skel_place);
+                }
                 assert_eq!(summary.execute_micros.len(), LINES, "{name} {mode} {transport}: one execution a line");
                 assert_eq!(common::files_below(&output), expected, "{name} {mode} {transport}: result files");
                 for file in &expected {
@@ -156,4 +160,72 @@ fn the_hexagon_skel_reads_the_context_binary_from_the_file_system_itself() {
     for file in common::files_below(&reference) {
         assert!(std::fs::read(output.join(&file)).unwrap() == std::fs::read(reference.join(&file)).unwrap());
     }
+}
+
+/// The arguments of a contract_single run through the qemu transport, plus `extra`.
+fn qemu_args(work: &Path, extra: &[String]) -> Vec<String> {
+    let name = "contract_single";
+    let mut args = vec![
+        "lpai-net-run".to_string(),
+        "--transport=qemu".to_string(),
+        format!("--backend={}", virtual_adsp("libQnnLpaiContract.so").display()),
+        format!("--system_library={}", virtual_adsp("libQnnSystemContract.so").display()),
+        format!("--retrieve_context={}", context_binary(name).display()),
+        format!("--input_list={}", common::absolute_input_list(name, "native", work).display()),
+        format!("--output_dir={}", work.join("out").display()),
+        "--use_native_input_files".to_string(),
+        "--use_native_output_files".to_string(),
+    ];
+    args.extend(extra.iter().cloned());
+    args
+}
+
+#[test]
+fn a_skel_the_pd_loader_refuses_is_reported_with_the_loaders_reason() {
+    let work = tempfile::tempdir().unwrap();
+    // The panic-probe build is left as linked: lpai-skel-fixup never added DT_HEXAGON_VER to it.
+    let probe = common::artifact(
+        "target/hexagon-panic-probe/hexagon-unknown-linux-musl/release/liblpai_direct_skel.so",
+        "scripts/build-hexagon.sh",
+    );
+    let error = net_run::run(&common::settings(qemu_args(work.path(), &[format!("--skel={}", probe.display())])))
+        .expect_err("the shell must refuse the skel");
+    let message = format!("{error:#}");
+    assert!(message.starts_with("the virtual aDSP did not start (exit status: 1): lpai-pd-shell: "), "{message}");
+    assert!(message.ends_with("has no DT_HEXAGON_VER (the aDSP loader requires version 3)"), "{message}");
+    assert!(!work.path().join("out").exists());
+}
+
+#[test]
+fn a_shell_that_answers_garbage_is_reported_as_such() {
+    let work = tempfile::tempdir().unwrap();
+    // The self-test program writes text on stdout, not frames.
+    let not_a_shell = common::artifact(
+        "target/hexagon-selftest/hexagon-unknown-linux-musl/release/lpai-dsp-selftest",
+        "scripts/build-hexagon.sh",
+    );
+    let args = qemu_args(work.path(), &[format!("--pd_shell={}", not_a_shell.display())]);
+    let error = net_run::run(&common::settings(args)).expect_err("garbage must be refused");
+    assert_eq!(
+        format!("{error:#}"),
+        format!("the PD shell {} answered garbage instead of its ready frame", not_a_shell.display())
+    );
+}
+
+#[test]
+fn a_shell_that_dies_mid_session_fails_the_next_call_with_what_happened() {
+    use lpai_direct_stub::stub::{fastrpc, Qemu, QemuOptions, Stub};
+    let options =
+        QemuOptions { skel: Some(virtual_adsp("liblpai_direct_skel.so")), shell: Some(virtual_adsp("lpai-pd-shell")) };
+    let qemu = Qemu::start(&options).unwrap_or_else(|error| panic!("{error}"));
+    let process = qemu.process_id();
+    let mut stub = Stub::open(Box::new(qemu), &fastrpc::skel_uri(fastrpc::Domain::Adsp, None)).unwrap();
+    assert!(stub.last_error().is_ok());
+    let killed = std::process::Command::new("kill").args(["-9", &process.to_string()]).status().unwrap();
+    assert!(killed.success());
+    let error = stub.last_error().expect_err("the shell is gone");
+    let message = error.to_string();
+    assert!(message.contains("last_error failed in the Hexagon skel"), "{message}");
+    assert!(message.contains("invoke: the PD shell exited (signal: 9"), "{message}");
+    assert!(stub.transport().failure().is_some());
 }

@@ -19,6 +19,8 @@ use std::path::{Path, PathBuf};
 pub struct Summary {
     /// The transport that carried the calls.
     pub transport: String,
+    /// Where the skel ran (for the local and qemu transports: which skel file).
+    pub skel_place: String,
     /// The graph that ran.
     pub graph: String,
     /// Execute time of each inference on the skel's clock, in microseconds.
@@ -190,6 +192,7 @@ pub fn run(settings: &Settings) -> Result<Summary> {
 
     let mut summary = Summary {
         transport: stub.transport().name().to_string(),
+        skel_place: stub.transport().place(),
         graph: graph.name.clone(),
         arena_used: graph.arena_used as usize,
         arena_capacity: graph.arena_capacity as usize,

@@ -18,6 +18,7 @@ fn main() -> std::process::ExitCode {
                 times.iter().min().unwrap_or(&0),
                 times.iter().max().unwrap_or(&0)
             );
+            println!("lpai-net-run: the skel ran in {}", summary.skel_place);
             println!(
                 "lpai-net-run: arena high-water mark {} of {} bytes; LPAI scratch {} B, persistent {} B",
                 summary.arena_used, summary.arena_capacity, summary.lpai_memory.0, summary.lpai_memory.1

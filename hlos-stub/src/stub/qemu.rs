@@ -12,6 +12,7 @@ use std::ffi::CStr;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// The emulator, looked up on `PATH`.
@@ -136,8 +137,9 @@ impl Qemu {
             (Some(input), Some(output), Some(errors)) => (input, output, errors),
             _ => return Err(QemuError::Start(std::io::Error::other("no pipes to the child"))),
         };
-        let forward = lines.clone();
-        std::thread::spawn(move || relay_stderr(errors, &forward));
+        let ready = Arc::new(AtomicBool::new(false));
+        let (forward, forwarding) = (lines.clone(), ready.clone());
+        std::thread::spawn(move || relay_stderr(errors, &forward, &forwarding));
         let mut qemu = Qemu {
             skel,
             child,
@@ -148,20 +150,29 @@ impl Qemu {
             guard_violations: 0,
         };
         match qemu.read_frame() {
-            Ok(body) if body == shell_frame::READY => Ok(qemu),
-            Ok(_) => Err(QemuError::Garbage { shell }),
-            Err(_) => {
+            Ok(body) if body == shell_frame::READY => {
+                ready.store(true, Ordering::Release);
+                Ok(qemu)
+            }
+            Err(error) if error.kind() == std::io::ErrorKind::UnexpectedEof => {
                 let status = qemu.child.wait().map_or_else(|error| error.to_string(), |status| status.to_string());
                 // The relay thread ends with the process; give it a moment to take the last line.
                 std::thread::sleep(std::time::Duration::from_millis(50));
                 Err(QemuError::Refused { status, reason: qemu.last_line() })
             }
+            // Dropping `qemu` ends the process.
+            _ => Err(QemuError::Garbage { shell }),
         }
     }
 
     /// The skel the shell runs.
     pub fn skel(&self) -> &Path {
         &self.skel
+    }
+
+    /// The qemu-hexagon process's id (to attach a debugger or a profiler to the virtual aDSP).
+    pub fn process_id(&self) -> u32 {
+        self.child.id()
     }
 
     /// Calls after which a canary around a buffer, or an input buffer, was found changed: the skel wrote
@@ -208,9 +219,11 @@ impl Qemu {
         match reply {
             Ok(body) => Some(body),
             Err(error) => {
-                let status = match self.child.try_wait() {
-                    Ok(Some(status)) => format!("the PD shell exited ({status})"),
-                    _ => format!("the PD shell stopped answering ({error})"),
+                // A closed pipe means the process is ending: wait for how it ended.
+                let ended = matches!(error.kind(), std::io::ErrorKind::UnexpectedEof | std::io::ErrorKind::BrokenPipe);
+                let status = match if ended { self.child.wait().ok() } else { self.child.try_wait().ok().flatten() } {
+                    Some(status) => format!("the PD shell exited ({status})"),
+                    None => format!("the PD shell stopped answering ({error})"),
                 };
                 self.broken = Some(format!("{what}: {status}; its last line: {}", self.last_line()));
                 None
@@ -224,10 +237,13 @@ impl Qemu {
     }
 }
 
-/// Keeps the shell's stderr lines for messages and passes them on to this process's stderr.
-fn relay_stderr(errors: impl Read, lines: &Mutex<VecDeque<String>>) {
+/// Keeps the shell's stderr lines for messages and, once it is `ready`, passes them on to this process's stderr
+/// (before that, a line is the reason it did not start, which the start error carries).
+fn relay_stderr(errors: impl Read, lines: &Mutex<VecDeque<String>>, ready: &AtomicBool) {
     for line in BufReader::new(errors).lines().map_while(Result::ok) {
-        eprintln!("{line}");
+        if ready.load(Ordering::Acquire) {
+            eprintln!("{line}");
+        }
         let mut kept = lines.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         if kept.len() == KEPT_LINES {
             kept.pop_front();
