@@ -8,3 +8,20 @@ pub mod farf;
 pub mod qnn;
 pub mod shell_frame;
 pub mod wire;
+
+/// Defines the panic handler of a PD library (the skel, the contract model's libraries): no panic may be reachable
+/// on the aDSP, where it would take the whole PD down, so the handler calls `lpai_direct_panic_is_reachable`, a
+/// symbol no PD defines, and the post-link check (`lpai-skel-fixup`) refuses any library that still refers to it.
+#[macro_export]
+macro_rules! pd_library_panic_handler {
+    () => {
+        #[panic_handler]
+        fn panic(_info: &core::panic::PanicInfo) -> ! {
+            extern "C" {
+                fn lpai_direct_panic_is_reachable() -> !;
+            }
+            // SAFETY: never resolves; its presence in the library fails the build.
+            unsafe { lpai_direct_panic_is_reachable() }
+        }
+    };
+}

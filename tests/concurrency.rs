@@ -87,22 +87,6 @@ impl Fixture {
     }
 }
 
-/// A small deterministic generator (xorshift64*), one per thread.
-struct Random(u64);
-
-impl Random {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-
-    fn below(&mut self, bound: usize) -> usize {
-        (self.next() % bound.max(1) as u64) as usize
-    }
-}
-
 /// The code a failed call answered (transport and skel failures carry one; others are a stub bug).
 fn code_of(method: &str, error: &StubError) -> u32 {
     match error {
@@ -166,13 +150,13 @@ fn worker(index: usize, local: Local, fixture: &Fixture, shared: &Shared) {
 
 /// Closes handles the workers are using, one every 2 to 20 ms, up to [`CLOSES`] of them.
 fn closer(mut local: Local, shared: &Shared) {
-    let mut random = Random(0x9E37_79B9_7F4A_7C15);
+    let mut random = fastrand::Rng::with_seed(0x9E37_79B9_7F4A_7C15);
     let mut closes = 0;
     while closes < CLOSES && !shared.done.load(Ordering::Acquire) {
-        std::thread::sleep(Duration::from_millis(2 + random.below(18) as u64));
+        std::thread::sleep(Duration::from_millis(2 + random.usize(..18) as u64));
         let target = {
             let live = lock(&shared.live);
-            (!live.is_empty()).then(|| live[random.below(live.len())])
+            (!live.is_empty()).then(|| live[random.usize(..live.len())])
         };
         let Some(handle) = target else { continue };
         lock(&shared.closing).insert(handle);
@@ -190,24 +174,24 @@ fn closer(mut local: Local, shared: &Shared) {
 /// Calls stale handles and made-up numbers with well-formed calls until the workers finish; each must answer
 /// AEE_EINVHANDLE, and so must closing them.
 fn stale_caller(local: Local, fixture: &Fixture, shared: &Shared) {
-    let mut random = Random(0xD1B5_4A32_D192_ED03);
+    let mut random = fastrand::Rng::with_seed(0xD1B5_4A32_D192_ED03);
     let mut output = vec![0u8; fixture.references[0].len()];
     let mut round = 0usize;
     while !shared.done.load(Ordering::Acquire) {
         round += 1;
         let stale = {
             let stale = lock(&shared.stale);
-            (!stale.is_empty() && round.is_multiple_of(2)).then(|| stale[random.below(stale.len())])
+            (!stale.is_empty() && round.is_multiple_of(2)).then(|| stale[random.usize(..stale.len())])
         };
         let handle = match (stale, round % 6) {
             (Some(handle), _) => handle,
             (None, 1) => 0,
             (None, 3) => u64::MAX,
-            (None, 5) => (random.next() & !0xFF) | random.below(16) as u64,
-            (None, _) => random.next(),
+            (None, 5) => (random.u64(..) & !0xFF) | random.usize(..16) as u64,
+            (None, _) => random.u64(..),
         };
         let mut stub = Stub::from_handle(Box::new(local.clone()), handle);
-        let (method, answer) = match random.below(5) {
+        let (method, answer) = match random.usize(..5) {
             0 => ("last_error", stub.last_error().map(drop)),
             1 => ("describe", stub.describe(0, 0).map(drop)),
             2 => ("unload", stub.unload(0)),

@@ -30,17 +30,8 @@ macro_rules! self_tests {
     ($($anything:tt)*) => {};
 }
 
-/// On the aDSP a panic would take the whole PD down, so none may be reachable: this handler calls a symbol no
-/// PD defines, and the post-link check rejects any skel that still refers to it.
 #[cfg(all(target_arch = "hexagon", not(feature = "linux-user")))]
-#[panic_handler]
-fn panic(_info: &core::panic::PanicInfo) -> ! {
-    extern "C" {
-        fn lpai_direct_panic_is_reachable() -> !;
-    }
-    // SAFETY: never resolves; its presence in the skel fails the build.
-    unsafe { lpai_direct_panic_is_reachable() }
-}
+lpai_direct::pd_library_panic_handler!();
 
 /// Under qemu a panic prints its message and ends the process with status 101.
 #[cfg(all(target_arch = "hexagon", feature = "linux-user"))]

@@ -14,6 +14,7 @@ pub mod interface;
 pub mod layout;
 pub mod lpai;
 pub mod profile;
+pub mod provide;
 pub mod system;
 pub mod tensor;
 pub mod types;

@@ -51,8 +51,8 @@ pub unsafe extern "C" fn qurt_mutex_unlock(mutex: *mut u32) {
 /// The bytes of a caller's NUL-terminated string, at most `limit`; `None` for null.
 ///
 /// # Safety
-/// A non-null `text` must be NUL-terminated or hold at least `limit` readable bytes.
-unsafe fn c_text<'a>(text: *const c_char, limit: usize) -> Option<&'a [u8]> {
+/// A non-null `text` must be NUL-terminated or hold at least `limit` readable bytes, alive for `'a`.
+pub unsafe fn c_text<'a>(text: *const c_char, limit: usize) -> Option<&'a [u8]> {
     if text.is_null() {
         return None;
     }

@@ -2,9 +2,10 @@
 
 use crate::lock::with_state;
 use crate::rules::{self, answer, Breach};
-use crate::state::{backend_handle, entries, BackendSlot};
+use crate::state::{backend_handle, BackendSlot};
 use crate::{context, execute, graph, ALIGNMENT_START, SIZE_GRANULE};
 use lpai_direct::qnn::error::COMMON_ERROR_INVALID_ARGUMENT;
+use lpai_direct::qnn::provide::{entries, Provider, ProviderList};
 use lpai_direct::qnn::{lpai, ApiVersion, BackendConfig, BackendConfigOption, BackendHandle, BackendProperty};
 use lpai_direct::qnn::{BackendPropertyOption, ErrorHandle, Interface, InterfaceTable, LogHandle, Version};
 
@@ -27,38 +28,24 @@ const TABLE: InterfaceTable = {
     table
 };
 
-/// The provider entry (immutable: function pointers and a pointer to a static string).
-struct Provider(Interface);
-// SAFETY: immutable data only.
-unsafe impl Sync for Provider {}
-
-/// The `QnnInterface_t*` list handed out.
-struct ProviderList([*const Interface; 1]);
-// SAFETY: an immutable pointer to an immutable static.
-unsafe impl Sync for ProviderList {}
-
-static LPAI: Provider = Provider(Interface {
+static LPAI: Provider<Interface> = Provider(Interface {
     backend_id: lpai::BACKEND_ID_LPAI,
     provider_name: lpai::PROVIDER_NAME.as_ptr(),
     api_version: ApiVersion { core_api_version: CORE_API, backend_api_version: lpai::API_VERSION },
     table: TABLE,
 });
-static LIST: ProviderList = ProviderList([&LPAI.0]);
+static LIST: ProviderList<Interface, 1> = ProviderList::new([&LPAI]);
 
 /// `QnnInterface_getProviders` of the model: one LPAI provider (backend id 12, core API 2.32).
 ///
 /// # Safety
 /// `list` and `count` are null or valid for writes.
 pub unsafe extern "C" fn lpai_providers(list: *mut *mut *const Interface, count: *mut u32) -> ErrorHandle {
-    if list.is_null() || count.is_null() {
-        return u64::from(COMMON_ERROR_INVALID_ARGUMENT);
+    // SAFETY: forwarded from the caller.
+    match unsafe { LIST.hand_out(list, count) } {
+        true => 0,
+        false => u64::from(COMMON_ERROR_INVALID_ARGUMENT),
     }
-    // SAFETY: both checked non-null and valid for writes per the caller; callers only read through the list.
-    unsafe {
-        *list = LIST.0.as_ptr().cast_mut();
-        *count = 1;
-    }
-    0
 }
 
 /// Reads the HW_INFO of a backend config list.

@@ -3,9 +3,10 @@
 use crate::format::{name_text, Lpcm, MAX_GRAPHS};
 use crate::lock::with_state;
 use crate::rules::{self, answer, Breach};
-use crate::state::{context_handle, entries, fnv1a, BinaryRecord, ContextSlot, GraphPlan, GraphSlot};
+use crate::state::{context_handle, fnv1a, BinaryRecord, ContextSlot, GraphPlan, GraphSlot};
 use crate::ALIGNMENT_START;
 use core::ffi::{c_char, c_void, CStr};
+use lpai_direct::qnn::provide::entries;
 use lpai_direct::qnn::{lpai, BackendHandle, ContextConfig, ContextConfigOption, ContextHandle, DeviceHandle};
 use lpai_direct::qnn::{ErrorHandle, Priority, ProfileHandle};
 

@@ -4,9 +4,10 @@ use crate::context::check_binary;
 use crate::format::name_text;
 use crate::lock::with_state;
 use crate::rules::{self, answer, Breach};
-use crate::state::{entries, graph_handle, token, GraphSlot, Memory};
+use crate::state::{graph_handle, token, GraphSlot, Memory};
 use crate::{persistent, ALIGNMENT_START, SIZE_GRANULE};
 use core::ffi::{c_char, CStr};
+use lpai_direct::qnn::provide::entries;
 use lpai_direct::qnn::{lpai, ContextHandle, ErrorHandle, GraphConfig, GraphConfigOption, GraphHandle};
 use lpai_direct::qnn::{GraphProperty, GraphPropertyOption, Priority, ProfileHandle, SignalHandle};
 

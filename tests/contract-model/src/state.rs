@@ -273,23 +273,3 @@ pub(crate) fn token(serial: u32, index: usize) -> u32 {
 pub(crate) fn fnv1a(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xCBF2_9CE4_8422_2325, |hash, &byte| (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01B3))
 }
-
-/// Iterates a NULL-terminated array of pointers (QNN's config and property lists); a null list is empty.
-///
-/// # Safety
-/// `list` is null or points to pointers ending with a null one, all valid while the iterator is used.
-pub(crate) unsafe fn entries<T>(list: *const *const T) -> impl Iterator<Item = *const T> {
-    let mut index = 0usize;
-    core::iter::from_fn(move || {
-        if list.is_null() {
-            return None;
-        }
-        // SAFETY: the caller's list is NULL-terminated and iteration never reads past its terminator.
-        let entry = unsafe { *list.add(index) };
-        if entry.is_null() {
-            return None;
-        }
-        index += 1;
-        Some(entry)
-    })
-}

@@ -9,6 +9,7 @@ use core::cell::UnsafeCell;
 use core::ffi::c_void;
 use core::mem::MaybeUninit;
 use core::ptr::{addr_of_mut, null_mut};
+use lpai_direct::qnn::provide::{Provider, ProviderList};
 use lpai_direct::qnn::{lpai, BinaryInfo, BinaryInfoV3, BinaryInfoVersion, BinaryInfoVersions, ClientBuffer};
 use lpai_direct::qnn::{ContextBinarySize, DataType, Definition, ErrorHandle, GraphInfo, GraphInfoV1};
 use lpai_direct::qnn::{GraphInfoVersion, GraphInfoVersions, QuantizationEncoding, QuantizeEncodingParams};
@@ -28,35 +29,24 @@ const TABLE: SystemInterfaceTable = {
     table
 };
 
-struct Provider(SystemInterface);
-// SAFETY: immutable data: function pointers and a pointer to a static string.
-unsafe impl Sync for Provider {}
-struct ProviderList([*const SystemInterface; 1]);
-// SAFETY: an immutable pointer to an immutable static.
-unsafe impl Sync for ProviderList {}
-
-static SYSTEM: Provider = Provider(SystemInterface {
+static SYSTEM: Provider<SystemInterface> = Provider(SystemInterface {
     backend_id: BACKEND_ID_NULL,
     provider_name: c"SYSTEM_QTI_AISW".as_ptr(),
     system_api_version: SYSTEM_API,
     table: TABLE,
 });
-static LIST: ProviderList = ProviderList([&SYSTEM.0]);
+static LIST: ProviderList<SystemInterface, 1> = ProviderList::new([&SYSTEM]);
 
 /// `QnnSystemInterface_getProviders` of the model: one provider, system API 1.15.
 ///
 /// # Safety
 /// `list` and `count` are null or valid for writes.
 pub unsafe extern "C" fn system_providers(list: *mut *mut *const SystemInterface, count: *mut u32) -> ErrorHandle {
-    if list.is_null() || count.is_null() {
-        return u64::from(rules::SYSTEM_ARGUMENTS.code);
+    // SAFETY: forwarded from the caller.
+    match unsafe { LIST.hand_out(list, count) } {
+        true => 0,
+        false => u64::from(rules::SYSTEM_ARGUMENTS.code),
     }
-    // SAFETY: both checked non-null and valid for writes per the caller; callers only read through the list.
-    unsafe {
-        *list = LIST.0.as_ptr().cast_mut();
-        *count = 1;
-    }
-    0
 }
 
 /// What one system context hands out: the binary info and the graphs, tensors, names and dimensions it points at.

@@ -11,21 +11,6 @@ use lpai_contract_model::writer::{self, GraphSpec, TensorSpec};
 use lpai_direct::qnn::{BinaryInfo, ContextConfig};
 use std::ptr::{null, null_mut};
 
-/// xorshift64*.
-struct Random(u64);
-
-impl Random {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, limit: u64) -> u64 {
-        self.next() % limit
-    }
-}
-
 /// Names, dimensions and tensors a random file borrows.
 struct Storage {
     names: Vec<String>,
@@ -33,20 +18,20 @@ struct Storage {
 }
 
 /// A random well-formed file.
-fn random_file(random: &mut Random) -> Vec<u8> {
-    let graph_count = 1 + random.below(4) as usize;
+fn random_file(random: &mut fastrand::Rng) -> Vec<u8> {
+    let graph_count = 1 + random.u64(..4) as usize;
     let mut storage = Storage { names: Vec::new(), dims: Vec::new() };
     let mut shapes = Vec::new(); // (graph, inputs, outputs), each tensor (name index, dims index, wide, source)
     for graph in 0..graph_count {
-        storage.names.push(format!("graph_{graph}_{}", random.below(1000)));
-        let (inputs, outputs) = (1 + random.below(4) as usize, 1 + random.below(4) as usize);
+        storage.names.push(format!("graph_{graph}_{}", random.u64(..1000)));
+        let (inputs, outputs) = (1 + random.u64(..4) as usize, 1 + random.u64(..4) as usize);
         let mut tensors = Vec::new();
         for index in 0..inputs + outputs {
             storage.names.push(format!("t{index}"));
-            let rank = 1 + random.below(4) as usize;
-            storage.dims.push((0..rank).map(|_| 1 + random.below(6) as u32).collect());
-            let source = if index < inputs { 0 } else { random.below(inputs as u64) as u32 };
-            tensors.push((storage.names.len() - 1, storage.dims.len() - 1, random.below(2) == 1, source));
+            let rank = 1 + random.u64(..4) as usize;
+            storage.dims.push((0..rank).map(|_| 1 + random.u64(..6) as u32).collect());
+            let source = if index < inputs { 0 } else { random.u64(..inputs as u64) as u32 };
+            tensors.push((storage.names.len() - 1, storage.dims.len() - 1, random.u64(..2) == 1, source));
         }
         shapes.push((storage.names.len() - inputs - outputs - 1, inputs, tensors));
     }
@@ -61,13 +46,13 @@ fn random_file(random: &mut Random) -> Vec<u8> {
                     id: 100 + index as u32,
                     data_type: if wide { UFIXED_POINT_16 } else { UFIXED_POINT_8 },
                     scale: 0.5,
-                    offset: -(random.below(200) as i32),
+                    offset: -(random.u64(..200) as i32),
                     dims: &storage.dims[dims],
                     source,
-                    multiplier: random.next() as i32,
-                    addend: random.next() as i32,
-                    shift: random.below(32) as u32,
-                    step: random.next() as i32,
+                    multiplier: random.u64(..) as i32,
+                    addend: random.u64(..) as i32,
+                    shift: random.u64(..32) as u32,
+                    step: random.u64(..) as i32,
                 })
                 .collect(),
         );
@@ -78,13 +63,13 @@ fn random_file(random: &mut Random) -> Vec<u8> {
         .map(|((name, inputs, _), tensors)| GraphSpec {
             name: &storage.names[*name],
             scratch_bytes: 4096,
-            persistent_bytes: 16 + random.below(100) as u32,
-            early_every: random.below(4) as u32,
+            persistent_bytes: 16 + random.u64(..100) as u32,
+            early_every: random.u64(..4) as u32,
             inputs: &tensors[..*inputs],
             outputs: &tensors[*inputs..],
         })
         .collect();
-    let payload = random.below(200) as usize;
+    let payload = random.u64(..200) as usize;
     let mut bytes = vec![0; writer::file_bytes(&graphs, payload)];
     assert!(writer::write(&graphs, &mut bytes).is_some());
     bytes
@@ -118,7 +103,7 @@ fn random_truncated_flipped_and_noise_files_never_panic() {
     let mut system = null_mut();
     // SAFETY: a valid out-pointer.
     assert_eq!(unsafe { system_table().system_context_create.unwrap()(&mut system) }, 0);
-    let mut random = Random(0x9E37_79B9_7F4A_7C15);
+    let mut random = fastrand::Rng::with_seed(0x9E37_79B9_7F4A_7C15);
     let (mut good, mut bad) = (0, 0);
     for round in 0..60 {
         let file = random_file(&mut random);
@@ -131,9 +116,9 @@ fn random_truncated_flipped_and_noise_files_never_panic() {
         assert!(!verdicts(&longer, backend, system));
         for _ in 0..40 {
             let mut flipped = file.clone();
-            for _ in 0..1 + random.below(3) {
-                let at = random.below(flipped.len() as u64) as usize;
-                flipped[at] ^= 1 << random.below(8);
+            for _ in 0..1 + random.u64(..3) {
+                let at = random.u64(..flipped.len() as u64) as usize;
+                flipped[at] ^= 1 << random.u64(..8);
             }
             if verdicts(&flipped, backend, system) {
                 good += 1;
@@ -142,7 +127,7 @@ fn random_truncated_flipped_and_noise_files_never_panic() {
             }
         }
         let mut noise = file.clone();
-        noise[16..].iter_mut().for_each(|byte| *byte = random.next() as u8);
+        noise[16..].iter_mut().for_each(|byte| *byte = random.u64(..) as u8);
         verdicts(&noise, backend, system);
     }
     println!("bit flips: {good} well-formed and {bad} malformed files");

@@ -6,6 +6,7 @@ use core::ffi::CStr;
 use lpai_direct::qnn::error::{
     BACKEND_ERROR_INVALID_HANDLE, BACKEND_ERROR_NOT_SUPPORTED, COMMON_ERROR_INVALID_ARGUMENT,
 };
+use lpai_direct::qnn::provide::{Provider, ProviderList};
 use lpai_direct::qnn::BackendPropertyOption;
 use lpai_direct::qnn::{lpai, ApiVersion, BackendConfig, BackendConfigOption, BackendHandle, BackendProperty};
 use lpai_direct::qnn::{ErrorHandle, Interface, InterfaceTable, LogHandle, Version};
@@ -44,36 +45,25 @@ const fn provider(backend_id: u32, name: &'static CStr, core_api_version: Versio
     }
 }
 
-/// A static provider entry.
-struct Provider(Interface);
-// SAFETY: immutable data: function pointers and a pointer to a static string.
-unsafe impl Sync for Provider {}
-
-/// A static `QnnInterface_t*` list.
-struct ProviderList<const N: usize>([*const Interface; N]);
-// SAFETY: immutable pointers to immutable statics.
-unsafe impl<const N: usize> Sync for ProviderList<N> {}
-
-static LPAI: Provider = Provider(provider(lpai::BACKEND_ID_LPAI, lpai::PROVIDER_NAME, CORE_API));
-static OLD_LPAI: Provider = Provider(provider(lpai::BACKEND_ID_LPAI, lpai::PROVIDER_NAME, OLD_CORE_API));
-static HTP: Provider = Provider(provider(HTP_BACKEND_ID, c"HTP_QTI_AISW", CORE_API));
-static LPAI_LIST: ProviderList<1> = ProviderList([&LPAI.0]);
-static OLD_LIST: ProviderList<1> = ProviderList([&OLD_LPAI.0]);
-static HTP_AND_LPAI_LIST: ProviderList<2> = ProviderList([&HTP.0, &LPAI.0]);
+static LPAI: Provider<Interface> = Provider(provider(lpai::BACKEND_ID_LPAI, lpai::PROVIDER_NAME, CORE_API));
+static OLD_LPAI: Provider<Interface> = Provider(provider(lpai::BACKEND_ID_LPAI, lpai::PROVIDER_NAME, OLD_CORE_API));
+static HTP: Provider<Interface> = Provider(provider(HTP_BACKEND_ID, c"HTP_QTI_AISW", CORE_API));
+static LPAI_LIST: ProviderList<Interface, 1> = ProviderList::new([&LPAI]);
+static OLD_LIST: ProviderList<Interface, 1> = ProviderList::new([&OLD_LPAI]);
+static HTP_AND_LPAI_LIST: ProviderList<Interface, 2> = ProviderList::new([&HTP, &LPAI]);
 
 /// # Safety
 /// `list` and `count` are null or valid for writes.
-unsafe fn hand_out(providers: &'static [*const Interface], list: *mut *mut *const Interface, count: *mut u32) -> u64 {
-    if list.is_null() || count.is_null() {
-        return u64::from(COMMON_ERROR_INVALID_ARGUMENT);
+unsafe fn hand_out<const N: usize>(
+    providers: &'static ProviderList<Interface, N>,
+    list: *mut *mut *const Interface,
+    count: *mut u32,
+) -> u64 {
+    // SAFETY: forwarded from the caller.
+    match unsafe { providers.hand_out(list, count) } {
+        true => 0,
+        false => u64::from(COMMON_ERROR_INVALID_ARGUMENT),
     }
-    // SAFETY: both are valid for writes (checked non-null; the caller vouches for the rest). The runtime only
-    // reads through the list, so handing out a mutable pointer to the static is fine.
-    unsafe {
-        *list = providers.as_ptr().cast_mut();
-        *count = providers.len() as u32;
-    }
-    0
 }
 
 /// `QnnInterface_getProviders` of the fake: one LPAI provider, core API 2.32.
@@ -82,7 +72,7 @@ unsafe fn hand_out(providers: &'static [*const Interface], list: *mut *mut *cons
 /// `list` and `count` are null or valid for writes.
 pub unsafe extern "C" fn lpai_providers(list: *mut *mut *const Interface, count: *mut u32) -> ErrorHandle {
     // SAFETY: forwarded from the caller.
-    unsafe { hand_out(&LPAI_LIST.0, list, count) }
+    unsafe { hand_out(&LPAI_LIST, list, count) }
 }
 
 /// `QnnInterface_getProviders` of an old LPAI library speaking core API 2.7 (must be refused).
@@ -91,7 +81,7 @@ pub unsafe extern "C" fn lpai_providers(list: *mut *mut *const Interface, count:
 /// `list` and `count` are null or valid for writes.
 pub unsafe extern "C" fn old_api_providers(list: *mut *mut *const Interface, count: *mut u32) -> ErrorHandle {
     // SAFETY: forwarded from the caller.
-    unsafe { hand_out(&OLD_LIST.0, list, count) }
+    unsafe { hand_out(&OLD_LIST, list, count) }
 }
 
 /// `QnnInterface_getProviders` listing HTP (id 6) first, then LPAI (id 12); both use the fake's table.
@@ -100,7 +90,7 @@ pub unsafe extern "C" fn old_api_providers(list: *mut *mut *const Interface, cou
 /// `list` and `count` are null or valid for writes.
 pub unsafe extern "C" fn htp_and_lpai_providers(list: *mut *mut *const Interface, count: *mut u32) -> ErrorHandle {
     // SAFETY: forwarded from the caller.
-    unsafe { hand_out(&HTP_AND_LPAI_LIST.0, list, count) }
+    unsafe { hand_out(&HTP_AND_LPAI_LIST, list, count) }
 }
 
 /// backendCreate: records the configs (HW_INFO in particular).

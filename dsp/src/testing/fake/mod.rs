@@ -19,6 +19,8 @@ pub use backend::{htp_and_lpai_providers, lpai_providers, old_api_providers};
 pub use record::{ContextRecord, Event, GraphId, GraphRecord, Record};
 pub use system::system_providers;
 
+pub(crate) use lpai_direct::qnn::provide::entries;
+
 use core::cell::UnsafeCell;
 use core::ffi::c_void;
 use record::State;
@@ -136,26 +138,6 @@ pub(crate) fn handle(base: usize, index: usize) -> *mut c_void {
 /// The index of a fake handle made with `base`, if it is one below `limit`.
 pub(crate) fn index_of(handle: *mut c_void, base: usize, limit: usize) -> Option<usize> {
     handle.addr().checked_sub(base).filter(|&index| index < limit)
-}
-
-/// Iterates a NULL-terminated array of pointers (QNN's config and property lists); a null list is empty.
-///
-/// # Safety
-/// `list` is null or points to pointers ending with a null one, all valid while the iterator is used.
-pub(crate) unsafe fn entries<T>(list: *const *const T) -> impl Iterator<Item = *const T> {
-    let mut index = 0;
-    core::iter::from_fn(move || {
-        if list.is_null() {
-            return None;
-        }
-        // SAFETY: the caller's list is NULL-terminated and iteration never reads past its terminator.
-        let entry = unsafe { *list.add(index) };
-        if entry.is_null() {
-            return None;
-        }
-        index += 1;
-        Some(entry)
-    })
 }
 
 /// The fake backend and system library, and the contract model of libQnnLpai with its system library

@@ -10,6 +10,7 @@ use lpai_direct::qnn::error::{
     COMMON_ERROR_MEM_ALLOC, SYSTEM_COMMON_ERROR_INVALID_ARGUMENT, SYSTEM_COMMON_ERROR_INVALID_HANDLE,
     SYSTEM_CONTEXT_ERROR_MALFORMED_BINARY,
 };
+use lpai_direct::qnn::provide::{Provider, ProviderList};
 use lpai_direct::qnn::{lpai, BinaryInfo, BinaryInfoV1, BinaryInfoV3, BinaryInfoVersion, BinaryInfoVersions};
 use lpai_direct::qnn::{ClientBuffer, ContextBinarySize, DataType, Definition, ErrorHandle, GraphInfo, GraphInfoV1};
 use lpai_direct::qnn::{
@@ -32,35 +33,24 @@ const TABLE: SystemInterfaceTable = {
     table
 };
 
-struct Provider(SystemInterface);
-// SAFETY: immutable data: function pointers and a pointer to a static string.
-unsafe impl Sync for Provider {}
-struct ProviderList([*const SystemInterface; 1]);
-// SAFETY: an immutable pointer to an immutable static.
-unsafe impl Sync for ProviderList {}
-
-static SYSTEM: Provider = Provider(SystemInterface {
+static SYSTEM: Provider<SystemInterface> = Provider(SystemInterface {
     backend_id: BACKEND_ID_NULL,
     provider_name: c"SYSTEM_QTI_AISW".as_ptr(),
     system_api_version: SYSTEM_API,
     table: TABLE,
 });
-static SYSTEM_LIST: ProviderList = ProviderList([&SYSTEM.0]);
+static SYSTEM_LIST: ProviderList<SystemInterface, 1> = ProviderList::new([&SYSTEM]);
 
 /// `QnnSystemInterface_getProviders` of the fake: one provider, system API 1.15.
 ///
 /// # Safety
 /// `list` and `count` are null or valid for writes.
 pub unsafe extern "C" fn system_providers(list: *mut *mut *const SystemInterface, count: *mut u32) -> ErrorHandle {
-    if list.is_null() || count.is_null() {
-        return u64::from(SYSTEM_COMMON_ERROR_INVALID_ARGUMENT);
+    // SAFETY: forwarded from the caller.
+    match unsafe { SYSTEM_LIST.hand_out(list, count) } {
+        true => 0,
+        false => u64::from(SYSTEM_COMMON_ERROR_INVALID_ARGUMENT),
     }
-    // SAFETY: both checked non-null and valid for writes per the caller; the runtime only reads the list.
-    unsafe {
-        *list = SYSTEM_LIST.0.as_ptr().cast_mut();
-        *count = 1;
-    }
-    0
 }
 
 /// What one system context hands out: the binary info, its graphs and their tensors (input, output per graph).

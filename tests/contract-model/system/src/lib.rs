@@ -20,14 +20,5 @@ pub unsafe extern "C" fn QnnSystemInterface_getProviders(
     unsafe { lpai_contract_model::system_providers(list, count) }
 }
 
-/// On the aDSP no panic may be reachable: this handler calls a symbol no PD defines, so the post-link check
-/// refuses a library that still refers to it.
 #[cfg(target_arch = "hexagon")]
-#[panic_handler]
-fn panic(_info: &core::panic::PanicInfo) -> ! {
-    extern "C" {
-        fn lpai_direct_panic_is_reachable() -> !;
-    }
-    // SAFETY: never resolves; its presence in the library fails the build.
-    unsafe { lpai_direct_panic_is_reachable() }
-}
+lpai_direct::pd_library_panic_handler!();

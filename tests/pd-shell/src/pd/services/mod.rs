@@ -39,18 +39,4 @@ macro_rules! service_table {
 include!(concat!(env!("OUT_DIR"), "/service_table.rs"));
 
 /// The bytes of a library's NUL-terminated string, at most `limit` of them; `None` for a null pointer.
-///
-/// # Safety
-/// A non-null `pointer` must point at a string that is NUL-terminated or at least `limit` bytes long.
-unsafe fn c_string<'a>(pointer: *const u8, limit: usize) -> Option<&'a [u8]> {
-    if pointer.is_null() {
-        return None;
-    }
-    let mut length = 0;
-    // SAFETY: the caller promises readable bytes up to the NUL or the limit.
-    while length < limit && unsafe { *pointer.add(length) } != 0 {
-        length += 1;
-    }
-    // SAFETY: the `length` bytes were just read.
-    Some(unsafe { core::slice::from_raw_parts(pointer, length) })
-}
+pub(crate) use lpai_direct_skel::platform::pd_services::c_text as c_string;
