@@ -349,3 +349,37 @@ fn a_malformed_frame_ends_the_shell_with_status_3_and_one_line() {
     assert_eq!(output.status.code(), Some(3), "{stderr}");
     assert_eq!(stderr.lines().collect::<Vec<_>>(), ["lpai-pd-shell: malformed request frame: unknown kind 9"]);
 }
+
+/// The Hexagon version in an ELF header's flags (0x73 for v73, 0x81 for v81).
+fn hexagon_version(bytes: &[u8]) -> u32 {
+    Elf::parse(bytes).unwrap().header.e_flags & 0xFFF
+}
+
+/// The dynamic symbols a library exports and needs, by name.
+fn dynamic_names(bytes: &[u8]) -> Vec<(String, bool)> {
+    let elf = Elf::parse(bytes).unwrap();
+    let mut names: Vec<(String, bool)> = elf
+        .dynsyms
+        .iter()
+        .filter(|symbol| symbol.st_name != 0)
+        .map(|symbol| (elf.dynstrtab.get_at(symbol.st_name).unwrap().to_string(), symbol.is_import()))
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn the_virtual_skel_is_the_shipped_file_or_the_same_skel_built_for_v73() {
+    let shipped = std::fs::read(common::artifact(
+        "target/hexagon-unknown-linux-musl/release/liblpai_direct_skel.so",
+        "scripts/build-hexagon.sh",
+    ))
+    .unwrap();
+    let virtual_skel = std::fs::read(skel()).unwrap();
+    if hexagon_version(&shipped) <= 0x73 {
+        assert!(virtual_skel == shipped, "with HEX_VER <= 73 the virtual aDSP loads the shipped file itself");
+    } else {
+        assert_eq!(hexagon_version(&virtual_skel), 0x73, "the second build is for v73, the CPU qemu-hexagon emulates");
+        assert_eq!(dynamic_names(&virtual_skel), dynamic_names(&shipped), "the same exports and PD services");
+    }
+}
