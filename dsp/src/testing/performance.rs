@@ -55,5 +55,10 @@ crate::self_tests! {
         let configured = expect_some!(record.graph(G0));
         check!(calls(&record) == before + 1);
         check!(configured.priority == Some(Priority::HIGH) && configured.perf.is_none() && configured.affinity.is_none());
+        expect_ok!(graph.write_input(0, &[1, 2, 3, 4]));
+        expect_ok!(graph.execute());
+        check!(expect_some!(graph.output_bytes(0)) == [2, 3, 4, 5]);
+        // Another backend gets exact I/O sizes (LPAI's are padded to 64: `execution.rs`).
+        check!(expect_some!(session.record().graph(G0)).data_sizes == (4, 4));
     }
 }

@@ -214,7 +214,9 @@ pub(crate) unsafe extern "C" fn graph_execute(
         state.early_left = state.early_left.saturating_sub(1);
         let record = graph_record(state, id);
         record.execute_calls += 1;
-        if !record.finalized_after_config {
+        // A graph given LPAI memory must be finalized again after it; one on another backend gets none.
+        let lpai_memory = record.scratch.is_some() || record.persistent.is_some();
+        if lpai_memory && !record.finalized_after_config {
             return u64::from(GRAPH_ERROR_GRAPH_NOT_FINALIZED);
         }
         if early {
