@@ -14,6 +14,12 @@
 #                               sources, linker script and fixup)
 #       lpai-pd-shell           the PD shell that loads it with its own ELF loader (tests/pd-shell)
 #       libQnnLpaiContract.so, libQnnSystemContract.so  the contract model of libQnnLpai (tests/contract-model)
+#   target/hexagon-embed/  the embedding API's qemu programs' parts (v73, static): liblpai_direct_embed.a with the
+#       Linux user-mode platform and the contract model built in (feature qemu-example), which tests/embed_api.rs
+#       links dsp/examples/c/sensor_loop.c against, and examples/sensor-loop, the Rust sensor-style loop
+#   target/hexagon-embed-device/  liblpai_direct_embed.a for a device (QuRT platform, HEX_VER), and
+#       liblpai_direct_embed_check.so: that library linked as a PD library keeping only what the
+#       lpai_direct_embed_* functions reach, checked by lpai-skel-fixup (no reachable panic, PD services only)
 # The skel is linked with linker/skel.ld and linker/skel.ver, then fixed up and checked by lpai-skel-fixup.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -75,6 +81,26 @@ cp "target/hexagon-shell/$target/release/lpai-pd-shell" "$virtual/lpai-pd-shell"
 
 CARGO_TARGET_DIR=target/hexagon-selftest CARGO_ENCODED_RUSTFLAGS=$(encode "${selftest_flags[@]}") \
   cargo build -q -p lpai-direct-dsp --bin lpai-dsp-selftest --bin lpai-dsp-bench --features linux-user,self-test "${build_std[@]}"
+
+# The embedding API: its C library with the qemu platform and the contract model, and the Rust example, for the
+# qemu-hexagon programs of tests/embed_api.rs.
+CARGO_TARGET_DIR=target/hexagon-embed CARGO_ENCODED_RUSTFLAGS=$(encode "${selftest_flags[@]}") \
+  cargo build -q -p lpai-direct-embed --features qemu-example "${build_std[@]}"
+CARGO_TARGET_DIR=target/hexagon-embed CARGO_ENCODED_RUSTFLAGS=$(encode "${selftest_flags[@]}") \
+  cargo build -q -p lpai-direct-dsp --example sensor-loop --features linux-user,contract-model "${build_std[@]}"
+# The device build of the C library (as firmware links it), and the proof that no panic is reachable from its
+# functions: linked as a PD library whose only roots are the lpai_direct_embed_* exports (linker/embed.ver), it
+# passes the skel's post-link checks.
+embed_device=target/hexagon-embed-device
+embed_flags=(-C "target-cpu=hexagonv$HEX_VER" -C target-feature=-small-data -C relocation-model=pic)
+CARGO_TARGET_DIR=$embed_device CARGO_ENCODED_RUSTFLAGS=$(encode "${embed_flags[@]}") \
+  cargo build -q -p lpai-direct-embed "${build_std[@]}"
+ld.lld-19 -shared --gc-sections -znow -T linker/skel.ld --version-script linker/embed.ver \
+  --whole-archive "$embed_device/$target/release/liblpai_direct_embed.a" --no-whole-archive \
+  -o "$embed_device/liblpai_direct_embed_check.so.partial"
+cargo run -q --release -p lpai-skel-fixup --bin lpai-skel-fixup -- "$embed_device/liblpai_direct_embed_check.so.partial" \
+  linker/dsp-runtime-symbols.txt --exports lpai_direct_embed_
+mv "$embed_device/liblpai_direct_embed_check.so.partial" "$embed_device/liblpai_direct_embed_check.so"
 
 CARGO_TARGET_DIR=target/hexagon-panic-probe CARGO_ENCODED_RUSTFLAGS=$(encode "${skel_flags[@]}") \
   cargo build -q -p lpai-direct-dsp --lib --features panic-probe "${build_std[@]}"

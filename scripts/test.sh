@@ -15,11 +15,19 @@ step "clippy (host, -D warnings)"
 cargo clippy -q --workspace --all-targets -- -D warnings
 cargo clippy -q -p lpai-direct-idl --features reader --all-targets -- -D warnings
 
-step "clippy (Hexagon: the QuRT skel, the qemu platform alone, the qemu self-test build; -D warnings)"
+step "clippy (Hexagon: the QuRT skel, the qemu platform alone, the qemu self-test build, the embedding API; -D warnings)"
 for features in "" "--features=linux-user" "--features=linux-user,self-test"; do
   CARGO_TARGET_DIR=target/hexagon-clippy cargo clippy -q -p lpai-direct-dsp --lib --bins $features \
     --target hexagon-unknown-linux-musl -Z build-std=core -Z build-std-features=compiler-builtins-mem -- -D warnings
 done
+# The embedding API's C library (device build, and the qemu-example build) and its Rust example.
+for features in "" "--features=qemu-example"; do
+  CARGO_TARGET_DIR=target/hexagon-clippy cargo clippy -q -p lpai-direct-embed $features \
+    --target hexagon-unknown-linux-musl -Z build-std=core -Z build-std-features=compiler-builtins-mem -- -D warnings
+done
+CARGO_TARGET_DIR=target/hexagon-clippy cargo clippy -q -p lpai-direct-dsp --example sensor-loop \
+  --features linux-user,contract-model --target hexagon-unknown-linux-musl -Z build-std=core \
+  -Z build-std-features=compiler-builtins-mem -- -D warnings
 CARGO_TARGET_DIR=target/hexagon-clippy cargo clippy -q -p lpai-pd-shell -p lpai-contract-model -p lpai-contract-lpai \
   -p lpai-contract-system --target hexagon-unknown-linux-musl -Z build-std=core \
   -Z build-std-features=compiler-builtins-mem -- -D warnings
@@ -27,21 +35,22 @@ CARGO_TARGET_DIR=target/hexagon-clippy cargo clippy -q -p lpai-pd-shell -p lpai-
 step "build the Hexagon skel, the self-test executable and the virtual aDSP"
 bash scripts/build-hexagon.sh
 
-step "build the host skel (cdylib), the host contract model and the aarch64 HLOS side"
-cargo build -q -p lpai-direct-dsp --release
+step "build the host skel (cdylib), the embedding API's host static library, the host contract model and the aarch64 HLOS side"
+cargo build -q -p lpai-direct-dsp -p lpai-direct-embed --release
 cargo build -q --release -p lpai-contract-lpai -p lpai-contract-system
 QNN_TARGET_ARCH=aarch64-oe-linux-gcc11.2 bash scripts/build-hlos.sh >/dev/null
 
 step "Hexagon self-test under qemu-hexagon"
 qemu-hexagon -cpu v73 target/hexagon-selftest/hexagon-unknown-linux-musl/release/lpai-dsp-selftest
 
-step "Miri (Stacked Borrows) on the codec, the shared core and the dsp self-tests"
+step "Miri (Stacked Borrows) on the codec, the shared core, the dsp self-tests and the embedding API's C functions"
 # Two dsp self-tests reach dlopen on purpose (a missing library), which Miri cannot call; they run natively and on
 # Hexagon above and below.
 export MIRIFLAGS=-Zmiri-disable-isolation
 cargo miri test -q -p lpai-direct-idl 2>&1
 cargo miri test -q -p lpai-direct --lib 2>&1
 cargo miri test -q -p lpai-direct-dsp -- --skip a_well_formed_call --skip malformed_calls 2>&1
+cargo miri test -q -p lpai-direct-embed 2>&1
 unset MIRIFLAGS
 
 step "cargo test (host)"

@@ -151,7 +151,7 @@ fn a_good_run_from_the_fixture_directory_writes_every_result() {
     let args = kws_args(&backend(), &fixture.join("kws_conv_qnn.bin"), "input_list_float.txt", &output);
     let outcome = lpai_net_run(&args, &fixture);
     assert!(outcome.success, "{}", outcome.stderr);
-    let written = common::files_below(&output);
+    let written = common::result_files(&output);
     let expected: Vec<PathBuf> = (0..3).map(|i| PathBuf::from(format!("Result_{i}/logits.raw"))).collect();
     assert_eq!(written, expected);
 }
@@ -181,7 +181,7 @@ fn a_bare_backend_name_is_left_to_the_dynamic_loader() {
     args.push("--transport=local".into());
     let outcome = lpai_net_run_with_library_path(&args, &fixture, Some(&common::qnn_lib_dir()));
     assert!(outcome.success, "{}", outcome.stderr);
-    assert_eq!(common::files_below(&output).len(), 3);
+    assert_eq!(common::result_files(&output).len(), 3);
 
     let args = kws_args(Path::new("libQnnNothing.so"), &binary, "input_list_float.txt", &output.join("none"));
     let outcome = lpai_net_run(&args, &fixture);

@@ -24,7 +24,7 @@ fn every_fixture_equals_ort_bit_for_bit_in_float_and_native_mode() {
             let summary = run_fixture(name, mode, &output, work.path());
             let reference = common::fixture(name).join("reference").join(mode);
             let expected = common::files_below(&reference);
-            assert_eq!(common::files_below(&output), expected, "{name} {mode}: different result files");
+            assert_eq!(common::result_files(&output), expected, "{name} {mode}: different result files");
             assert_eq!(summary.execute_micros.len(), 3, "{name} {mode}: one execution per input line");
             for file in &expected {
                 let ours = std::fs::read(output.join(file)).unwrap();
@@ -106,7 +106,7 @@ fn both_graphs_of_a_two_graph_context_equal_ort() {
             assert_eq!(summary.graph, name);
             let reference = directory.join("reference").join(mode);
             let expected = common::files_below(&reference);
-            assert_eq!(common::files_below(&output), expected, "graph {index} {mode}");
+            assert_eq!(common::result_files(&output), expected, "graph {index} {mode}");
             for file in &expected {
                 let same = std::fs::read(output.join(file)).unwrap() == std::fs::read(reference.join(file)).unwrap();
                 assert!(same, "graph {index} {mode}: {} differs from ORT", file.display());
@@ -128,7 +128,7 @@ fn an_output_names_line_writes_only_the_outputs_it_names() {
     let settings = common::settings(common::net_run_args(&binary, &list, &output, false, &[]));
     let summary = net_run::run(&settings).unwrap();
     assert_eq!(summary.execute_micros.len(), 3);
-    let written = common::files_below(&output);
+    let written = common::result_files(&output);
     let expected: Vec<_> = (0..3).map(|i| std::path::PathBuf::from(format!("Result_{i}/vec_out.raw"))).collect();
     assert_eq!(written, expected);
     for file in &expected {

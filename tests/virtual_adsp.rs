@@ -90,7 +90,7 @@ fn the_hexagon_skel_runs_the_contract_fixtures_and_matches_the_host_build_byte_f
                     assert!(summary.skel_place.contains(&skel.display().to_string()), "{}", summary.skel_place);
                 }
                 assert_eq!(summary.execute_micros.len(), LINES, "{name} {mode} {transport}: one execution a line");
-                assert_eq!(common::files_below(&output), expected, "{name} {mode} {transport}: result files");
+                assert_eq!(common::result_files(&output), expected, "{name} {mode} {transport}: result files");
                 for file in &expected {
                     let ours = std::fs::read(output.join(file)).unwrap();
                     let wanted = std::fs::read(reference.join(file)).unwrap();
@@ -228,4 +228,27 @@ fn a_shell_that_dies_mid_session_fails_the_next_call_with_what_happened() {
     assert!(message.contains("last_error failed in the Hexagon skel"), "{message}");
     assert!(message.contains("invoke: the PD shell exited (signal: 9"), "{message}");
     assert!(stub.transport().failure().is_some());
+}
+
+#[test]
+fn direct_mode_on_the_hexagon_skel_reads_and_writes_through_the_shells_files() {
+    let work = tempfile::tempdir().unwrap();
+    for name in CONTRACT_FIXTURES {
+        for mode in ["float", "native"] {
+            let output = work.path().join(format!("{name}-{mode}-direct"));
+            let summary = run_fixture(name, mode, "qemu", &output, work.path(), &["--direct_mode"]);
+            assert_eq!(summary.execute_micros.len(), LINES, "{name} {mode}");
+            let reference = common::fixture(name).join("reference").join(mode);
+            let expected = common::files_below(&reference);
+            assert_eq!(common::result_files(&output), expected, "{name} {mode}");
+            for file in &expected {
+                let wanted = std::fs::read(reference.join(file)).unwrap();
+                assert!(std::fs::read(output.join(file)).unwrap() == wanted, "{name} {mode}: {}", file.display());
+            }
+            let record: serde_json::Value =
+                serde_json::from_slice(&std::fs::read(output.join("lpai_net_run.json")).unwrap()).unwrap();
+            assert_eq!((record["mode"].as_str(), record["transport"].as_str()), (Some("direct"), Some("qemu")));
+            assert_eq!(record["skel_calls"], 7, "{name} {mode}");
+        }
+    }
 }

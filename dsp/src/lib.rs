@@ -1,4 +1,5 @@
-//! lpai-direct on the DSP: the skel's entry points, the platform layer and the self-tests.
+//! lpai-direct on the DSP: the skel's entry points, the QNN runtime, the embedding API for firmware
+//! ([`embed`]), the platform layer and the self-tests.
 //!
 //! Built three ways: the skel shared object for the aDSP (QuRT platform), a static self-test executable for
 //! qemu-hexagon (Linux user-mode platform), and a host `cdylib`/`rlib` with the same entry points. Test code (the
@@ -14,6 +15,7 @@ pub use ufmt;
 
 pub mod abi_checks;
 pub mod build_config;
+pub mod embed;
 pub mod entry;
 pub mod platform;
 pub mod runtime;

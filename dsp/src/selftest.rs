@@ -125,6 +125,8 @@ pub fn all() -> impl Iterator<Item = &'static SelfTest> {
         crate::testing::refusals::SELF_TESTS,
         crate::testing::contexts::SELF_TESTS,
         crate::testing::performance::SELF_TESTS,
+        crate::testing::persistent_binary::SELF_TESTS,
+        crate::testing::embedding::SELF_TESTS,
     ]
     .into_iter()
     .flatten()

@@ -3,10 +3,12 @@
 //! itself lives in the `lpai-net-run` package, so this library links no argument parser.
 
 pub mod c_api;
+pub mod direct;
 pub mod graph_io;
 pub mod input_list;
 pub mod lpai_config;
 pub mod net_run;
 pub mod output;
+pub mod run_record;
 pub mod settings;
 pub mod stub;

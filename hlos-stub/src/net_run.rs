@@ -1,18 +1,23 @@
 //! The net-run job through the stub: open the skel on a transport, configure it, load the context, check the
 //! whole input list, then run every line and write its outputs. Every transport runs this same code.
 
+use crate::direct;
 use crate::graph_io;
 use crate::input_list;
+use crate::input_list::InputList;
 use crate::lpai_config::{self, LpaiConfig};
 use crate::output;
+use crate::run_record::{self, RunRecord};
 pub use crate::settings::Settings;
 use crate::stub::fastrpc::{self, FastRpc, FastRpcOptions};
-use crate::stub::{default_transport_trying, flags, Configuration, ProfileEvent, Stub, StubError, Transport};
+use crate::stub::Transport;
+use crate::stub::{default_transport_trying, flags, Configuration, GraphDescription, ProfileEvent, Stub, StubError};
 use crate::stub::{Local, Qemu, QemuOptions, SkelLocation, TransportKind, PRIORITY_UNCHANGED, TARGET_DEFAULT};
 use anyhow::{anyhow, bail, Context as _, Result};
 use std::ffi::CString;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
+use std::time::Instant;
 
 /// What a run did, for the closing lines.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -33,6 +38,8 @@ pub struct Summary {
     pub lpai_memory: (u32, u32),
     /// Profile events in the order QNN lists them.
     pub profile: Vec<ProfileEvent>,
+    /// What `lpai_net_run.json` records (mode, skel calls, round trips, load time).
+    pub record: RunRecord,
 }
 
 fn c_path(path: &Path) -> Result<CString> {
@@ -150,6 +157,7 @@ pub fn run(settings: &Settings) -> Result<Summary> {
 
     let load_flags = if settings.persistent_binary { flags::PERSISTENT_BINARY } else { 0 };
     let what = format!("context binary {}", binary_path.display());
+    let load_started = Instant::now();
     let (context, graph_count) = if settings.dsp_reads_context {
         stub.load_file(&path_for_skel(binary_path)?, load_flags)
     } else {
@@ -157,6 +165,7 @@ pub fn run(settings: &Settings) -> Result<Summary> {
         stub.load(&binary, load_flags)
     }
     .map_err(failed(what))?;
+    let load_us = load_started.elapsed().as_micros() as u64;
 
     let mut graphs = Vec::new();
     for index in 0..graph_count {
@@ -181,15 +190,8 @@ pub fn run(settings: &Settings) -> Result<Summary> {
     let expected = graph_io::expected_inputs(graph, settings.use_native_input_files);
     let list = input_list::read(&settings.input_list, &expected, &output_names)?;
 
-    let input_sizes = graph_io::wire_sizes(&graph.inputs, float_in);
-    let output_sizes = graph_io::wire_sizes(&graph.outputs, float_out);
-    let output_offsets: Vec<usize> =
-        output_sizes.iter().scan(0, |at, size| Some(std::mem::replace(at, *at + size))).collect();
     let execute_flags =
         if float_in { flags::FLOAT_INPUTS } else { 0 } | if float_out { flags::FLOAT_OUTPUTS } else { 0 };
-    let mut inputs = stub.transport().buffer(input_sizes.iter().sum());
-    let mut outputs = stub.transport().buffer(output_sizes.iter().sum());
-
     let mut summary = Summary {
         transport: stub.transport().name().to_string(),
         skel_place: stub.transport().place(),
@@ -199,6 +201,66 @@ pub fn run(settings: &Settings) -> Result<Summary> {
         lpai_memory: (graph.scratch_bytes, graph.persistent_bytes),
         ..Summary::default()
     };
+    let mut record = RunRecord {
+        mode: if settings.direct_mode { "direct" } else { "traditional" },
+        transport: summary.transport.clone(),
+        inferences: list.lines.len(),
+        load_us,
+        arena_high_water_bytes: summary.arena_used,
+        ..RunRecord::default()
+    };
+    let plan = Plan { context, graph_index, graph, list: &list, execute_flags };
+    if settings.direct_mode {
+        let outcome = direct::run_job(&mut stub, &plan, &settings.output_dir)?;
+        summary.execute_micros = outcome.execute_micros;
+        let (ticks, clock_hz) = (u128::from(outcome.report.load_ticks), u128::from(outcome.report.clock_hz.max(1)));
+        record.dsp_load_us = Some((ticks * 1_000_000 / clock_hz) as u64);
+    } else {
+        run_traditional(&mut stub, &plan, &settings.output_dir, &mut summary, &mut record)?;
+    }
+    if configuration.profiling_level != 0 {
+        summary.profile = stub.profile(context).map_err(failed("reading the profile".into()))?;
+    }
+    stub.unload(context).map_err(failed("unloading the context".into()))?;
+    // The close that ends the run counts too.
+    record.skel_calls = stub.calls() + 1;
+    record.dsp_execute_us = summary.execute_micros.clone();
+    stub.close().map_err(failed("closing the skel".into()))?;
+    run_record::write(&settings.output_dir, &record)?;
+    summary.record = record;
+    Ok(summary)
+}
+
+/// What the inferences of a run work on, after the up-front checks.
+pub struct Plan<'a> {
+    /// The loaded context.
+    pub context: i32,
+    /// The graph's index in it.
+    pub graph_index: usize,
+    /// The graph.
+    pub graph: &'a GraphDescription,
+    /// The checked input list.
+    pub list: &'a InputList,
+    /// `execute`'s float flags.
+    pub execute_flags: u32,
+}
+
+/// The traditional loop: one `execute` call per inference, inputs read and results written here.
+fn run_traditional(
+    stub: &mut Stub,
+    plan: &Plan<'_>,
+    output_dir: &Path,
+    summary: &mut Summary,
+    record: &mut RunRecord,
+) -> Result<()> {
+    let Plan { context, graph_index, graph, list, execute_flags } = *plan;
+    let (float_in, float_out) = (execute_flags & flags::FLOAT_INPUTS != 0, execute_flags & flags::FLOAT_OUTPUTS != 0);
+    let input_sizes = graph_io::wire_sizes(&graph.inputs, float_in);
+    let output_sizes = graph_io::wire_sizes(&graph.outputs, float_out);
+    let output_offsets: Vec<usize> =
+        output_sizes.iter().scan(0, |at, size| Some(std::mem::replace(at, *at + size))).collect();
+    let mut inputs = stub.transport().buffer(input_sizes.iter().sum());
+    let mut outputs = stub.transport().buffer(output_sizes.iter().sum());
     let progress = indicatif::ProgressBar::new(list.lines.len() as u64);
     for (result_index, line) in list.lines.iter().enumerate() {
         let mut offset = 0;
@@ -206,11 +268,13 @@ pub fn run(settings: &Settings) -> Result<Summary> {
             read_input(file, &mut inputs[offset..offset + size])?;
             offset += size;
         }
+        let started = Instant::now();
         let executed = stub
             .execute(context, graph_index as u32, execute_flags, &inputs, &mut outputs)
             .map_err(failed(format!("input list line {}", line.number)))?;
+        record.host_round_trip_us.push(started.elapsed().as_micros() as u64);
         summary.execute_micros.push(graph.micros(executed.dsp_ticks));
-        let directory = settings.output_dir.join(format!("Result_{result_index}"));
+        let directory = output_dir.join(format!("Result_{result_index}"));
         std::fs::create_dir_all(&directory).with_context(|| format!("cannot create {}", directory.display()))?;
         for &index in &list.outputs {
             let (offset, size) = (output_offsets[index], output_sizes[index]);
@@ -220,12 +284,7 @@ pub fn run(settings: &Settings) -> Result<Summary> {
         progress.inc(1);
     }
     progress.finish_and_clear();
-    drop((inputs, outputs));
-    if configuration.profiling_level != 0 {
-        summary.profile = stub.profile(context).map_err(failed("reading the profile".into()))?;
-    }
-    stub.unload(context).map_err(failed("unloading the context".into()))?;
-    Ok(summary)
+    Ok(())
 }
 
 #[cfg(test)]

@@ -72,6 +72,9 @@ pub struct Settings {
     pub unsigned_pd: bool,
     /// The skel reads the context binary from its own file system instead of receiving it.
     pub dsp_reads_context: bool,
+    /// Direct mode: the skel runs the whole input list itself (`run_job`), reading inputs and writing results
+    /// through its own file access, with no round trip per inference.
+    pub direct_mode: bool,
 }
 
 impl Settings {
@@ -103,6 +106,7 @@ impl Settings {
             fastrpc_library: None,
             unsigned_pd: false,
             dsp_reads_context: false,
+            direct_mode: false,
         }
     }
 }

@@ -84,6 +84,19 @@ pub fn files_below(directory: &Path) -> Vec<PathBuf> {
     found
 }
 
+/// The result files below an output directory (`Result_<i>/...`), relative to it, sorted: what a run writes
+/// besides its record (`lpai_net_run.json`) and, in direct mode, the DSP's times file.
+pub fn result_files(directory: &Path) -> Vec<PathBuf> {
+    files_below(directory).into_iter().filter(|file| is_result(file)).collect()
+}
+
+fn is_result(file: &Path) -> bool {
+    file.components()
+        .next()
+        .and_then(|first| first.as_os_str().to_str())
+        .is_some_and(|first| first.starts_with("Result_"))
+}
+
 /// QNN's HTP emulator is not known to be safe to load from several test threads at once.
 pub static QNN_LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
 

@@ -4,8 +4,9 @@ use super::{Level, LibraryHandle, Platform, PlatformError};
 use core::ffi::{c_void, CStr};
 use core::ptr::NonNull;
 use libloading::os::unix::{Library, RTLD_LOCAL, RTLD_NOW};
-use std::io::Read;
+use std::io::{Read, Write};
 use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::sync::{Condvar, Mutex, OnceLock};
 use std::time::Instant;
 
@@ -58,6 +59,33 @@ impl Platform for Host {
             }
         }
         Ok(filled)
+    }
+
+    fn create_directory(path: &CStr) -> Result<(), PlatformError> {
+        super::check_path_length(path)?;
+        let path = path_of(path);
+        match std::fs::DirBuilder::new().mode(0o755).create(path) {
+            Ok(()) => Ok(()),
+            Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists && path.is_dir() => Ok(()),
+            Err(error) => Err(io_error(error)),
+        }
+    }
+
+    fn write_file(path: &CStr, bytes: &[u8]) -> Result<(), PlatformError> {
+        super::write_through_partial(
+            path,
+            bytes,
+            |partial, bytes| {
+                let mut options = std::fs::OpenOptions::new();
+                options.write(true).create(true).truncate(true).mode(0o644);
+                let mut file = options.open(path_of(partial)).map_err(io_error)?;
+                file.write_all(bytes).map_err(io_error)
+            },
+            |partial, path| std::fs::rename(path_of(partial), path_of(path)).map_err(io_error),
+            |partial| {
+                let _ = std::fs::remove_file(path_of(partial));
+            },
+        )
     }
 
     fn open_library(path: &CStr) -> Result<LibraryHandle, PlatformError> {

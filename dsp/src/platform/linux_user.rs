@@ -28,6 +28,14 @@ static VENDOR_FUTEX: AtomicU32 = AtomicU32::new(0);
 // Linux syscall numbers and constants of the generic (asm-generic) table qemu-hexagon implements. Public, with
 // the syscall wrappers below, for the other qemu programs (the PD shell) that need more services than the
 // platform layer offers.
+/// `mkdirat(dirfd, path, mode)`.
+pub const SYS_MKDIRAT: u32 = 34;
+/// `unlinkat(dirfd, path, flags)`.
+pub const SYS_UNLINKAT: u32 = 35;
+/// `renameat(old dirfd, old path, new dirfd, new path)` (Hexagon keeps it beside `renameat2`).
+pub const SYS_RENAMEAT: u32 = 38;
+/// `faccessat(dirfd, path, mode)`.
+pub const SYS_FACCESSAT: u32 = 48;
 /// `openat(dirfd, path, flags, mode)`.
 pub const SYS_OPENAT: u32 = 56;
 /// `close(fd)`.
@@ -76,8 +84,20 @@ pub const O_CREAT: i32 = 0o100;
 pub const O_TRUNC: i32 = 0o1000;
 /// `openat` flags: close the descriptor on `execve`.
 pub const O_CLOEXEC: i32 = 0o2000000;
+/// `openat` flags: fail unless the path is a directory.
+pub const O_DIRECTORY: i32 = 0o200000;
+/// `unlinkat` flags: remove a directory (an empty one) instead of a file.
+pub const AT_REMOVEDIR: i32 = 0x200;
+/// `faccessat` mode: whether the path exists at all.
+pub const F_OK: i32 = 0;
 /// errno: no such file or directory.
 pub const ENOENT: i32 = 2;
+/// errno: input/output error (also: a write that wrote nothing).
+pub const EIO: i32 = 5;
+/// errno: the name exists already.
+pub const EEXIST: i32 = 17;
+/// errno: the path is a directory.
+pub const EISDIR: i32 = 21;
 /// `_llseek` whence: from the start.
 pub const SEEK_SET: i32 = 0;
 /// `_llseek` whence: from the current position.
@@ -165,17 +185,44 @@ pub fn exit(status: i32) -> ! {
     }
 }
 
+/// A syscall's `-errno` result as a [`PlatformError`] (ENOENT is `NotFound`), any other result as `Ok`.
+fn checked(result: i32) -> Result<i32, PlatformError> {
+    match result {
+        result if result == -ENOENT => Err(PlatformError::NotFound),
+        -4095..=-1 => Err(PlatformError::Failed(-result)),
+        result => Ok(result),
+    }
+}
+
 struct File(i32);
 
 impl File {
     fn open(path: &CStr) -> Result<File, PlatformError> {
+        File::open_with(path, O_RDONLY | O_CLOEXEC, 0)
+    }
+
+    fn open_with(path: &CStr, flags: i32, mode: i32) -> Result<File, PlatformError> {
         // SAFETY: the path is NUL-terminated.
-        let fd = unsafe { syscall(SYS_OPENAT, AT_FDCWD, path.as_ptr() as i32, O_RDONLY, 0) };
-        match fd {
-            fd if fd >= 0 => Ok(File(fd)),
-            fd if fd == -ENOENT => Err(PlatformError::NotFound),
-            fd => Err(PlatformError::Failed(-fd)),
+        checked(unsafe { syscall(SYS_OPENAT, AT_FDCWD, path.as_ptr() as i32, flags, mode) }).map(File)
+    }
+
+    fn write_all(&self, mut bytes: &[u8]) -> Result<(), PlatformError> {
+        while !bytes.is_empty() {
+            let length = i32::try_from(bytes.len()).unwrap_or(i32::MAX);
+            // SAFETY: writes at most `length` bytes of `bytes`.
+            let written = checked(unsafe { syscall(SYS_WRITE, self.0, bytes.as_ptr() as i32, length, 0) })?;
+            let written = usize::try_from(written).ok().filter(|&written| written > 0);
+            bytes = written.and_then(|written| bytes.get(written..)).ok_or(PlatformError::Failed(EIO))?;
         }
+        Ok(())
+    }
+
+    /// Closes the descriptor, answering what `close` says (a late write error shows here).
+    fn close(self) -> Result<(), PlatformError> {
+        let fd = self.0;
+        core::mem::forget(self);
+        // SAFETY: closes the descriptor this value owned; `forget` keeps `drop` from closing it again.
+        checked(unsafe { syscall(SYS_CLOSE, fd, 0, 0, 0) }).map(drop)
     }
 
     fn size(&self) -> Result<u64, PlatformError> {
@@ -234,6 +281,42 @@ impl Platform for LinuxUser {
             }
             Ok(read as usize)
         })
+    }
+
+    fn create_directory(path: &CStr) -> Result<(), PlatformError> {
+        super::check_path_length(path)?;
+        // SAFETY: the path is NUL-terminated.
+        match checked(unsafe { syscall(SYS_MKDIRAT, AT_FDCWD, path.as_ptr() as i32, 0o755, 0) }) {
+            Err(PlatformError::Failed(EEXIST)) => {
+                // Fine when what exists is a directory.
+                let directory = File::open_with(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
+                directory.map_err(|_| PlatformError::Failed(EEXIST))?.close()
+            }
+            result => result.map(drop),
+        }
+    }
+
+    fn write_file(path: &CStr, bytes: &[u8]) -> Result<(), PlatformError> {
+        super::write_through_partial(
+            path,
+            bytes,
+            |partial, bytes| {
+                let file = File::open_with(partial, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)?;
+                let written = file.write_all(bytes);
+                let closed = file.close();
+                written.and(closed)
+            },
+            |partial, path| {
+                // SAFETY: both paths are NUL-terminated.
+                let result =
+                    unsafe { syscall(SYS_RENAMEAT, AT_FDCWD, partial.as_ptr() as i32, AT_FDCWD, path.as_ptr() as i32) };
+                checked(result).map(drop)
+            },
+            |partial| {
+                // SAFETY: the path is NUL-terminated.
+                unsafe { syscall(SYS_UNLINKAT, AT_FDCWD, partial.as_ptr() as i32, 0, 0) };
+            },
+        )
     }
 
     fn open_library(_path: &CStr) -> Result<LibraryHandle, PlatformError> {

@@ -106,6 +106,16 @@ pub trait Platform {
     fn file_size(path: &CStr) -> Result<u64, PlatformError>;
     /// Reads a whole file into the start of `buffer`; returns the bytes read.
     fn read_file(path: &CStr, buffer: &mut [u8]) -> Result<usize, PlatformError>;
+    /// Creates a directory (mode 0755); an existing directory is fine. Its parent must exist (`NotFound`
+    /// otherwise); a path longer than [`MAX_PATH_BYTES`] is refused with [`NAME_TOO_LONG`]. On the aDSP, whose
+    /// file services cannot tell a file from a directory, any existing entry of that name is accepted (writing
+    /// into it then fails).
+    fn create_directory(path: &CStr) -> Result<(), PlatformError>;
+    /// Writes `bytes` as the whole content of `path`, or leaves `path` untouched: writes `<path>.partial`, then
+    /// renames it over `path`; on any failure the partial file is removed ([`write_through_partial`]). A
+    /// directory of the path that does not exist gives `NotFound`; a path longer than [`MAX_PATH_BYTES`] is
+    /// refused with [`NAME_TOO_LONG`].
+    fn write_file(path: &CStr, bytes: &[u8]) -> Result<(), PlatformError>;
     /// Loads a shared library.
     fn open_library(path: &CStr) -> Result<LibraryHandle, PlatformError>;
     /// Looks up a symbol in a loaded library.
@@ -174,6 +184,57 @@ pub fn read_whole(
         }
     }
     Ok(filled)
+}
+
+/// Longest path, NUL included, that [`Platform::create_directory`] and [`Platform::write_file`] take.
+pub const MAX_PATH_BYTES: usize = 512;
+
+/// The answer to a path longer than [`MAX_PATH_BYTES`]: ENAMETOOLONG.
+pub const NAME_TOO_LONG: PlatformError = PlatformError::Failed(36);
+
+/// What [`Platform::write_file`] appends to a file's name while it writes the file.
+pub const PARTIAL_SUFFIX: &[u8] = b".partial";
+
+/// Refuses a path longer than [`MAX_PATH_BYTES`] (NUL included) with [`NAME_TOO_LONG`].
+pub fn check_path_length(path: &CStr) -> Result<(), PlatformError> {
+    if path.to_bytes_with_nul().len() > MAX_PATH_BYTES {
+        return Err(NAME_TOO_LONG);
+    }
+    Ok(())
+}
+
+/// Bytes of the buffer [`partial_name`] fills: the longest path with its suffix and NUL.
+pub const PARTIAL_PATH_BYTES: usize = MAX_PATH_BYTES + PARTIAL_SUFFIX.len();
+
+/// Writes `<path>.partial` with its NUL into `buffer` and answers it: the name a file is written under before it
+/// is renamed into place. [`NAME_TOO_LONG`] when `path` is longer than [`MAX_PATH_BYTES`].
+pub fn partial_name<'a>(path: &CStr, buffer: &'a mut [u8; PARTIAL_PATH_BYTES]) -> Result<&'a CStr, PlatformError> {
+    check_path_length(path)?;
+    let name = path.to_bytes().iter().chain(PARTIAL_SUFFIX).chain(&[0]);
+    for (slot, byte) in buffer.iter_mut().zip(name) {
+        *slot = *byte;
+    }
+    // The name and its NUL fit (at most MAX_PATH_BYTES - 1 + the suffix + 1 bytes), so this always finds the NUL.
+    CStr::from_bytes_until_nul(buffer).map_err(|_| NAME_TOO_LONG)
+}
+
+/// The whole-or-nothing write every platform's [`Platform::write_file`] does, on the platform's own services:
+/// `write` puts `bytes` into a new (or truncated) file, `rename` moves a file over another, `remove` deletes one.
+/// Writes `<path>.partial`, renames it to `path`, and removes the partial file when either step fails.
+pub fn write_through_partial(
+    path: &CStr,
+    bytes: &[u8],
+    write: impl FnOnce(&CStr, &[u8]) -> Result<(), PlatformError>,
+    rename: impl FnOnce(&CStr, &CStr) -> Result<(), PlatformError>,
+    remove: impl FnOnce(&CStr),
+) -> Result<(), PlatformError> {
+    let mut buffer = [0u8; PARTIAL_PATH_BYTES];
+    let partial = partial_name(path, &mut buffer)?;
+    let written = write(partial, bytes).and_then(|()| rename(partial, path));
+    if written.is_err() {
+        remove(partial);
+    }
+    written
 }
 
 /// Converts a tick count of the current platform to microseconds (saturating).
@@ -284,6 +345,63 @@ const LONG_TEXT: &str = concat!(
     "0123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789"
 );
 
+/// A path the file self-tests use, NUL-terminated (see [`test_path`]).
+#[cfg(any(test, feature = "self-test"))]
+type TestPath = heapless::Vec<u8, 600>;
+
+/// `parts` joined and NUL-terminated (cut at 599 bytes, which no test path reaches by accident).
+#[cfg(any(test, feature = "self-test"))]
+fn test_path(parts: &[&[u8]]) -> TestPath {
+    let mut path = TestPath::new();
+    for part in parts {
+        for byte in part.iter() {
+            if path.len() + 1 < path.capacity() {
+                let _ = path.push(*byte);
+            }
+        }
+    }
+    let _ = path.push(0);
+    path
+}
+
+/// The path as a C string (empty when it holds a NUL of its own).
+#[cfg(any(test, feature = "self-test"))]
+fn c_path(path: &TestPath) -> &CStr {
+    CStr::from_bytes_with_nul(path).unwrap_or(c"")
+}
+
+/// A directory name under `/tmp` no other process uses: the monotonic clock and the address of this call's frame.
+#[cfg(any(test, feature = "self-test"))]
+fn fresh_test_directory() -> Line {
+    let marker = 0u8;
+    let address = core::ptr::addr_of!(marker) as usize;
+    crate::message!("/tmp/lpai-direct-platform-{}-{}", Current::now_ticks(), address)
+}
+
+/// Removes a file or an empty directory a self-test made. Not a platform service (only the tests need it): std
+/// on the host, a raw `unlinkat` under qemu.
+#[cfg(any(test, feature = "self-test"))]
+fn remove_test_entry(path: &CStr) {
+    #[cfg(not(target_arch = "hexagon"))]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        let path = std::path::Path::new(std::ffi::OsStr::from_bytes(path.to_bytes()));
+        let _ = std::fs::remove_file(path).or_else(|_| std::fs::remove_dir(path));
+    }
+    #[cfg(all(target_arch = "hexagon", feature = "linux-user"))]
+    {
+        use linux_user::{syscall, AT_FDCWD, AT_REMOVEDIR, SYS_UNLINKAT};
+        for flags in [0, AT_REMOVEDIR] {
+            // SAFETY: the path is NUL-terminated.
+            if unsafe { syscall(SYS_UNLINKAT, AT_FDCWD, path.as_ptr() as i32, flags, 0) } == 0 {
+                break;
+            }
+        }
+    }
+    #[cfg(all(target_arch = "hexagon", not(feature = "linux-user")))]
+    let _ = path;
+}
+
 crate::self_tests! {
     fn monotonic_clock_moves_forward() {
         let first = Current::now_ticks();
@@ -305,6 +423,95 @@ crate::self_tests! {
         let mut head = [0u8; 4];
         check!(Current::read_file(path, &mut head) == Err(PlatformError::TooLarge { needed: size.unwrap_or(0) }));
         check!(Current::read_file(c"/no/such/file", &mut head) == Err(PlatformError::NotFound));
+    }
+
+    fn files_are_written_whole_into_new_directories() {
+        let directory = fresh_test_directory();
+        let directory = directory.as_str().as_bytes();
+        let (top, file) = (test_path(&[directory]), test_path(&[directory, b"/out.raw"]));
+        let partial = test_path(&[directory, b"/out.raw.partial"]);
+        let (missing_directory, missing) = (test_path(&[directory, b"/missing"]), test_path(&[directory, b"/missing/out.raw"]));
+        let missing_partial = test_path(&[directory, b"/missing/out.raw.partial"]);
+        let deeper = test_path(&[directory, b"/missing/deeper"]);
+        let (top, file, partial) = (c_path(&top), c_path(&file), c_path(&partial));
+        let (missing_directory, missing, missing_partial) =
+            (c_path(&missing_directory), c_path(&missing), c_path(&missing_partial));
+
+        check!(Current::create_directory(top) == Ok(()));
+        check!(Current::create_directory(top) == Ok(()));
+        let mut read = [0u8; 64];
+        let first: &[u8] = b"the first content, the longer one";
+        check!(Current::write_file(file, first) == Ok(()));
+        check!(Current::file_size(file) == Ok(first.len() as u64));
+        check!(Current::read_file(file, &mut read).ok().and_then(|length| read.get(..length)) == Some(first));
+        check!(Current::write_file(file, b"short") == Ok(()));
+        check!(Current::read_file(file, &mut read).ok().and_then(|length| read.get(..length)) == Some(&b"short"[..]));
+        check!(Current::file_size(partial) == Err(PlatformError::NotFound));
+        check!(Current::write_file(file, b"") == Ok(()));
+        check!(Current::file_size(file) == Ok(0));
+
+        // A rename that fails (a directory is in the way) removes the partial file and leaves the directory.
+        let (taken, inside) = (test_path(&[directory, b"/taken"]), test_path(&[directory, b"/taken/inside.raw"]));
+        let taken_partial = test_path(&[directory, b"/taken.partial"]);
+        let (taken, inside, taken_partial) = (c_path(&taken), c_path(&inside), c_path(&taken_partial));
+        check!(Current::create_directory(taken) == Ok(()));
+        check!(Current::write_file(inside, b"kept") == Ok(()));
+        check!(matches!(Current::write_file(taken, b"refused"), Err(PlatformError::Failed(_))));
+        check!(Current::file_size(taken_partial) == Err(PlatformError::NotFound));
+        check!(Current::file_size(inside) == Ok(4));
+        // A file is in the way of a directory.
+        check!(Current::create_directory(file).is_err());
+
+        check!(Current::write_file(missing, b"lost") == Err(PlatformError::NotFound));
+        check!(Current::file_size(missing) == Err(PlatformError::NotFound));
+        check!(Current::file_size(missing_partial) == Err(PlatformError::NotFound));
+        check!(Current::file_size(missing_directory) == Err(PlatformError::NotFound));
+        check!(Current::create_directory(c_path(&deeper)) == Err(PlatformError::NotFound));
+
+        for entry in [inside, taken, file, top] {
+            remove_test_entry(entry);
+        }
+        check!(Current::file_size(top) == Err(PlatformError::NotFound));
+    }
+
+    fn paths_longer_than_the_limit_are_refused() {
+        let directory = fresh_test_directory();
+        let directory = directory.as_str().as_bytes();
+        let top = test_path(&[directory]);
+        let top = c_path(&top);
+        check!(Current::create_directory(top) == Ok(()));
+        // `<directory>/./././.../f` (or `ff`): exactly MAX_PATH_BYTES with its NUL, each component short.
+        let mut longest = TestPath::new();
+        let _ = longest.extend_from_slice(directory);
+        let _ = longest.push(b'/');
+        while (MAX_PATH_BYTES - 1).saturating_sub(longest.len()) > 2 {
+            let _ = longest.extend_from_slice(b"./");
+        }
+        while longest.len() < MAX_PATH_BYTES - 1 {
+            let _ = longest.push(b'f');
+        }
+        let _ = longest.push(0);
+        check!(longest.len() == MAX_PATH_BYTES);
+        let longest_path = c_path(&longest);
+        check!(Current::write_file(longest_path, b"fits") == Ok(()));
+        check!(Current::file_size(longest_path) == Ok(4));
+        remove_test_entry(longest_path);
+
+        // One byte more (the name `fg` or `ffg`): refused before any file is made.
+        let mut too_long = longest.clone();
+        let _ = too_long.pop();
+        let _ = too_long.extend_from_slice(b"g\0");
+        check!(too_long.len() == MAX_PATH_BYTES + 1);
+        let too_long = c_path(&too_long);
+        check!(Current::write_file(too_long, b"refused") == Err(NAME_TOO_LONG));
+        check!(Current::create_directory(too_long) == Err(NAME_TOO_LONG));
+        let mut buffer = [0u8; PARTIAL_PATH_BYTES];
+        check!(partial_name(too_long, &mut buffer) == Err(NAME_TOO_LONG));
+        let longest_partial = partial_name(longest_path, &mut buffer).ok().map(CStr::to_bytes);
+        check!(longest_partial.is_some_and(|name| name.len() == PARTIAL_PATH_BYTES - 1 && name.ends_with(b"f.partial")));
+        check!(Current::file_size(too_long) == Err(PlatformError::NotFound));
+        remove_test_entry(top);
+        check!(Current::file_size(top) == Err(PlatformError::NotFound));
     }
 
     fn log_lines_are_cut_not_overflowed() {

@@ -24,6 +24,13 @@ extern "C" {
     fn apps_std_flen(file: c_int, length: *mut u64) -> c_int;
     fn apps_std_fread(file: c_int, buffer: *mut u8, length: c_int, read: *mut c_int, end: *mut c_int) -> c_int;
     fn apps_std_fclose(file: c_int) -> c_int;
+    fn apps_std_fwrite(file: c_int, buffer: *const u8, length: c_int, written: *mut c_int, end: *mut c_int) -> c_int;
+    fn apps_std_frename(old: *const c_char, new: *const c_char) -> c_int;
+    fn apps_std_fremove(name: *const c_char) -> c_int;
+    fn apps_std_mkdir(name: *const c_char, mode: c_int) -> c_int;
+    /// `int apps_std_fileExists(const char* path, bool* exists)`: a one-byte C `bool`, read as a byte so that no
+    /// value the service writes can be an invalid Rust `bool`.
+    fn apps_std_fileExists(path: *const c_char, exists: *mut u8) -> c_int;
     fn dlopen(path: *const c_char, mode: c_int) -> *mut c_void;
     fn dlsym(library: *mut c_void, name: *const c_char) -> *mut c_void;
     fn dlclose(library: *mut c_void) -> c_int;
@@ -47,18 +54,54 @@ unsafe impl Sync for VendorMutex {}
 
 static VENDOR_MUTEX: VendorMutex = VendorMutex(core::cell::UnsafeCell::new(QurtMutex([0xFE, 0, 0x1F, 0])));
 
+/// errno ENOENT, which the HLOS side of `apps_std` answers for a missing file or directory.
+const ENOENT: c_int = 2;
+/// errno EIO: the answer when `apps_std_fwrite` reports success but wrote nothing (or more than asked).
+const EIO: c_int = 5;
+
+/// An `apps_std` status as a result: ENOENT is `NotFound`, any other non-zero status `Failed`.
+fn checked(status: c_int) -> Result<(), PlatformError> {
+    match status {
+        0 => Ok(()),
+        ENOENT => Err(PlatformError::NotFound),
+        other => Err(PlatformError::Failed(other)),
+    }
+}
+
 struct File(c_int);
 
 impl File {
     fn open(path: &CStr) -> Result<File, PlatformError> {
+        File::open_with(path, c"rb")
+    }
+
+    fn open_with(path: &CStr, mode: &CStr) -> Result<File, PlatformError> {
         let mut file: c_int = -1;
         // SAFETY: both strings are NUL-terminated; `file` is a valid out-pointer.
-        let status = unsafe { apps_std_fopen(path.as_ptr(), c"rb".as_ptr(), &mut file) };
-        match status {
-            0 => Ok(File(file)),
-            2 => Err(PlatformError::NotFound),
-            other => Err(PlatformError::Failed(other)),
+        checked(unsafe { apps_std_fopen(path.as_ptr(), mode.as_ptr(), &mut file) }).map(|()| File(file))
+    }
+
+    fn write_all(&self, mut bytes: &[u8]) -> Result<(), PlatformError> {
+        while !bytes.is_empty() {
+            let length = c_int::try_from(bytes.len()).unwrap_or(c_int::MAX);
+            let (mut written, mut end) = (0 as c_int, 0 as c_int);
+            // SAFETY: reads at most `length` bytes of `bytes`; valid out-pointers.
+            let status = unsafe { apps_std_fwrite(self.0, bytes.as_ptr(), length, &mut written, &mut end) };
+            if status != 0 {
+                return Err(PlatformError::Failed(status));
+            }
+            let written = usize::try_from(written).ok().filter(|&written| written > 0);
+            bytes = written.and_then(|written| bytes.get(written..)).ok_or(PlatformError::Failed(EIO))?;
         }
+        Ok(())
+    }
+
+    /// Closes the file, answering what `apps_std_fclose` says (a late write error shows here).
+    fn close(self) -> Result<(), PlatformError> {
+        let file = self.0;
+        core::mem::forget(self);
+        // SAFETY: closes the file this value owned; `forget` keeps `drop` from closing it again.
+        checked(unsafe { apps_std_fclose(file) })
     }
 
     fn size(&self) -> Result<u64, PlatformError> {
@@ -118,6 +161,42 @@ impl Platform for Qurt {
             }
             Ok(read.max(0) as usize)
         })
+    }
+
+    fn create_directory(path: &CStr) -> Result<(), PlatformError> {
+        super::check_path_length(path)?;
+        // SAFETY: the path is NUL-terminated.
+        let made = checked(unsafe { apps_std_mkdir(path.as_ptr(), 0o755) });
+        if made.is_err() {
+            // The HLOS answers mkdir's errno (EEXIST for an existing directory), but how the reverse RPC passes
+            // errors on is not documented: ask whether the name exists instead. `apps_std` cannot tell a
+            // directory from a file, so any existing entry counts.
+            let mut exists = 0u8;
+            // SAFETY: the path is NUL-terminated; `exists` is a valid one-byte out-pointer.
+            if unsafe { apps_std_fileExists(path.as_ptr(), &mut exists) } == 0 && exists != 0 {
+                return Ok(());
+            }
+        }
+        made
+    }
+
+    fn write_file(path: &CStr, bytes: &[u8]) -> Result<(), PlatformError> {
+        super::write_through_partial(
+            path,
+            bytes,
+            |partial, bytes| {
+                let file = File::open_with(partial, c"wb")?;
+                let written = file.write_all(bytes);
+                let closed = file.close();
+                written.and(closed)
+            },
+            // SAFETY: both paths are NUL-terminated.
+            |partial, path| checked(unsafe { apps_std_frename(partial.as_ptr(), path.as_ptr()) }),
+            |partial| {
+                // SAFETY: the path is NUL-terminated.
+                unsafe { apps_std_fremove(partial.as_ptr()) };
+            },
+        )
     }
 
     fn open_library(path: &CStr) -> Result<LibraryHandle, PlatformError> {

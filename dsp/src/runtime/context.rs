@@ -23,6 +23,39 @@ pub enum BinarySource<'s> {
     File(&'s CStr),
 }
 
+/// A context binary that the caller keeps in its own memory for as long as the context lives (firmware's model,
+/// linked into its image or placed by its loader). [`Context::load_persistent`] hands it to the backend where it
+/// is when it meets the backend's start and size alignment, and copies it into the arena otherwise.
+#[derive(Clone, Copy, Debug)]
+pub struct PersistentBinary<'a> {
+    memory: &'a [u8],
+    length: usize,
+}
+
+impl<'a> PersistentBinary<'a> {
+    /// Exactly the binary's bytes.
+    pub fn new(binary: &'a [u8]) -> PersistentBinary<'a> {
+        PersistentBinary { memory: binary, length: binary.len() }
+    }
+
+    /// A binary of `length` bytes at the start of `memory`, whose remaining bytes are padding the caller owns too:
+    /// a binary whose length is not a multiple of the backend's size alignment can then still be used in place.
+    /// `None` when `length` is larger than `memory`.
+    pub fn padded(memory: &'a [u8], length: usize) -> Option<PersistentBinary<'a>> {
+        (length <= memory.len()).then_some(PersistentBinary { memory, length })
+    }
+
+    /// The binary itself (without the padding).
+    pub fn bytes(&self) -> &'a [u8] {
+        self.memory.get(..self.length).unwrap_or(self.memory)
+    }
+
+    /// The memory the caller gave: the binary and its padding.
+    pub fn memory(&self) -> &'a [u8] {
+        self.memory
+    }
+}
+
 /// LPAI island (uImage) mode for the context's graphs.
 #[derive(Clone, Copy, Debug, Default)]
 pub enum Island<'o> {
@@ -58,6 +91,7 @@ pub struct Context<'a> {
     profile: ProfileHandle,
     graphs: heapless::Vec<Graph<'a>, MAX_GRAPHS>,
     binary_bytes: usize,
+    binary_in_place: bool,
     persistent: bool,
     // Declared last: dropped after `Drop::drop` freed the context that was built from it.
     _description: BinaryDescription<'a>,
@@ -94,6 +128,49 @@ fn place_binary<'a>(
     Ok(binary)
 }
 
+/// Uses a caller's persistent binary where it is when its start and its memory (binary plus padding) meet the
+/// backend's start and size alignment; otherwise copies it into the arena and says so. Answers the bytes the
+/// backend gets and whether they are the caller's own.
+fn place_persistent<'a>(
+    backend: &Backend,
+    arena: &Arena<'a>,
+    binary: PersistentBinary<'a>,
+) -> Result<(&'a [u8], bool), RuntimeError> {
+    let bytes = binary.bytes();
+    if bytes.is_empty() {
+        return Err(RuntimeError::BinarySize(0));
+    }
+    let properties = backend.properties();
+    let address = bytes.as_ptr() as usize;
+    let start_aligned = address.is_multiple_of(properties.start_alignment);
+    let rounded = bytes.len().checked_next_multiple_of(properties.size_alignment);
+    let size_aligned = rounded.is_some_and(|rounded| rounded <= binary.memory().len());
+    if start_aligned && size_aligned {
+        log!(Level::Info, "context binary used in place at {:#x} ({} B), no copy", address, bytes.len());
+        return Ok((bytes, true));
+    }
+    if !start_aligned {
+        log!(
+            Level::Warn,
+            "context binary at {:#x} ({} B) not at a multiple of {} as the backend wants: copied into the arena",
+            address,
+            bytes.len(),
+            properties.start_alignment
+        );
+    } else {
+        log!(
+            Level::Warn,
+            "context binary at {:#x} ({} B, {} B of memory) not padded to a multiple of {} B: copied into the arena",
+            address,
+            bytes.len(),
+            binary.memory().len(),
+            properties.size_alignment
+        );
+    }
+    let copy = place_binary(backend, arena, BinarySource::Bytes(bytes))?;
+    Ok((copy, false))
+}
+
 impl<'a> Context<'a> {
     /// Loads a context binary: places it in the arena, reads its metadata through libQnnSystem, creates the
     /// context (PERSISTENT_BINARY when the backend requires it or the caller asks), and prepares every graph.
@@ -105,6 +182,36 @@ impl<'a> Context<'a> {
         options: &ContextOptions<'_>,
     ) -> Result<Context<'a>, RuntimeError> {
         let binary = place_binary(backend, arena, source)?;
+        Context::from_placed(backend, system, arena, binary, false, options)
+    }
+
+    /// Loads a context binary the caller keeps in its own memory for the context's whole life (the borrow `'a`
+    /// ends only after the context is freed): the backend gets the caller's bytes themselves when they start at
+    /// the backend's start alignment and `binary`'s memory covers the binary rounded up to its size alignment;
+    /// otherwise a copy in the arena (logged as a warning). [`Context::binary_in_place`] says which. Everything
+    /// else is as for [`Context::load`].
+    pub fn load_persistent(
+        backend: &'a Backend,
+        system: &'a SystemLibrary,
+        arena: &Arena<'a>,
+        binary: PersistentBinary<'a>,
+        options: &ContextOptions<'_>,
+    ) -> Result<Context<'a>, RuntimeError> {
+        let (binary, in_place) = place_persistent(backend, arena, binary)?;
+        Context::from_placed(backend, system, arena, binary, in_place, options)
+    }
+
+    /// Creates the context from a binary that stays where it is for `'a`, and prepares every graph. Inlined into
+    /// both loaders, so the skel's `load` path keeps one frame (the stack budget).
+    #[inline(always)]
+    fn from_placed(
+        backend: &'a Backend,
+        system: &'a SystemLibrary,
+        arena: &Arena<'a>,
+        binary: &'a [u8],
+        binary_in_place: bool,
+        options: &ContextOptions<'_>,
+    ) -> Result<Context<'a>, RuntimeError> {
         let description = system.describe(binary)?;
         let graph_count = description.graphs()?.len();
         if graph_count > MAX_GRAPHS {
@@ -117,6 +224,7 @@ impl<'a> Context<'a> {
             profile: ptr::null_mut(),
             graphs: heapless::Vec::new(),
             binary_bytes: binary.len(),
+            binary_in_place,
             persistent: required_by_backend || options.persistent_binary,
             _description: description,
         };
@@ -194,8 +302,8 @@ impl<'a> Context<'a> {
         }
         let _ = list.push(ptr::null());
         let create = require(backend.table().context_create_from_binary, "contextCreateFromBinary")?;
-        // SAFETY: the binary lives in the arena for 'a (longer than the context); configs are NULL-terminated
-        // and outlive the call; LPAI has no device handle, so none is passed on any backend.
+        // SAFETY: the binary lives in the arena or the caller's memory for 'a (longer than the context); configs
+        // are NULL-terminated and outlive the call; LPAI has no device handle, so none is passed on any backend.
         let status = unsafe {
             create(
                 backend.handle(),
@@ -244,6 +352,12 @@ impl<'a> Context<'a> {
     /// Size of the context binary.
     pub fn binary_bytes(&self) -> usize {
         self.binary_bytes
+    }
+
+    /// Whether the backend got the caller's own binary ([`Context::load_persistent`] without a copy), rather than
+    /// a copy in the arena.
+    pub fn binary_in_place(&self) -> bool {
+        self.binary_in_place
     }
 
     /// Whether the context was created with PERSISTENT_BINARY.

@@ -9,7 +9,7 @@ use super::tensor::TensorInfo;
 use crate::log;
 use crate::platform::{ticks_to_micros, Current, Level, Platform};
 use core::ffi::c_void;
-use core::ptr;
+use core::ptr::{self, NonNull};
 use lpai_direct::qnn::error::GRAPH_ERROR_EARLY_TERMINATION;
 use lpai_direct::qnn::TensorMemory;
 use lpai_direct::qnn::{self, lpai, ClientBuffer, GraphConfig, GraphHandle, GraphInfo, GraphProperty};
@@ -338,6 +338,12 @@ impl<'a> Graph<'a> {
         unsafe { c_text(self.name) }
     }
 
+    /// The graph's name as the NUL-terminated string the binary's description holds (`None` when it has none).
+    pub fn c_name(&self) -> Option<&core::ffi::CStr> {
+        // SAFETY: as in `name`: a NUL-terminated string alive with the owning context, or null.
+        (!self.name.is_null()).then(|| unsafe { core::ffi::CStr::from_ptr(self.name) })
+    }
+
     /// Number of inputs.
     pub fn input_count(&self) -> usize {
         self.inputs.len()
@@ -380,6 +386,20 @@ impl<'a> Graph<'a> {
         let (buffer, bytes) = (client_buffer(tensor)?, TensorInfo::of(tensor)?.bytes);
         // SAFETY: as in `input_bytes_mut`; shared access through `&self`.
         Some(unsafe { core::slice::from_raw_parts(buffer.data.cast::<u8>(), bytes.min(buffer.data_size as usize)) })
+    }
+
+    /// Input `index`'s native buffer as the pointer the backend itself is given, and the tensor's bytes (without
+    /// LPAI's padding): for callers (the C embedding API) that keep it across executes. No reference is made, so
+    /// the backend's own accesses never invalidate it; reading or writing it while an execute runs is the
+    /// caller's mistake.
+    pub fn input_buffer(&self, index: usize) -> Option<(NonNull<u8>, usize)> {
+        raw_buffer(self.inputs.get(index)?)
+    }
+
+    /// Output `index`'s native buffer as the pointer the backend itself is given, and the tensor's bytes: as
+    /// [`Graph::input_buffer`].
+    pub fn output_buffer(&self, index: usize) -> Option<(NonNull<u8>, usize)> {
+        raw_buffer(self.outputs.get(index)?)
     }
 
     /// Fills input `index` from native bytes.
@@ -470,6 +490,12 @@ impl<'a> Graph<'a> {
         }
         Err(RuntimeError::NeverCompleted { attempts: MAX_EXECUTE_ATTEMPTS })
     }
+}
+
+/// A tensor's client buffer pointer and its bytes (at most `dataSize`).
+fn raw_buffer(tensor: &Tensor) -> Option<(NonNull<u8>, usize)> {
+    let (buffer, bytes) = (client_buffer(tensor)?, TensorInfo::of(tensor)?.bytes);
+    Some((NonNull::new(buffer.data.cast::<u8>())?, bytes.min(buffer.data_size as usize)))
 }
 
 fn client_buffer(tensor: &Tensor) -> Option<ClientBuffer> {

@@ -14,7 +14,7 @@ pub mod tensor;
 
 pub use arena::Arena;
 pub use backend::{Backend, BackendOptions};
-pub use context::{BinarySource, Context, ContextOptions, Island};
+pub use context::{BinarySource, Context, ContextOptions, Island, PersistentBinary};
 pub use error::RuntimeError;
 pub use graph::{Execution, Graph, GraphOptions};
 pub use system::SystemLibrary;

@@ -82,7 +82,7 @@ impl SystemLibrary {
     }
 
     /// Describes a context binary; the description lives until the returned value is dropped.
-    pub fn describe<'s>(&'s self, binary: &mut [u8]) -> Result<BinaryDescription<'s>, RuntimeError> {
+    pub fn describe<'s>(&'s self, binary: &[u8]) -> Result<BinaryDescription<'s>, RuntimeError> {
         let create = require(self.table().system_context_create, "systemContextCreate")?;
         let get_info = require(self.table().system_context_get_binary_info, "systemContextGetBinaryInfo")?;
         let mut handle: SystemContextHandle = ptr::null_mut();
@@ -91,9 +91,11 @@ impl SystemLibrary {
         let mut description = BinaryDescription { system: self, handle, info: ptr::null() };
         let mut info: *const BinaryInfo = ptr::null();
         let mut info_size = 0u64;
-        // SAFETY: the buffer is valid for its length; the info stays owned by the system context.
-        let status =
-            unsafe { get_info(handle, binary.as_mut_ptr().cast(), binary.len() as u64, &mut info, &mut info_size) };
+        // The buffer may be the caller's own (read-only) persistent binary: QNN declares it `void*`, but
+        // systemContextGetBinaryInfo only parses the serialized binary, it never writes it.
+        let buffer = binary.as_ptr().cast_mut().cast();
+        // SAFETY: the buffer is valid for its length and only read; the info stays owned by the system context.
+        let status = unsafe { get_info(handle, buffer, binary.len() as u64, &mut info, &mut info_size) };
         let code = qnn::error::code(status);
         if code != 0 || info.is_null() {
             return Err(RuntimeError::MalformedBinary { code });

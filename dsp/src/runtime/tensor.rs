@@ -1,14 +1,17 @@
-//! What a graph tensor is, read from its `Qnn_Tensor_t`: name, id, type, shape, size and float encoding.
+//! What a graph tensor is, read from its `Qnn_Tensor_t`: name, id, type, shape, size, quantization and float
+//! encoding.
 
-use super::backend::c_text;
 use super::quantize::Encoding;
-use lpai_direct::qnn::{DataType, Tensor};
+use core::ffi::CStr;
+use lpai_direct::qnn::{DataType, ScaleOffset, Tensor};
 
 /// A graph input or output as the runtime and its callers see it.
 #[derive(Clone, Copy, Debug)]
 pub struct TensorInfo<'t> {
     /// The tensor's name in the binary.
     pub name: &'t str,
+    /// The same name as the NUL-terminated string the binary's description holds (`None` when it has none).
+    pub c_name: Option<&'t CStr>,
     /// The id graphExecute matches tensors by.
     pub id: u32,
     /// `Qnn_DataType_t`.
@@ -19,6 +22,8 @@ pub struct TensorInfo<'t> {
     pub bytes: usize,
     /// Number of elements.
     pub elements: usize,
+    /// Scale and offset of a scale-offset quantized tensor (`value = (q + offset) * scale`); `None` otherwise.
+    pub quantization: Option<ScaleOffset>,
     /// How to convert to and from float32, if the runtime can.
     pub encoding: Option<Encoding>,
 }
@@ -36,15 +41,20 @@ impl<'t> TensorInfo<'t> {
         let elements =
             dimensions.iter().try_fold(1usize, |product, &dimension| product.checked_mul(dimension as usize))?;
         let bytes = elements.checked_mul(common.data_type.element_size()?)?;
+        let quantization = common.quantize_params.scale_offset();
+        // SAFETY: a tensor name is a NUL-terminated string owned with the tensor description, or null.
+        let c_name = (!common.name.is_null()).then(|| unsafe { CStr::from_ptr(common.name) });
         Some(TensorInfo {
-            // SAFETY: a tensor name is a NUL-terminated string owned with the tensor description, or null.
-            name: unsafe { c_text(common.name) },
+            // "?" when null or not UTF-8, as `c_text` answers.
+            name: c_name.and_then(|name| name.to_str().ok()).unwrap_or("?"),
+            c_name,
             id: common.id,
             data_type: common.data_type,
             dimensions,
             bytes,
             elements,
-            encoding: encoding_of(common.data_type, common.quantize_params.scale_offset()),
+            quantization,
+            encoding: encoding_of(common.data_type, quantization),
         })
     }
 }

@@ -10,10 +10,24 @@ use crate::platform::{Current, Platform, VendorCalls};
 use crate::runtime::{Arena, BinarySource, Context, ContextOptions, RuntimeError};
 use core::ptr::NonNull;
 
-/// Arena memory from [`Platform::allocate`], released when dropped.
-struct Memory {
+/// Memory from [`Platform::allocate`] (a context's arena, a job's buffers), released when dropped.
+pub(super) struct Memory {
     start: NonNull<u8>,
     bytes: usize,
+}
+
+impl Memory {
+    /// `bytes` of memory from the PD heap; `None` when it has none to give.
+    pub(super) fn allocate(bytes: usize) -> Option<Memory> {
+        Current::allocate(bytes).ok().map(|start| Memory { start, bytes })
+    }
+
+    /// The memory, for the one owner.
+    pub(super) fn bytes_mut(&mut self) -> &mut [u8] {
+        // SAFETY: `allocate` gave `bytes` bytes, owned by this value alone until it drops; `&mut self` makes
+        // this borrow the only one.
+        unsafe { core::slice::from_raw_parts_mut(self.start.as_ptr(), self.bytes) }
+    }
 }
 
 impl Drop for Memory {
@@ -38,6 +52,8 @@ pub(super) struct LoadedContext {
     memory: Memory,
     /// Arena bytes used by the load (the high-water mark).
     arena_used: usize,
+    /// Ticks the load took: the binary placed, the context created, its graphs finalized.
+    load_ticks: u64,
     /// Tells this load apart from earlier ones in the same slot (set by the session).
     pub(super) serial: u32,
 }
@@ -53,20 +69,25 @@ impl LoadedContext {
         source: BinarySource<'_>,
         options: &ContextOptions<'_>,
     ) -> Result<LoadedContext, LoadError> {
-        let start = Current::allocate(arena_bytes).map_err(|_| LoadError::NoMemory)?;
-        let memory = Memory { start, bytes: arena_bytes };
+        let memory = Memory::allocate(arena_bytes).ok_or(LoadError::NoMemory)?;
+        let start = memory.start;
         // SAFETY: the allocation is `arena_bytes` long and nothing else refers to it; it is released only when
         // `memory` drops, after the context that borrows it (`Drop` below, or the error path's order here).
         let buffer: &'static mut [u8] = unsafe { core::slice::from_raw_parts_mut(start.as_ptr(), arena_bytes) };
         // SAFETY: the caller keeps the libraries in place and unchanged until the context is dropped.
         let libraries: &'static Libraries = unsafe { &*(libraries as *const Libraries) };
         let arena = Arena::new(buffer);
+        let began = Current::now_ticks();
         let loaded = {
             let _vendor = VendorCalls::lock();
             Context::load(&libraries.backend, &libraries.system, &arena, source, options)
         };
+        let load_ticks = Current::now_ticks().saturating_sub(began);
         match loaded {
-            Ok(context) => Ok(LoadedContext { context: Some(context), memory, arena_used: arena.used(), serial: 0 }),
+            Ok(context) => {
+                let arena_used = arena.used();
+                Ok(LoadedContext { context: Some(context), memory, arena_used, load_ticks, serial: 0 })
+            }
             Err(error) => Err(LoadError::Runtime(error)),
         }
     }
@@ -84,6 +105,11 @@ impl LoadedContext {
     /// Arena bytes the load used.
     pub(super) fn arena_used(&self) -> usize {
         self.arena_used
+    }
+
+    /// Ticks the load took.
+    pub(super) fn load_ticks(&self) -> u64 {
+        self.load_ticks
     }
 
     /// The arena's size.

@@ -35,10 +35,7 @@ pub(super) fn dispatch(session: &mut Session, id: u32, call: &mut Decoded<'_>) -
         codec::describe::ID => describe(session, call),
         codec::set_performance::ID => set_performance(session, call),
         codec::execute::ID => execute(session, call),
-        codec::run_job::ID => {
-            fail!(session, "run_job: net-run jobs on the DSP are not implemented in this skel yet");
-            Err(SkelError::aee(EUNSUPPORTED))
-        }
+        codec::run_job::ID => super::job::run_job(session, call),
         codec::profile::ID => profile(session, call),
         codec::unload::ID => unload(session, call),
         codec::last_error::ID => last_error(session, call),

@@ -3,6 +3,7 @@
 //! to the crate: the only ways in are the exported entry points in `entry`.
 
 mod error;
+mod job;
 mod loaded;
 mod methods;
 mod session;

@@ -23,9 +23,11 @@ pub mod fake;
 
 pub(crate) mod contexts;
 pub(crate) mod contract;
+pub(crate) mod embedding;
 pub(crate) mod execution;
 pub(crate) mod island;
 pub(crate) mod performance;
+pub(crate) mod persistent_binary;
 pub(crate) mod refusals;
 pub(crate) mod sequence;
 #[cfg(test)]

@@ -104,6 +104,11 @@ pub struct Options {
     /// The skel reads the context binary itself (from its file system) instead of receiving it with the call.
     #[arg(long = "dsp_reads_context")]
     pub dsp_reads_context: bool,
+
+    /// Direct mode: the skel runs the whole input list itself (one call), reading inputs and writing results
+    /// through its own file access; without it the host calls execute once per inference.
+    #[arg(long = "direct_mode")]
+    pub direct_mode: bool,
 }
 
 /// A clap parser for one of the library's named values: its names as the possible values (with their help),
@@ -174,6 +179,7 @@ impl Options {
             fastrpc_library: self.fastrpc_library.clone(),
             unsigned_pd: self.unsigned_pd,
             dsp_reads_context: self.dsp_reads_context,
+            direct_mode: self.direct_mode,
         }
     }
 }

@@ -230,13 +230,15 @@ pub struct Stub {
     handle: u64,
     /// Whether drop still has to close the handle.
     open: bool,
+    /// Calls made to the skel so far (open included).
+    calls: u32,
 }
 
 impl Stub {
     /// Opens a handle on the skel through `transport`.
     pub fn open(mut transport: Box<dyn Transport>, uri: &CStr) -> Result<Stub, StubError> {
         match transport.open(uri) {
-            Ok(handle) => Ok(Stub { transport, handle, open: true }),
+            Ok(handle) => Ok(Stub { transport, handle, open: true, calls: 1 }),
             Err(code) => Err(StubError::Call {
                 method: "open",
                 place: transport.place(),
@@ -251,7 +253,12 @@ impl Stub {
     /// through `transport`, and it is closed on drop like any other. The skel checks the number on every call,
     /// so a stale or made-up handle only gets AEE_EINVHANDLE answers; tools and tests use this to probe that.
     pub fn from_handle(transport: Box<dyn Transport>, handle: u64) -> Stub {
-        Stub { transport, handle, open: true }
+        Stub { transport, handle, open: true, calls: 0 }
+    }
+
+    /// Calls this stub has made to the skel so far: every invoke, and the open when this stub made it.
+    pub fn calls(&self) -> u32 {
+        self.calls
     }
 
     /// The skel handle this stub calls.
@@ -290,6 +297,7 @@ impl Stub {
         let mut encoder = Encoder::new(method);
         build(&mut encoder).map_err(encode)?;
         let (scalars, mut args, _) = encoder.args();
+        self.calls = self.calls.saturating_add(1);
         // SAFETY: `args` points into `encoder` and the caller's buffers it borrows, all alive for the call.
         let status = unsafe { self.transport.invoke(self.handle, scalars, args.as_mut_ptr()) };
         if status != 0 {
@@ -356,6 +364,20 @@ impl Stub {
             |e| e.u32(m::FLAGS, load_flags)?.string(m::PATH, path).map(drop),
             |e| Ok((e.rout_i32(m::CONTEXT_ID)?, e.rout_u32(m::GRAPH_COUNT)?)),
         )
+    }
+
+    /// Runs a whole net-run job on the skel (direct mode): `job` is a job text (`lpai_direct::job`); answers the
+    /// skel's report. The per-inference times are in the job's output directory.
+    pub fn run_job(&mut self, job: &CStr) -> Result<lpai_direct::job::Report, StubError> {
+        use codec::run_job as m;
+        let mut report = [0u8; lpai_direct::job::REPORT_BYTES];
+        let length = self.call(
+            m::METHOD,
+            |e| e.string(m::JOB, job)?.rout_bytes(m::REPORT, &mut report).map(drop),
+            |e| e.rout_u32(m::REPORT_BYTES),
+        )? as usize;
+        let bytes = report.get(..length).ok_or(StubError::Malformed { method: "run_job" })?;
+        lpai_direct::job::Report::decode(bytes).ok_or(StubError::Malformed { method: "run_job" })
     }
 
     /// Calls a method whose answer is a `rout` byte sequence plus its needed length. When the skel says it needs

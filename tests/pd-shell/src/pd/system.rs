@@ -153,6 +153,42 @@ pub fn open(path: &[u8], flags: i32, mode: i32) -> Result<i32, i32> {
     checked(unsafe { linux::syscall(linux::SYS_OPENAT, linux::AT_FDCWD, path.as_ptr() as i32, flags, mode) })
 }
 
+/// The NUL-terminated `path` as a pointer argument; EINVAL without its NUL.
+fn path_pointer(path: &[u8]) -> Result<i32, i32> {
+    match path.last() {
+        Some(0) => Ok(path.as_ptr() as i32),
+        _ => Err(22),
+    }
+}
+
+/// Creates the directory at the NUL-terminated `path` with `mode` (less the umask).
+pub fn mkdir(path: &[u8], mode: i32) -> Result<(), i32> {
+    let path = path_pointer(path)?;
+    // SAFETY: the path is NUL-terminated (checked above).
+    checked(unsafe { linux::syscall(linux::SYS_MKDIRAT, linux::AT_FDCWD, path, mode, 0) }).map(drop)
+}
+
+/// Renames `old` to `new` (both NUL-terminated), replacing a file at `new`.
+pub fn rename(old: &[u8], new: &[u8]) -> Result<(), i32> {
+    let (old, new) = (path_pointer(old)?, path_pointer(new)?);
+    // SAFETY: both paths are NUL-terminated (checked above).
+    checked(unsafe { linux::syscall(linux::SYS_RENAMEAT, linux::AT_FDCWD, old, linux::AT_FDCWD, new) }).map(drop)
+}
+
+/// Removes the file at the NUL-terminated `path`, or the directory with `flags` = AT_REMOVEDIR.
+pub fn unlink(path: &[u8], flags: i32) -> Result<(), i32> {
+    let path = path_pointer(path)?;
+    // SAFETY: the path is NUL-terminated (checked above).
+    checked(unsafe { linux::syscall(linux::SYS_UNLINKAT, linux::AT_FDCWD, path, flags, 0) }).map(drop)
+}
+
+/// Whether anything (file or directory) exists at the NUL-terminated `path`.
+pub fn exists(path: &[u8]) -> Result<bool, i32> {
+    let path = path_pointer(path)?;
+    // SAFETY: the path is NUL-terminated (checked above).
+    Ok(checked(unsafe { linux::syscall(linux::SYS_FACCESSAT, linux::AT_FDCWD, path, linux::F_OK, 0) }).is_ok())
+}
+
 /// Closes a descriptor.
 pub fn close(fd: i32) -> Result<(), i32> {
     // SAFETY: close takes an integer; a wrong one fails with EBADF.

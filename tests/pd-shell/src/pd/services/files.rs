@@ -1,6 +1,8 @@
-//! `apps_std_fopen`, `_flen`, `_fread`, `_fclose`: the HLOS file system the PD reaches by reverse RPC, here the
-//! real file system (relative paths from the shell's current directory). Only descriptors these calls opened
-//! are accepted, so a library cannot read or close the shell's own stdin and stdout.
+//! `apps_std_fopen`, `_flen`, `_fread`, `_fwrite`, `_fclose`, `_frename`, `_fremove`, `_mkdir`, `_fileExists`:
+//! the HLOS file system the PD reaches by reverse RPC, here the real file system (relative paths from the shell's
+//! current directory). Only descriptors these calls opened are accepted, so a library cannot read, write or close
+//! the shell's own stdin and stdout. Errors are the errno, as the HLOS side answers them; a null path is EINVAL
+//! where the HLOS side says so (rename, remove, mkdir), else EFAULT (AEE_EBADPARM, the same number).
 
 use super::{c_string, EFAULT, EINVAL};
 use crate::pd::loader::{PathBuffer, PATH_BYTES};
@@ -25,27 +27,46 @@ fn is_open(file: c_int) -> bool {
     file >= 0 && OPEN.iter().any(|slot| slot.load(Ordering::Relaxed) == file)
 }
 
+/// A library's path argument with its NUL, on the shell's stack: `Err(if_null)` for a null pointer, ENAMETOOLONG
+/// for a path that does not fit.
+///
+/// # Safety
+/// `name` must be null or NUL-terminated.
+unsafe fn path_argument(name: *const c_char, if_null: c_int) -> Result<PathBuffer, c_int> {
+    // SAFETY: the caller passes a NUL-terminated string (null is tolerated).
+    let Some(name) = (unsafe { c_string(name.cast(), PATH_BYTES) }) else { return Err(if_null) };
+    if name.len() >= PATH_BYTES - 1 {
+        return Err(ENAMETOOLONG);
+    }
+    PathBuffer::join(b"", name).ok_or(EINVAL)
+}
+
+/// 0 for `Ok`, the errno for `Err`.
+fn status(result: Result<(), c_int>) -> c_int {
+    result.err().unwrap_or(0)
+}
+
 /// `int apps_std_fopen(const char* name, const char* mode, apps_std_FILE* file)`: 0, 2 when the file does not
 /// exist, else the errno. Modes "r" and "rb" read; "w" and "wb" create or truncate (0644).
 ///
 /// # Safety
 /// `name` and `mode` must be null or NUL-terminated; `file` null or writable.
 pub unsafe extern "C" fn apps_std_fopen(name: *const c_char, mode: *const c_char, file: *mut c_int) -> c_int {
-    // SAFETY: the caller passes NUL-terminated strings (null is tolerated).
-    let (name, mode) = unsafe { (c_string(name.cast(), PATH_BYTES), c_string(mode.cast(), 16)) };
-    let (Some(name), Some(mode)) = (name, mode) else { return EFAULT };
+    // SAFETY: the caller passes a NUL-terminated mode (null is tolerated).
+    let Some(mode) = (unsafe { c_string(mode.cast(), 16) }) else { return EFAULT };
     if file.is_null() {
         return EFAULT;
     }
-    if name.len() >= PATH_BYTES - 1 {
-        return ENAMETOOLONG;
-    }
+    // SAFETY: as for the mode.
+    let path = match unsafe { path_argument(name, EFAULT) } {
+        Ok(path) => path,
+        Err(errno) => return errno,
+    };
     let flags = match mode {
         b"r" | b"rb" => linux::O_RDONLY,
         b"w" | b"wb" => linux::O_WRONLY | linux::O_CREAT | linux::O_TRUNC,
         _ => return EINVAL,
     };
-    let Some(path) = PathBuffer::join(b"", name) else { return EINVAL };
     let fd = match system::open(path.with_nul(), flags | linux::O_CLOEXEC, 0o644) {
         Ok(fd) => fd,
         Err(errno) => return errno,
@@ -126,9 +147,105 @@ pub unsafe extern "C" fn apps_std_fread(
     0
 }
 
+/// `int apps_std_fwrite(apps_std_FILE file, const unsigned char* buffer, int length, int* written, int* end)`:
+/// writes all `length` bytes (`*written` = `length`, `*end` = 0) or answers the errno.
+///
+/// # Safety
+/// `buffer` must be null or hold `length` readable bytes; `written` and `end` null or writable.
+pub unsafe extern "C" fn apps_std_fwrite(
+    file: c_int,
+    buffer: *const u8,
+    length: c_int,
+    written: *mut c_int,
+    end: *mut c_int,
+) -> c_int {
+    if !is_open(file) {
+        return EBADF;
+    }
+    let Ok(count) = usize::try_from(length) else { return EINVAL };
+    if written.is_null() || end.is_null() || (buffer.is_null() && count > 0) {
+        return EFAULT;
+    }
+    let bytes: &[u8] = match count {
+        0 => &[],
+        // SAFETY: the caller's buffer holds `length` readable bytes.
+        _ => unsafe { core::slice::from_raw_parts(buffer, count) },
+    };
+    if let Err(errno) = system::write_all(file, bytes) {
+        return errno;
+    }
+    // SAFETY: non-null out-pointers from the caller.
+    unsafe {
+        written.write(length);
+        end.write(0);
+    }
+    0
+}
+
 /// `int apps_std_fclose(apps_std_FILE file)`.
 pub extern "C" fn apps_std_fclose(file: c_int) -> c_int {
     let Some(slot) = OPEN.iter().find(|slot| file >= 0 && slot.load(Ordering::Relaxed) == file) else { return EBADF };
     slot.store(-1, Ordering::Relaxed);
     system::close(file).err().unwrap_or(0)
+}
+
+/// `int apps_std_frename(const char* oldname, const char* newname)`: renames a file (replacing one at
+/// `newname`) or a directory; EINVAL for a null name.
+///
+/// # Safety
+/// `old` and `new` must be null or NUL-terminated.
+pub unsafe extern "C" fn apps_std_frename(old: *const c_char, new: *const c_char) -> c_int {
+    // SAFETY: the caller passes NUL-terminated strings (null is tolerated).
+    let paths = unsafe { path_argument(old, EINVAL).and_then(|old| Ok((old, path_argument(new, EINVAL)?))) };
+    status(paths.and_then(|(old, new)| system::rename(old.with_nul(), new.with_nul())))
+}
+
+/// `int apps_std_fremove(const char* name)`: removes a file or an empty directory, as C's `remove`; EINVAL for
+/// a null name.
+///
+/// # Safety
+/// `name` must be null or NUL-terminated.
+pub unsafe extern "C" fn apps_std_fremove(name: *const c_char) -> c_int {
+    // SAFETY: the caller passes a NUL-terminated string (null is tolerated).
+    let path = unsafe { path_argument(name, EINVAL) };
+    status(path.and_then(|path| match system::unlink(path.with_nul(), 0) {
+        Err(linux::EISDIR) => system::unlink(path.with_nul(), linux::AT_REMOVEDIR),
+        result => result,
+    }))
+}
+
+/// `int apps_std_mkdir(const char* name, int mode)`: creates a directory (EEXIST when the name exists, ENOENT
+/// when its parent does not); EINVAL for a null name.
+///
+/// # Safety
+/// `name` must be null or NUL-terminated.
+pub unsafe extern "C" fn apps_std_mkdir(name: *const c_char, mode: c_int) -> c_int {
+    // SAFETY: the caller passes a NUL-terminated string (null is tolerated).
+    let path = unsafe { path_argument(name, EINVAL) };
+    status(path.and_then(|path| system::mkdir(path.with_nul(), mode & 0o7777)))
+}
+
+/// `int apps_std_fileExists(const char* path, bool* exists)`: 0 with `*exists` 1 when a file or directory of
+/// that name exists, 0 when not (or the path cannot be looked at); EFAULT (AEE_EBADPARM) for a null pointer.
+///
+/// # Safety
+/// `path` must be null or NUL-terminated; `exists` null or one writable byte.
+#[allow(non_snake_case)]
+pub unsafe extern "C" fn apps_std_fileExists(path: *const c_char, exists: *mut u8) -> c_int {
+    // SAFETY: the caller passes a NUL-terminated string (null is tolerated).
+    let path = match unsafe { path_argument(path, EFAULT) } {
+        Ok(path) => path,
+        Err(errno) => return errno,
+    };
+    if exists.is_null() {
+        return EFAULT;
+    }
+    match system::exists(path.with_nul()) {
+        Ok(found) => {
+            // SAFETY: a non-null out-pointer from the caller.
+            unsafe { exists.write(u8::from(found)) };
+            0
+        }
+        Err(errno) => errno,
+    }
 }

@@ -1,0 +1,138 @@
+/* lpai_direct_embed.h: the embedding API of lpai-direct for firmware written in C.
+ *
+ * Firmware in the audio or sensor PD (with or without an HLOS) runs an offline-prepared QNN model on the LPAI
+ * engine itself, frame after frame: no heap, no file access, no IPC per inference. Link the static library
+ * liblpai_direct_embed.a (crate dsp/embed, `lpai-direct-embed`).
+ *
+ *     static unsigned char arena[256 * 1024] __attribute__((aligned(128)));
+ *     lpai_direct_embed* embed;
+ *     lpai_direct_embed_create(arena, sizeof arena, "libQnnLpai.so", "libQnnSystem.so", &embed);
+ *     lpai_direct_embed_load(embed, model, model_bytes);   // kept by the firmware until destroy; no copy when
+ *                                                          // it meets the backend's alignment
+ *     void* in; const void* out; size_t in_bytes, out_bytes;
+ *     lpai_direct_embed_input(embed, 0, &in, &in_bytes);     // bind once: the same buffers every frame
+ *     lpai_direct_embed_output(embed, 0, &out, &out_bytes);
+ *     for (;;) {
+ *         read_sensor(in, in_bytes);                          // native (quantized) bytes
+ *         int ready;
+ *         if (lpai_direct_embed_execute_frame(embed, &ready) != 0) break;
+ *         if (ready) publish(out, out_bytes);                 // 0: LPAI needs more frames (EARLY_TERMINATION)
+ *     }
+ *     lpai_direct_embed_destroy(embed);
+ *
+ * Every function checks its pointers and sizes and answers LPAI_DIRECT_EMBED_OK (0) or a negative
+ * LPAI_DIRECT_EMBED_ERROR_*; lpai_direct_embed_last_error then says what went wrong (a successful call clears
+ * it). One thread at a time per handle.
+ *
+ * Not lpai_direct.h: that is the name qaic gives the header it generates from idl/lpai_direct.idl.
+ */
+#ifndef LPAI_DIRECT_EMBED_H
+#define LPAI_DIRECT_EMBED_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Answers. */
+#define LPAI_DIRECT_EMBED_OK 0
+/* A null or misaligned pointer, sizes that do not add up, an index or name the graph lacks, or a handle that is
+ * not a live embedding. */
+#define LPAI_DIRECT_EMBED_ERROR_INVALID_ARGUMENT (-1)
+/* The arena is too small (for the handle, the libraries or the model). */
+#define LPAI_DIRECT_EMBED_ERROR_ARENA_FULL (-2)
+/* The wrong moment: before a binary is loaded, a second load, after a failed create. */
+#define LPAI_DIRECT_EMBED_ERROR_STATE (-3)
+/* The backend or system library could not be loaded or used. */
+#define LPAI_DIRECT_EMBED_ERROR_LIBRARY (-4)
+/* The context binary was refused (malformed, too large, PERSISTENT_BINARY refused, too many graphs). */
+#define LPAI_DIRECT_EMBED_ERROR_BINARY (-5)
+/* A QNN call failed; the message names it and QNN's error code. */
+#define LPAI_DIRECT_EMBED_ERROR_QNN (-6)
+/* Anything else; the message says what. */
+#define LPAI_DIRECT_EMBED_ERROR_FAILED (-7)
+
+/* The direction argument of lpai_direct_embed_tensor_count and lpai_direct_embed_tensor_info. */
+#define LPAI_DIRECT_EMBED_INPUT 0
+#define LPAI_DIRECT_EMBED_OUTPUT 1
+
+/* An embedding; it lives at the start of the caller's arena. */
+typedef struct lpai_direct_embed lpai_direct_embed;
+
+/* A graph input or output. The pointers stay valid until lpai_direct_embed_destroy. */
+typedef struct lpai_direct_embed_tensor {
+    const char* name;           /* NUL-terminated */
+    uint32_t id;                /* the id graphExecute matches tensors by */
+    uint32_t data_type;         /* Qnn_DataType_t: 0x0408 UFIXED_POINT_8, 0x0416 UFIXED_POINT_16, ... */
+    uint32_t rank;
+    const uint32_t* dimensions; /* rank entries, outermost first */
+    size_t bytes;               /* native bytes of one frame */
+    int quantized;              /* 1 when scale and offset apply (scale-offset quantization) */
+    float scale;                /* value = (quantized value + offset) * scale */
+    int32_t offset;             /* QNN's offset: the negated zero point */
+} lpai_direct_embed_tensor;
+
+/* Creates an embedding in `arena` (`arena_bytes` bytes the caller leaves alone until destroy): the handle at its
+ * start, the rest for the backend, libQnnSystem and the model (the binary's copy when it cannot be used in place,
+ * tensor buffers, LPAI scratch and persistent memory). `backend` and `system_library` are library names: a
+ * library built into the program under that name first, then the platform's loader. On failure *out is NULL when
+ * the arguments are wrong or the arena cannot hold the handle; otherwise *out is set so that
+ * lpai_direct_embed_last_error can say why, and the caller destroys it. */
+int lpai_direct_embed_create(void* arena, size_t arena_bytes, const char* backend, const char* system_library,
+                             lpai_direct_embed** out);
+
+/* Loads the context binary at `binary` (`bytes` bytes), which must stay valid and unchanged until destroy, and
+ * selects graph 0. The backend gets the binary itself when it starts at the backend's start alignment and
+ * `bytes` is a multiple of its size alignment; otherwise a copy in the arena (and a warning in the log). One
+ * binary per embedding. */
+int lpai_direct_embed_load(lpai_direct_embed* embed, const void* binary, size_t bytes);
+
+/* The same for a binary of `binary_bytes` at the start of a buffer of `buffer_bytes` (the rest padding the
+ * caller owns): used in place when the buffer covers the binary rounded up to the size alignment. */
+int lpai_direct_embed_load_padded(lpai_direct_embed* embed, const void* binary, size_t binary_bytes,
+                                  size_t buffer_bytes);
+
+/* *in_place = 1 when the backend got the caller's binary itself, 0 when a copy in the arena. */
+int lpai_direct_embed_binary_in_place(lpai_direct_embed* embed, int* in_place);
+
+/* Graphs of the loaded binary; the selected one is what the tensor and execute calls work on. */
+int lpai_direct_embed_graph_count(lpai_direct_embed* embed, size_t* count);
+int lpai_direct_embed_select_graph(lpai_direct_embed* embed, size_t index);
+/* The selected graph's NUL-terminated name, valid until destroy. */
+int lpai_direct_embed_graph_name(lpai_direct_embed* embed, const char** name);
+int lpai_direct_embed_find_graph(lpai_direct_embed* embed, const char* name, size_t* index);
+
+/* Inputs (LPAI_DIRECT_EMBED_INPUT) or outputs (LPAI_DIRECT_EMBED_OUTPUT) of the selected graph. */
+int lpai_direct_embed_tensor_count(lpai_direct_embed* embed, int direction, size_t* count);
+int lpai_direct_embed_tensor_info(lpai_direct_embed* embed, int direction, size_t index,
+                                  lpai_direct_embed_tensor* info);
+
+/* Binds input or output `index` of the selected graph: its native buffer and size, the same memory for every frame
+ * until destroy. Fill inputs before each execute; outputs hold the last ready frame's result. */
+int lpai_direct_embed_input(lpai_direct_embed* embed, size_t index, void** data, size_t* bytes);
+int lpai_direct_embed_output(lpai_direct_embed* embed, size_t index, const void** data, size_t* bytes);
+
+/* Runs graphExecute once on the bound inputs: *ready = 1 when the outputs are ready, 0 when LPAI needs more
+ * frames first (EARLY_TERMINATION: feed the next frame and call again). Allocates nothing, reads no file. */
+int lpai_direct_embed_execute_frame(lpai_direct_embed* embed, int* ready);
+
+/* The DSP-clock time of the last execute that made the outputs ready, in microseconds. */
+int lpai_direct_embed_last_execute_us(lpai_direct_embed* embed, uint64_t* micros);
+
+/* Arena bytes used so far (the high-water mark, the handle included) and the arena's size. */
+int lpai_direct_embed_arena_used(lpai_direct_embed* embed, size_t* used, size_t* capacity);
+
+/* The last failed call's message (empty after a success), NUL-terminated, valid until the next call on the
+ * handle; a fixed text for anything that is not a live handle. */
+const char* lpai_direct_embed_last_error(const lpai_direct_embed* embed);
+
+/* Frees the context, then libQnnSystem, then the backend. The arena and the binary are the caller's again. */
+int lpai_direct_embed_destroy(lpai_direct_embed* embed);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LPAI_DIRECT_EMBED_H */

@@ -1,0 +1,335 @@
+//! `run_job`: a whole net-run job on the DSP (direct mode). The skel checks every input file of the job, then for
+//! each inference reads the inputs through the platform's files, converts, executes, writes
+//! `Result_<i>/<name>.raw` whole or not at all and keeps the DSP execute time; last it writes the times file. One
+//! call runs the whole job, so no HLOS round trip happens per inference; the report stays fixed-size.
+
+// A failure carries the runtime's error and where it happened; there is no heap to box it in, and it is built at
+// most once per job.
+#![allow(clippy::result_large_err)]
+
+use super::error::SkelError;
+use super::loaded::Memory;
+use super::session::{fail, Session};
+use crate::platform::{self, Current, Platform, PlatformError, MAX_PATH_BYTES};
+use crate::runtime::{Graph, RuntimeError};
+use lpai_direct::aee::{EBADPARM, EFAILED, ENOMEMORY};
+use lpai_direct::codec::{self, Decoded};
+use lpai_direct::job::{Job, Report, TIMES_FILE_NAME};
+use lpai_direct::wire::{io_bytes, EXECUTE_FLOAT_INPUTS, EXECUTE_FLOAT_OUTPUTS};
+
+/// A NUL-terminated path built from parts, on the stack.
+struct CPath(heapless::Vec<u8, MAX_PATH_BYTES>);
+
+impl CPath {
+    /// The parts joined, NUL-terminated; `None` when longer than [`MAX_PATH_BYTES`] or holding a NUL.
+    fn of(parts: &[&[u8]]) -> Option<CPath> {
+        let mut path = heapless::Vec::new();
+        for part in parts {
+            if part.contains(&0) {
+                return None;
+            }
+            path.extend_from_slice(part).ok()?;
+        }
+        path.push(0).ok()?;
+        Some(CPath(path))
+    }
+
+    fn as_c_str(&self) -> &core::ffi::CStr {
+        core::ffi::CStr::from_bytes_with_nul(&self.0).unwrap_or(c"")
+    }
+}
+
+/// What stopped a job.
+enum Cause {
+    /// The job does not fit the graph.
+    Mismatch(&'static str),
+    /// A file has the wrong size.
+    Size { expected: usize, actual: u64 },
+    /// A file could not be read or written.
+    Platform(PlatformError),
+    /// The runtime failed.
+    Runtime(RuntimeError),
+    /// A path is too long.
+    PathTooLong,
+    /// The PD heap could not give the job's buffers.
+    NoMemory,
+}
+
+/// The file a failure is about, as the job text names it.
+#[derive(Clone, Copy)]
+enum File<'t> {
+    /// None: the failure is about the job or the graph.
+    None,
+    /// An input file.
+    Input(&'t [u8]),
+    /// The output directory.
+    OutputDirectory,
+    /// The inference's `Result_<i>` directory.
+    ResultDirectory,
+    /// A result file of the inference, by name.
+    Result(&'t [u8]),
+    /// The times file.
+    Times,
+}
+
+/// A failure, where it happened: the inference (1-based, 0 before any) and the file.
+struct Failure<'t> {
+    line: u32,
+    file: File<'t>,
+    cause: Cause,
+}
+
+impl<'t> Failure<'t> {
+    fn new(line: u32, file: File<'t>, cause: Cause) -> Failure<'t> {
+        Failure { line, file, cause }
+    }
+}
+
+/// A failure's file as a path, for messages.
+struct Named<'f, 't> {
+    failure: &'f Failure<'t>,
+    output_dir: &'t [u8],
+}
+
+impl ufmt::uDisplay for Named<'_, '_> {
+    fn fmt<W: ufmt::uWrite + ?Sized>(&self, f: &mut ufmt::Formatter<'_, W>) -> Result<(), W::Error> {
+        let show = |f: &mut ufmt::Formatter<'_, W>, bytes: &[u8]| {
+            f.write_str(core::str::from_utf8(bytes).unwrap_or("(a path)"))
+        };
+        let result_directory = |f: &mut ufmt::Formatter<'_, W>| -> Result<(), W::Error> {
+            show(f, self.output_dir)?;
+            ufmt::uwrite!(f, "/Result_{}", self.failure.line.saturating_sub(1))
+        };
+        match self.failure.file {
+            File::None => return Ok(()),
+            File::Input(path) => show(f, path)?,
+            File::OutputDirectory => show(f, self.output_dir)?,
+            File::ResultDirectory => result_directory(f)?,
+            File::Result(name) => {
+                result_directory(f)?;
+                f.write_str("/")?;
+                show(f, name)?;
+            }
+            File::Times => {
+                show(f, self.output_dir)?;
+                f.write_str("/")?;
+                f.write_str(TIMES_FILE_NAME)?;
+            }
+        }
+        f.write_str(": ")
+    }
+}
+
+impl ufmt::uDisplay for Cause {
+    fn fmt<W: ufmt::uWrite + ?Sized>(&self, f: &mut ufmt::Formatter<'_, W>) -> Result<(), W::Error> {
+        match self {
+            Cause::Mismatch(what) => f.write_str(what),
+            Cause::Size { expected, actual } => {
+                ufmt::uwrite!(f, "holds {} bytes, the tensor takes {}", actual, expected)
+            }
+            Cause::Platform(error) => ufmt::uwrite!(f, "{}", error),
+            Cause::Runtime(error) => ufmt::uwrite!(f, "{}", error),
+            Cause::PathTooLong => ufmt::uwrite!(f, "the path is longer than {} bytes", MAX_PATH_BYTES - 1),
+            Cause::NoMemory => f.write_str("the PD heap cannot give the job's buffers"),
+        }
+    }
+}
+
+/// Decimal digits of `value`, for path parts.
+fn decimal(value: u32, digits: &mut [u8; 10]) -> &[u8] {
+    let mut at = digits.len();
+    let mut rest = value;
+    loop {
+        at -= 1;
+        if let Some(slot) = digits.get_mut(at) {
+            *slot = b'0' + (rest % 10) as u8;
+        }
+        rest /= 10;
+        if rest == 0 || at == 0 {
+            break;
+        }
+    }
+    digits.get(at..).unwrap_or(&[])
+}
+
+/// The job's file bytes per input and output in the files' form (float32 or native).
+fn file_bytes(graph: &Graph<'_>, output: bool, index: usize, float: bool) -> Option<usize> {
+    let info = if output { graph.output(index)? } else { graph.input(index)? };
+    io_bytes(float, info.elements, info.bytes)
+}
+
+/// Checks every inference line before the first runs: one file per input, each of the size the tensor takes.
+fn check_inputs<'t>(job: &Job<'t>, graph: &Graph<'_>, float_in: bool) -> Result<u64, Failure<'t>> {
+    let mut total = 0u64;
+    for (line, files) in (1u32..).zip(job.inferences()) {
+        let mut count = 0usize;
+        for (index, file) in files.enumerate() {
+            let mismatch =
+                || Failure::new(line, File::None, Cause::Mismatch("more input files than the graph has inputs"));
+            let expected = file_bytes(graph, false, index, float_in).ok_or_else(mismatch)?;
+            let path = CPath::of(&[file]).ok_or(Failure::new(line, File::Input(file), Cause::PathTooLong))?;
+            match Current::file_size(path.as_c_str()) {
+                Ok(size) if size == expected as u64 => total = total.saturating_add(size),
+                Ok(size) => return Err(Failure::new(line, File::Input(file), Cause::Size { expected, actual: size })),
+                Err(error) => return Err(Failure::new(line, File::Input(file), Cause::Platform(error))),
+            }
+            count += 1;
+        }
+        if count != graph.input_count() {
+            return Err(Failure::new(line, File::None, Cause::Mismatch("fewer input files than the graph has inputs")));
+        }
+    }
+    Ok(total)
+}
+
+/// Reads input `index` of inference `line` from `file` into the graph (through `staging` for float files).
+fn read_input<'t>(
+    graph: &mut Graph<'_>,
+    staging: &mut Memory,
+    (line, index, file): (u32, usize, &'t [u8]),
+    float_in: bool,
+) -> Result<(), Failure<'t>> {
+    let failed = |cause| Failure::new(line, File::Input(file), cause);
+    let path = CPath::of(&[file]).ok_or(failed(Cause::PathTooLong))?;
+    let expected = file_bytes(graph, false, index, float_in).ok_or(failed(Cause::Mismatch("no such input")))?;
+    let part = match float_in {
+        true => staging.bytes_mut().get_mut(..expected),
+        false => graph.input_bytes_mut(index),
+    };
+    let part = part.ok_or(failed(Cause::NoMemory))?;
+    match Current::read_file(path.as_c_str(), part) {
+        Ok(read) if read == expected => {}
+        Ok(read) => return Err(failed(Cause::Size { expected, actual: read as u64 })),
+        Err(error) => return Err(failed(Cause::Platform(error))),
+    }
+    if float_in {
+        let part = staging.bytes_mut().get(..expected).unwrap_or(&[]);
+        graph.write_input_float(index, part).map_err(|error| failed(Cause::Runtime(error)))?;
+    }
+    Ok(())
+}
+
+/// Writes output `index` of the graph to `path` (through `staging` for float files); answers the bytes written.
+fn write_output(
+    graph: &Graph<'_>,
+    staging: &mut Memory,
+    index: usize,
+    path: &CPath,
+    float_out: bool,
+) -> Result<usize, Cause> {
+    let bytes = file_bytes(graph, true, index, float_out).ok_or(Cause::Mismatch("no such output"))?;
+    if float_out {
+        let part = staging.bytes_mut().get_mut(..bytes).ok_or(Cause::NoMemory)?;
+        graph.read_output_float(index, part).map_err(Cause::Runtime)?;
+        Current::write_file(path.as_c_str(), part).map_err(Cause::Platform)?;
+    } else {
+        let part = graph.output_bytes(index).ok_or(Cause::Mismatch("no such output"))?;
+        Current::write_file(path.as_c_str(), part).map_err(Cause::Platform)?;
+    }
+    Ok(bytes)
+}
+
+/// Runs every inference of `job` on `graph`; answers the report (without the context's figures).
+fn run<'t>(job: &Job<'t>, graph: &mut Graph<'_>) -> Result<Report, Failure<'t>> {
+    let (float_in, float_out) = (job.flags & EXECUTE_FLOAT_INPUTS != 0, job.flags & EXECUTE_FLOAT_OUTPUTS != 0);
+    let before_any = |cause| Failure::new(0, File::None, cause);
+    if job.outputs().any(|(index, _)| index as usize >= graph.output_count()) {
+        return Err(before_any(Cause::Mismatch("the job selects an output the graph does not have")));
+    }
+    let mut report = Report { bytes_read: check_inputs(job, graph, float_in)?, ..Report::default() };
+    // One staging buffer for float conversion and one for the times, allocated once for the whole job.
+    let largest = |output: bool, count: usize, float: bool| {
+        (0..count).filter_map(|index| file_bytes(graph, output, index, float)).max().unwrap_or(0)
+    };
+    let staging_bytes =
+        largest(false, graph.input_count(), float_in).max(largest(true, graph.output_count(), float_out));
+    let times_bytes = (job.inference_count as usize).checked_mul(4).ok_or(before_any(Cause::NoMemory))?;
+    let mut staging = Memory::allocate(staging_bytes).ok_or(before_any(Cause::NoMemory))?;
+    let mut times = Memory::allocate(times_bytes).ok_or(before_any(Cause::NoMemory))?;
+    let output_dir = job.output_dir;
+    let directory = CPath::of(&[output_dir]).ok_or(Failure::new(0, File::OutputDirectory, Cause::PathTooLong))?;
+    Current::create_directory(directory.as_c_str())
+        .map_err(|error| Failure::new(0, File::OutputDirectory, Cause::Platform(error)))?;
+    for (number, files) in (0u32..).zip(job.inferences()) {
+        let line = number + 1;
+        for (index, file) in files.enumerate() {
+            read_input(graph, &mut staging, (line, index, file), float_in)?;
+        }
+        let execution = graph.execute().map_err(|error| Failure::new(line, File::None, Cause::Runtime(error)))?;
+        report.attempts = report.attempts.saturating_add(execution.attempts);
+        let micros = u32::try_from(platform::ticks_to_micros(execution.ticks)).unwrap_or(u32::MAX);
+        let at = number as usize * 4;
+        for (slot, byte) in times.bytes_mut().iter_mut().skip(at).zip(micros.to_le_bytes()) {
+            *slot = byte;
+        }
+        let mut digits = [0u8; 10];
+        let digits = decimal(number, &mut digits);
+        let in_result = |file, cause| Failure::new(line, file, cause);
+        let result = CPath::of(&[output_dir, b"/Result_", digits])
+            .ok_or(in_result(File::ResultDirectory, Cause::PathTooLong))?;
+        Current::create_directory(result.as_c_str())
+            .map_err(|error| in_result(File::ResultDirectory, Cause::Platform(error)))?;
+        for (index, name) in job.outputs() {
+            let path = CPath::of(&[output_dir, b"/Result_", digits, b"/", name])
+                .ok_or(in_result(File::Result(name), Cause::PathTooLong))?;
+            let written = write_output(graph, &mut staging, index as usize, &path, float_out)
+                .map_err(|cause| in_result(File::Result(name), cause))?;
+            report.bytes_written = report.bytes_written.saturating_add(written as u64);
+        }
+        report.inferences += 1;
+    }
+    let path = CPath::of(&[output_dir, b"/", TIMES_FILE_NAME.as_bytes()]).ok_or(Failure::new(
+        0,
+        File::Times,
+        Cause::PathTooLong,
+    ))?;
+    let all_times = times.bytes_mut().get(..times_bytes).unwrap_or(&[]);
+    Current::write_file(path.as_c_str(), all_times)
+        .map_err(|error| Failure::new(0, File::Times, Cause::Platform(error)))?;
+    report.bytes_written = report.bytes_written.saturating_add(times_bytes as u64);
+    Ok(report)
+}
+
+/// `run_job(in string job, rout sequence<octet> report, rout unsigned long report_bytes)`.
+#[inline(never)]
+pub(super) fn run_job(session: &mut Session, call: &mut Decoded<'_>) -> Result<(), SkelError> {
+    use codec::run_job as m;
+    let text = call.string(m::JOB)?;
+    let out = call.take_rout_bytes(m::REPORT)?;
+    let job = match Job::parse(text.to_bytes()) {
+        Ok(job) => job,
+        Err(error) => {
+            fail!(session, "run_job: line {} of the job: {}", error.line, error.what);
+            return Err(SkelError::aee(EBADPARM));
+        }
+    };
+    let Some(loaded) = session.context(job.context) else {
+        fail!(session, "run_job: no loaded context has id {}", job.context);
+        return Err(SkelError::aee(EBADPARM));
+    };
+    let (load_ticks, arena_used, arena_capacity) = (loaded.load_ticks(), loaded.arena_used(), loaded.arena_capacity());
+    let outcome = loaded.with_context(|context| context.graph_mut(job.graph as usize).map(|graph| run(&job, graph)));
+    let mut report = match outcome {
+        Some(Some(Ok(report))) => report,
+        Some(Some(Err(failure))) => {
+            let code = match failure.cause {
+                Cause::NoMemory => ENOMEMORY,
+                Cause::Mismatch(_) | Cause::Size { .. } | Cause::PathTooLong => EBADPARM,
+                Cause::Platform(_) | Cause::Runtime(_) => EFAILED,
+            };
+            let named = Named { failure: &failure, output_dir: job.output_dir };
+            fail!(session, "run_job: inference {}: {}{}", failure.line, named, failure.cause);
+            return Err(SkelError::aee(code));
+        }
+        _ => {
+            fail!(session, "run_job: context {} has no graph {}", job.context, job.graph);
+            return Err(SkelError::aee(EBADPARM));
+        }
+    };
+    report.load_ticks = load_ticks;
+    report.clock_hz = u32::try_from(Current::TICKS_PER_SECOND).unwrap_or(u32::MAX);
+    report.arena_used = u32::try_from(arena_used).unwrap_or(u32::MAX);
+    report.arena_capacity = u32::try_from(arena_capacity).unwrap_or(u32::MAX);
+    let written = report.encode(out).ok_or(SkelError::aee(EBADPARM))?;
+    Ok(call.set_u32(m::REPORT_BYTES, written as u32)?)
+}

@@ -1,0 +1,174 @@
+//! Self-tests of the embedding API ([`crate::embed`]): the contract model of libQnnLpai, linked in as a built-in
+//! library, runs the `contract_single` fixture frame by frame from a binary used in place (and from one that has
+//! to be copied) with the fixture's reference outputs; the fake backend shows the teardown order and the
+//! refusals.
+
+use super::fake::{self, Event, Settings};
+use crate::embed::{Direction, Embed, Libraries};
+use crate::platform::libraries::register_builtin_libraries;
+use crate::runtime::{PersistentBinary, RuntimeError};
+use lpai_contract_model::{LPAI_LIBRARY_NAME, SYSTEM_LIBRARY_NAME};
+use lpai_direct::qnn::DataType;
+
+/// `tests/fixtures/contract_single`: one graph `single`, `in` u8 [1,16] → `out` u8 [1,16], a running frame counter.
+const BINARY: &[u8] = include_bytes!("../../../tests/fixtures/contract_single/contract_single.bin");
+/// The fixture's native input of each line (one frame each) and the reference output.
+const FRAMES: [(&[u8; 16], &[u8; 16]); 4] = [
+    (
+        include_bytes!("../../../tests/fixtures/contract_single/inputs/native/0_0.raw"),
+        include_bytes!("../../../tests/fixtures/contract_single/reference/native/Result_0/out.raw"),
+    ),
+    (
+        include_bytes!("../../../tests/fixtures/contract_single/inputs/native/1_0.raw"),
+        include_bytes!("../../../tests/fixtures/contract_single/reference/native/Result_1/out.raw"),
+    ),
+    (
+        include_bytes!("../../../tests/fixtures/contract_single/inputs/native/2_0.raw"),
+        include_bytes!("../../../tests/fixtures/contract_single/reference/native/Result_2/out.raw"),
+    ),
+    (
+        include_bytes!("../../../tests/fixtures/contract_single/inputs/native/3_0.raw"),
+        include_bytes!("../../../tests/fixtures/contract_single/reference/native/Result_3/out.raw"),
+    ),
+];
+/// Arena for one embedding on the contract model (the libraries, tensors, scratch and persistent memory).
+const ARENA_BYTES: usize = 16 * 1024;
+
+/// Firmware's copy of the binary: at the contract model's start alignment (128), padded to its size alignment.
+#[repr(C, align(128))]
+struct Model([u8; 384]);
+
+impl Model {
+    /// The fixture's binary at `offset` bytes past the alignment.
+    fn at(offset: usize) -> Model {
+        let mut model = Model([0; 384]);
+        if let Some(place) = model.0.get_mut(offset..) {
+            lpai_direct::codec::copy_prefix(place, BINARY);
+        }
+        model
+    }
+}
+
+/// Feeds every fixture frame and checks each output against the reference; false on the first difference.
+fn run_frames(embed: &mut Embed<'_>) -> Result<bool, RuntimeError> {
+    for (input, reference) in FRAMES {
+        let buffer = embed.input_mut(0)?;
+        if buffer.len() != input.len() {
+            return Ok(false);
+        }
+        buffer.copy_from_slice(input);
+        if embed.execute_frame()?.is_none() || embed.output(0)? != reference {
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
+
+crate::self_tests! {
+    fn the_embedding_runs_the_contract_fixture_frame_by_frame_on_a_binary_in_place() {
+        check!(register_builtin_libraries(&fake::BUILTINS).is_ok());
+        let model = Model::at(0);
+        let libraries = expect_ok!(Libraries::open(LPAI_LIBRARY_NAME, SYSTEM_LIBRARY_NAME));
+        let mut arena = [0u8; ARENA_BYTES];
+        let mut embed = Embed::new(&mut arena, &libraries);
+        check!(embed.backend().is_lpai() && !embed.is_loaded() && embed.graph_count() == 0);
+        check!(embed.execute_frame() == Err(RuntimeError::NoSuchGraph));
+        check!(embed.tensor_count(Direction::Input) == 0 && embed.last_execute_us().is_none());
+        let binary = expect_some!(PersistentBinary::padded(&model.0, BINARY.len()));
+        expect_ok!(embed.load(binary));
+        check!(embed.binary_in_place() == Some(true) && embed.graph_count() == 1);
+        check!(expect_ok!(embed.graph_name()) == "single" && embed.graph_index("single") == Some(0));
+        check!(embed.tensor_count(Direction::Input) == 1 && embed.tensor_count(Direction::Output) == 1);
+        let input = expect_ok!(embed.tensor(Direction::Input, 0));
+        check!(input.name == "in" && input.c_name == Some(c"in") && input.id == 1 && input.bytes == 16);
+        check!(input.dimensions == [1, 16] && input.data_type == DataType::UFIXED_POINT_8);
+        let scale = expect_some!(input.quantization);
+        check!(scale.scale == 0.0625 && scale.offset == -128);
+        let output = expect_ok!(embed.tensor(Direction::Output, 0));
+        check!(output.name == "out" && output.id == 2 && output.dimensions == [1, 16]);
+        check!(matches!(output.quantization, Some(q) if q.scale == 0.125 && q.offset == -100));
+        check!(matches!(embed.tensor(Direction::Output, 1), Err(RuntimeError::NoSuchTensor { index: 1 })));
+
+        // The buffers are bound at load: the same memory every frame.
+        let address = expect_ok!(embed.input_mut(0)).as_ptr();
+        check!(expect_ok!(run_frames(&mut embed)));
+        check!(expect_ok!(embed.input_mut(0)).as_ptr() == address);
+        check!(embed.last_execute_us().is_some());
+        check!(embed.arena_used() > 0 && embed.arena_used() < embed.arena_capacity());
+
+        check!(embed.select_graph(1) == Err(RuntimeError::NoSuchGraph));
+        check!(matches!(embed.input_mut(1), Err(RuntimeError::NoSuchTensor { index: 1 })));
+        let again = expect_some!(PersistentBinary::padded(&model.0, BINARY.len()));
+        check!(matches!(embed.load(again), Err(RuntimeError::TooMany { limit: 1, .. })));
+    }
+
+    fn the_embedding_copies_a_binary_it_cannot_use_in_place_and_gives_the_same_outputs() {
+        check!(register_builtin_libraries(&fake::BUILTINS).is_ok());
+        for (offset, padded) in [(8, true), (0, false)] {
+            let model = Model::at(offset);
+            let memory = expect_some!(model.0.get(offset..));
+            let binary = if padded {
+                expect_some!(PersistentBinary::padded(memory, BINARY.len()))
+            } else {
+                // Exactly the binary: 340 bytes, not a multiple of the model's size alignment (64).
+                PersistentBinary::new(expect_some!(memory.get(..BINARY.len())))
+            };
+            let libraries = expect_ok!(Libraries::open(LPAI_LIBRARY_NAME, SYSTEM_LIBRARY_NAME));
+            let mut arena = [0u8; ARENA_BYTES];
+            let mut embed = Embed::new(&mut arena, &libraries);
+            expect_ok!(embed.load(binary));
+            check!(embed.binary_in_place() == Some(false));
+            check!(embed.arena_used() > BINARY.len());
+            check!(expect_ok!(run_frames(&mut embed)));
+        }
+    }
+
+    fn dropping_the_embedding_frees_the_context_then_the_libraries() {
+        let session = fake::begin(Settings::LPAI);
+        check!(register_builtin_libraries(&fake::BUILTINS).is_ok());
+        let bytes = expect_some!(super::binary(&fake::binary::ONE_GRAPH));
+        let mut model = Model([0; 384]);
+        lpai_direct::codec::copy_prefix(&mut model.0, &bytes);
+        let libraries = expect_ok!(Libraries::open(c"libQnnLpaiFake.so", c"libQnnSystemFake.so"));
+        let mut arena = [0u8; super::ARENA_BYTES];
+        let mut embed = Embed::new(&mut arena, &libraries);
+        expect_ok!(embed.load(expect_some!(PersistentBinary::padded(&model.0, bytes.len()))));
+        check!(session.record().contexts[0].binary_address == model.0.as_ptr() as usize);
+        for frame in [[1u8, 2, 3, 4], [5, 6, 7, 8]] {
+            lpai_direct::codec::copy_prefix(expect_ok!(embed.input_mut(0)), &frame);
+            check!(expect_ok!(embed.execute_frame()).is_some());
+        }
+        check!(expect_ok!(embed.output(0)) == [6, 7, 8, 9]);
+        // EARLY_TERMINATION: not ready yet, and the last ready frame's time is kept.
+        session.configure(|settings| settings.early_terminations = 1);
+        let before = embed.last_execute_us();
+        check!(expect_ok!(embed.execute_frame()).is_none() && embed.last_execute_us() == before);
+        check!(expect_ok!(embed.execute_frame()).is_some());
+        drop(embed);
+        let freed = session.record();
+        check!(freed.contexts[0].binary_intact_at_free == Some(true) && freed.position(Event::BackendFree).is_none());
+        check!(freed.in_order(&[Event::ContextFree(0), Event::SystemContextFree(0)]));
+        check!(freed.system_contexts_live == 0);
+        drop(libraries);
+        let record = session.record();
+        check!(record.in_order(&[Event::ContextFree(0), Event::BackendFree]) && record.contexts_live_at_backend_free == 0);
+    }
+
+    fn an_arena_too_small_for_the_model_is_refused_and_frees_what_it_made() {
+        let session = fake::begin(Settings::LPAI);
+        check!(register_builtin_libraries(&fake::BUILTINS).is_ok());
+        let bytes = expect_some!(super::binary(&fake::binary::ONE_GRAPH));
+        let mut model = Model([0; 384]);
+        lpai_direct::codec::copy_prefix(&mut model.0, &bytes);
+        let libraries = expect_ok!(Libraries::open(c"libQnnLpaiFake.so", c"libQnnSystemFake.so"));
+        // Too small for the graph's tensors and LPAI memory: the context is created, then freed when the arena
+        // runs out.
+        let mut arena = [0u8; 600];
+        let mut embed = Embed::new(&mut arena, &libraries);
+        let binary = expect_some!(PersistentBinary::padded(&model.0, bytes.len()));
+        check!(matches!(embed.load(binary), Err(RuntimeError::Arena(_))));
+        check!(!embed.is_loaded() && embed.execute_frame() == Err(RuntimeError::NoSuchGraph));
+        let record = session.record();
+        check!(record.context_create_calls == 1 && !record.contexts[0].live && record.system_contexts_live == 0);
+    }
+}

@@ -1,0 +1,73 @@
+//! Direct mode on the HLOS side: turns a checked input list into one job for the skel's `run_job`, and reads back
+//! what the skel wrote beside the results (each inference's DSP execute time).
+
+use crate::net_run::Plan;
+use crate::output;
+use crate::stub::Stub;
+use anyhow::{bail, Context as _, Result};
+use lpai_direct::job::{self, Report, TIMES_FILE_NAME};
+use std::ffi::CString;
+use std::path::{Path, PathBuf};
+
+/// What a direct-mode job did.
+#[derive(Clone, Debug, PartialEq)]
+pub struct JobOutcome {
+    /// The skel's report.
+    pub report: Report,
+    /// Each inference's execute time on the DSP clock, in microseconds.
+    pub execute_micros: Vec<u64>,
+}
+
+/// An absolute path as job text: the skel's current directory is not ours, and tabs and newlines separate the
+/// job's fields.
+fn job_path(path: &Path, what: &str) -> Result<String> {
+    let absolute = std::fs::canonicalize(path).with_context(|| format!("{what} {} does not exist", path.display()))?;
+    let text = absolute.to_str().with_context(|| format!("{what} {} is not UTF-8", absolute.display()))?;
+    if text.contains(['\t', '\n']) {
+        bail!("{what} {text} holds a tab or a newline, which a direct-mode job cannot carry");
+    }
+    Ok(text.to_string())
+}
+
+/// Runs the whole list as one job: the skel reads the inputs, executes and writes `Result_<i>/` under
+/// `output_dir` (created here, then named absolutely).
+pub fn run_job(stub: &mut Stub, plan: &Plan<'_>, output_dir: &Path) -> Result<JobOutcome> {
+    let Plan { context, graph_index, graph, list, execute_flags } = *plan;
+    std::fs::create_dir_all(output_dir).with_context(|| format!("cannot create {}", output_dir.display()))?;
+    let directory = job_path(output_dir, "output directory")?;
+    let lines: Vec<Vec<String>> = list
+        .lines
+        .iter()
+        .map(|line| line.files.iter().map(|file| job_path(file, "input file")).collect())
+        .collect::<Result<_>>()?;
+    let line_refs: Vec<Vec<&str>> = lines.iter().map(|files| files.iter().map(String::as_str).collect()).collect();
+    let names: Vec<(u32, String)> =
+        list.outputs.iter().map(|&index| (index as u32, output::file_name(&graph.outputs[index].name))).collect();
+    let mut text = String::new();
+    job::write(
+        &mut text,
+        context,
+        graph_index as u32,
+        execute_flags,
+        &directory,
+        names.iter().map(|(index, name)| (*index, name.as_str())),
+        line_refs.iter().map(Vec::as_slice),
+    )
+    .context("writing the job")?;
+    let text = CString::new(text).context("the job holds a NUL byte")?;
+    let report = stub.run_job(&text).map_err(|error| anyhow::anyhow!("running the job on the skel: {error}"))?;
+    let times_file = PathBuf::from(&directory).join(TIMES_FILE_NAME);
+    let times = std::fs::read(&times_file).with_context(|| format!("cannot read {}", times_file.display()))?;
+    if times.len() != list.lines.len() * 4 || report.inferences as usize != list.lines.len() {
+        bail!(
+            "the skel ran {} of {} inferences and wrote {} bytes of times to {}",
+            report.inferences,
+            list.lines.len(),
+            times.len(),
+            times_file.display()
+        );
+    }
+    let execute_micros =
+        times.chunks_exact(4).map(|four| u64::from(u32::from_le_bytes([four[0], four[1], four[2], four[3]]))).collect();
+    Ok(JobOutcome { report, execute_micros })
+}

@@ -1,0 +1,351 @@
+//! The direct-mode job: what the stub sends the skel's `run_job` (a text, one field a line) and the fixed-size
+//! report it gets back. Both sides use this module, so they cannot drift.
+//!
+//! The job text, lines ending in `\n`:
+//! ```text
+//! lpai-job 1
+//! context <id>
+//! graph <index>
+//! flags <bits>                    (1: float input files, 2: float output files; as `execute`)
+//! output_dir <path>
+//! output <index> <file name>      (one per output to write, in graph output order)
+//! inference <path>\t<path>...     (one per inference: the input files in graph input order)
+//! ```
+//! Paths are absolute (the skel's current directory is not the caller's) and hold no tab or newline. The skel
+//! writes `<output_dir>/Result_<i>/<file name>` for every inference `i` and, last, the execute time of each
+//! inference on the DSP clock in [`TIMES_FILE_NAME`] beside the results: little-endian `u32` microseconds, one per
+//! inference. The report stays [`REPORT_BYTES`] long however many inferences the job has.
+
+/// The first line of a job text.
+pub const HEADER: &str = "lpai-job 1";
+/// The file (in the output directory) holding each inference's DSP execute time, `u32` microseconds.
+pub const TIMES_FILE_NAME: &str = "lpai_dsp_execute_us.bin";
+/// Most outputs a job selects (and most inputs an inference names).
+pub const MAX_TENSORS: usize = 32;
+
+/// A parsed job text; the paths and names borrow from it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Job<'t> {
+    /// The loaded context.
+    pub context: i32,
+    /// The graph's index in it.
+    pub graph: u32,
+    /// `execute`'s float flags.
+    pub flags: u32,
+    /// Where `Result_<i>/` directories go.
+    pub output_dir: &'t [u8],
+    outputs: &'t [u8],
+    inferences: &'t [u8],
+    /// How many inference lines there are.
+    pub inference_count: u32,
+    /// How many outputs are selected.
+    pub output_count: u32,
+}
+
+/// Why a job text is refused: the line (1-based) and what is wrong with it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct JobError {
+    /// The line of the job text.
+    pub line: u32,
+    /// What is wrong.
+    pub what: &'static str,
+}
+
+fn lines(text: &[u8]) -> impl Iterator<Item = &[u8]> {
+    text.split(|&byte| byte == b'\n').filter(|line| !line.is_empty())
+}
+
+fn number<T: core::str::FromStr>(text: &[u8]) -> Option<T> {
+    core::str::from_utf8(text).ok()?.parse().ok()
+}
+
+/// Splits `key value` at the first space.
+fn field(line: &[u8]) -> (&[u8], &[u8]) {
+    match line.iter().position(|&byte| byte == b' ') {
+        Some(space) => (line.get(..space).unwrap_or(&[]), line.get(space + 1..).unwrap_or(&[])),
+        None => (line, &[]),
+    }
+}
+
+/// The byte range of `part` inside `whole` (a subslice of it).
+fn offset_in(whole: &[u8], part: &[u8]) -> usize {
+    (part.as_ptr() as usize).saturating_sub(whole.as_ptr() as usize)
+}
+
+impl<'t> Job<'t> {
+    /// Parses a job text (without its NUL). Every field must be there once, outputs and inferences come last and
+    /// grouped, and numbers are decimal.
+    pub fn parse(text: &'t [u8]) -> Result<Job<'t>, JobError> {
+        let mut lines = lines(text).enumerate().map(|(index, line)| (index as u32 + 1, line)).peekable();
+        let error = |line, what| JobError { line, what };
+        match lines.next() {
+            Some((_, header)) if header == HEADER.as_bytes() => {}
+            _ => return Err(error(1, "the first line is not `lpai-job 1`")),
+        }
+        let (mut context, mut graph, mut flags, mut output_dir) = (None, None, None, None);
+        while let Some(&(number_of_line, line)) = lines.peek() {
+            let (key, value) = field(line);
+            let slot = match key {
+                b"context" => context.replace(number(value).ok_or(error(number_of_line, "context is not a number"))?),
+                b"graph" => {
+                    graph.replace(number::<u32>(value).ok_or(error(number_of_line, "graph is not a number"))? as i64)
+                }
+                b"flags" => {
+                    flags.replace(number::<u32>(value).ok_or(error(number_of_line, "flags is not a number"))? as i64)
+                }
+                b"output_dir" if !value.is_empty() => output_dir.replace(value).map(|_| 0),
+                b"output" | b"inference" => break,
+                _ => return Err(error(number_of_line, "unknown or empty field")),
+            };
+            if slot.is_some() {
+                return Err(error(number_of_line, "a field given twice"));
+            }
+            lines.next();
+        }
+        let last = lines.peek().map_or(0, |&(line, _)| line);
+        let (Some(context), Some(graph), Some(flags), Some(output_dir)) = (context, graph, flags, output_dir) else {
+            return Err(error(last, "context, graph, flags and output_dir must all come before the outputs"));
+        };
+        let context = i32::try_from(context).map_err(|_| error(last, "context is out of range"))?;
+        let outputs_start = lines.peek().map_or(text.len(), |&(_, line)| offset_in(text, line));
+        let mut output_count = 0u32;
+        while let Some(&(number_of_line, line)) = lines.peek() {
+            let (key, value) = field(line);
+            if key != b"output" {
+                break;
+            }
+            let (index, name) = field(value);
+            if number::<u32>(index).is_none() || name.is_empty() || name.contains(&b'/') || name.contains(&b'\t') {
+                return Err(error(number_of_line, "an output line is not `output <index> <file name>`"));
+            }
+            output_count += 1;
+            lines.next();
+        }
+        let inferences_start = lines.peek().map_or(text.len(), |&(_, line)| offset_in(text, line));
+        let mut inference_count = 0u32;
+        for (number_of_line, line) in lines {
+            let (key, value) = field(line);
+            if key != b"inference" || value.is_empty() || value.split(|&byte| byte == b'\t').any(<[u8]>::is_empty) {
+                return Err(error(number_of_line, "expected `inference <path>[\\t<path>...]`"));
+            }
+            inference_count = inference_count.checked_add(1).ok_or(error(number_of_line, "too many inferences"))?;
+        }
+        if output_count == 0 || inference_count == 0 || output_count as usize > MAX_TENSORS {
+            return Err(error(last, "a job needs 1 to 32 outputs and at least one inference"));
+        }
+        Ok(Job {
+            context,
+            graph: graph as u32,
+            flags: flags as u32,
+            output_dir,
+            outputs: text.get(outputs_start..inferences_start).unwrap_or(&[]),
+            inferences: text.get(inferences_start..).unwrap_or(&[]),
+            inference_count,
+            output_count,
+        })
+    }
+
+    /// The selected outputs: (output index, file name), in the job's order.
+    pub fn outputs(&self) -> impl Iterator<Item = (u32, &'t [u8])> + 't {
+        lines(self.outputs).filter_map(|line| {
+            let (index, name) = field(field(line).1);
+            Some((number(index)?, name))
+        })
+    }
+
+    /// Each inference's input files, in graph input order.
+    pub fn inferences(&self) -> impl Iterator<Item = impl Iterator<Item = &'t [u8]>> + 't {
+        lines(self.inferences).map(|line| field(line).1.split(|&byte| byte == b'\t'))
+    }
+}
+
+/// Writes a job text (the stub's side).
+pub fn write<'p>(
+    out: &mut dyn core::fmt::Write,
+    context: i32,
+    graph: u32,
+    flags: u32,
+    output_dir: &str,
+    outputs: impl Iterator<Item = (u32, &'p str)>,
+    inferences: impl Iterator<Item = &'p [&'p str]>,
+) -> core::fmt::Result {
+    writeln!(out, "{HEADER}")?;
+    writeln!(out, "context {context}\ngraph {graph}\nflags {flags}\noutput_dir {output_dir}")?;
+    for (index, name) in outputs {
+        writeln!(out, "output {index} {name}")?;
+    }
+    for files in inferences {
+        out.write_str("inference ")?;
+        for (position, file) in files.iter().enumerate() {
+            if position > 0 {
+                out.write_char('\t')?;
+            }
+            out.write_str(file)?;
+        }
+        out.write_char('\n')?;
+    }
+    Ok(())
+}
+
+/// Bytes of an encoded [`Report`].
+pub const REPORT_BYTES: usize = 56;
+const REPORT_MAGIC: u32 = u32::from_le_bytes(*b"LPJR");
+const REPORT_VERSION: u32 = 1;
+
+/// What a job did, fixed-size whatever its length.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Report {
+    /// Inferences run to the end (outputs written).
+    pub inferences: u32,
+    /// graphExecute calls, EARLY_TERMINATION answers included.
+    pub attempts: u32,
+    /// Bytes read from input files.
+    pub bytes_read: u64,
+    /// Bytes written to output files (the times file included).
+    pub bytes_written: u64,
+    /// Ticks the context's load took (binary placed, context created, graphs finalized).
+    pub load_ticks: u64,
+    /// The DSP clock's ticks per second.
+    pub clock_hz: u32,
+    /// Arena bytes the context uses at most.
+    pub arena_used: u32,
+    /// The arena's size.
+    pub arena_capacity: u32,
+}
+
+impl Report {
+    /// Encodes into the first [`REPORT_BYTES`] of `out`; `None` when it is shorter.
+    pub fn encode(&self, out: &mut [u8]) -> Option<usize> {
+        let words = [REPORT_MAGIC, REPORT_VERSION, self.inferences, self.attempts];
+        let wide = [self.bytes_read, self.bytes_written, self.load_ticks];
+        let tail = [self.clock_hz, self.arena_used, self.arena_capacity, 0];
+        let mut at = 0usize;
+        let mut put = |bytes: &[u8]| -> Option<()> {
+            let target = out.get_mut(at..at.checked_add(bytes.len())?)?;
+            for (slot, &byte) in target.iter_mut().zip(bytes) {
+                *slot = byte;
+            }
+            at += bytes.len();
+            Some(())
+        };
+        words.iter().try_for_each(|word| put(&word.to_le_bytes()))?;
+        wide.iter().try_for_each(|word| put(&word.to_le_bytes()))?;
+        tail.iter().try_for_each(|word| put(&word.to_le_bytes()))?;
+        Some(REPORT_BYTES)
+    }
+
+    /// Decodes a report; `None` when the bytes are not one.
+    pub fn decode(bytes: &[u8]) -> Option<Report> {
+        let word = |at: usize| bytes.get(at..at + 4).and_then(|b| b.try_into().ok()).map(u32::from_le_bytes);
+        let wide = |at: usize| bytes.get(at..at + 8).and_then(|b| b.try_into().ok()).map(u64::from_le_bytes);
+        if bytes.len() != REPORT_BYTES || word(0)? != REPORT_MAGIC || word(4)? != REPORT_VERSION {
+            return None;
+        }
+        Some(Report {
+            inferences: word(8)?,
+            attempts: word(12)?,
+            bytes_read: wide(16)?,
+            bytes_written: wide(24)?,
+            load_ticks: wide(32)?,
+            clock_hz: word(40)?,
+            arena_used: word(44)?,
+            arena_capacity: word(48)?,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Text {
+        bytes: [u8; 512],
+        length: usize,
+    }
+
+    impl core::fmt::Write for Text {
+        fn write_str(&mut self, text: &str) -> core::fmt::Result {
+            let end = self.length + text.len();
+            self.bytes.get_mut(self.length..end).ok_or(core::fmt::Error)?.copy_from_slice(text.as_bytes());
+            self.length = end;
+            Ok(())
+        }
+    }
+
+    fn example() -> Text {
+        let mut text = Text { bytes: [0; 512], length: 0 };
+        let lines: [&[&str]; 2] = [&["/in/0_a.raw", "/in/0_b.raw"], &["/in/1_a.raw", "/in/1_b.raw"]];
+        let outputs = [(1u32, "probs.raw"), (0, "logits.raw")];
+        write(&mut text, 3, 0, 2, "/out dir", outputs.into_iter(), lines.into_iter()).unwrap();
+        text
+    }
+
+    #[test]
+    fn a_job_round_trips() {
+        let text = example();
+        let job = Job::parse(&text.bytes[..text.length]).unwrap();
+        assert_eq!((job.context, job.graph, job.flags, job.output_dir), (3, 0, 2, &b"/out dir"[..]));
+        assert_eq!((job.inference_count, job.output_count), (2, 2));
+        let mut outputs = job.outputs();
+        assert_eq!(outputs.next(), Some((1, &b"probs.raw"[..])));
+        assert_eq!(outputs.next(), Some((0, &b"logits.raw"[..])));
+        assert_eq!(outputs.next(), None);
+        let mut inferences = job.inferences();
+        let mut first = inferences.next().unwrap();
+        assert_eq!(
+            (first.next(), first.next(), first.next()),
+            (Some(&b"/in/0_a.raw"[..]), Some(&b"/in/0_b.raw"[..]), None)
+        );
+        assert_eq!(inferences.count(), 1);
+    }
+
+    #[test]
+    fn malformed_jobs_name_their_line() {
+        let text = example();
+        let good = &text.bytes[..text.length];
+        let replace = |from: &str, to: &str| {
+            let mut changed = [0u8; 600];
+            let source = core::str::from_utf8(good).unwrap();
+            let at = source.find(from).unwrap();
+            let parts = [&good[..at], to.as_bytes(), &good[at + from.len()..]];
+            let mut length = 0;
+            for part in parts {
+                changed[length..length + part.len()].copy_from_slice(part);
+                length += part.len();
+            }
+            (changed, length)
+        };
+        for (from, to, line) in [
+            ("lpai-job 1", "lpai-job 2", 1),
+            ("context 3", "context x", 2),
+            ("graph 0\n", "graph 0\ngraph 1\n", 4),
+            ("output 1 probs.raw", "output 1 a/b.raw", 6),
+            ("inference /in/1_a.raw", "inference \t/in/1_a.raw", 9),
+            ("flags 2\n", "", 5),
+        ] {
+            let (changed, length) = replace(from, to);
+            let refused = Job::parse(&changed[..length]).unwrap_err();
+            assert_eq!(refused.line, line, "{from} -> {to}: {}", refused.what);
+        }
+    }
+
+    #[test]
+    fn a_report_round_trips_and_garbage_is_refused() {
+        let report = Report {
+            inferences: 30,
+            attempts: 31,
+            bytes_read: 1 << 33,
+            bytes_written: 7,
+            load_ticks: 19_200_000,
+            clock_hz: 19_200_000,
+            arena_used: 4096,
+            arena_capacity: 8192,
+        };
+        let mut bytes = [0u8; REPORT_BYTES];
+        assert_eq!(report.encode(&mut bytes), Some(REPORT_BYTES));
+        assert_eq!(Report::decode(&bytes), Some(report));
+        assert_eq!(report.encode(&mut [0u8; REPORT_BYTES - 1]), None);
+        bytes[0] ^= 1;
+        assert_eq!(Report::decode(&bytes), None);
+    }
+}

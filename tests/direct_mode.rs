@@ -1,0 +1,153 @@
+//! Direct mode: `lpai-net-run --direct_mode` hands the whole input list to the skel in one `run_job` call, which
+//! reads the inputs and writes the results itself. On the real libQnnHtp.so its files equal the traditional path's
+//! bit for bit; its stub-to-skel calls do not grow with the list; every run records itself in
+//! `lpai_net_run.json`; failures on the skel's side come back naming the file at fault, leaving nothing half-written.
+
+mod common;
+
+use lpai_direct_stub::net_run;
+use lpai_direct_stub::stub::{Configuration, Local, SkelLocation, Stub, TARGET_DEFAULT};
+use std::ffi::CString;
+use std::path::Path;
+
+fn run(binary: &Path, list: &Path, output: &Path, native: bool, direct: bool) -> net_run::Summary {
+    let extra = if direct { vec!["--direct_mode".to_string()] } else { Vec::new() };
+    let settings = common::settings(common::net_run_args(binary, list, output, native, &extra));
+    net_run::run(&settings).unwrap_or_else(|error| panic!("{}: {error:#}", binary.display()))
+}
+
+fn record(output: &Path) -> serde_json::Value {
+    serde_json::from_slice(&std::fs::read(output.join("lpai_net_run.json")).unwrap()).unwrap()
+}
+
+#[test]
+fn direct_mode_writes_the_traditional_paths_files_bit_for_bit_for_every_fixture() {
+    let _guard = common::qnn_lock();
+    let work = tempfile::tempdir().unwrap();
+    for name in common::FIXTURES {
+        let binary = common::fixture(name).join(format!("{name}_qnn.bin"));
+        for mode in ["float", "native"] {
+            let list = common::absolute_input_list(name, mode, work.path());
+            let (direct, traditional) = (
+                work.path().join(format!("{name}-{mode}-direct")),
+                work.path().join(format!("{name}-{mode}-traditional")),
+            );
+            let summary = run(&binary, &list, &direct, mode == "native", true);
+            run(&binary, &list, &traditional, mode == "native", false);
+            let files = common::result_files(&traditional);
+            assert_eq!(common::result_files(&direct), files, "{name} {mode}");
+            let reference = common::fixture(name).join("reference").join(mode);
+            for file in &files {
+                let ours = std::fs::read(direct.join(file)).unwrap();
+                assert!(ours == std::fs::read(traditional.join(file)).unwrap(), "{name} {mode}: {}", file.display());
+                assert!(
+                    ours == std::fs::read(reference.join(file)).unwrap(),
+                    "{name} {mode}: {} vs ORT",
+                    file.display()
+                );
+            }
+            let recorded = record(&direct);
+            assert_eq!(recorded["mode"], "direct");
+            assert_eq!(recorded["transport"], "local");
+            assert_eq!(recorded["inferences"], 3);
+            assert_eq!(recorded["dsp_execute_us"].as_array().unwrap().len(), 3);
+            assert_eq!(summary.execute_micros.len(), 3);
+            assert_eq!(record(&traditional)["mode"], "traditional");
+            assert_eq!(record(&traditional)["host_round_trip_us"].as_array().unwrap().len(), 3);
+        }
+    }
+}
+
+/// An input list of `lines` lines, cycling through kws_conv's three float inputs.
+fn long_list(work: &Path, lines: usize) -> std::path::PathBuf {
+    let inputs = common::fixture("kws_conv").join("inputs/float");
+    let text: String =
+        (0..lines).map(|line| format!("{}\n", inputs.join(format!("{}_0.raw", line % 3)).display())).collect();
+    let list = work.join(format!("list_{lines}.txt"));
+    std::fs::write(&list, text).unwrap();
+    list
+}
+
+#[test]
+fn skel_calls_stay_the_same_in_direct_mode_and_grow_with_the_list_in_traditional_mode() {
+    let _guard = common::qnn_lock();
+    let work = tempfile::tempdir().unwrap();
+    let binary = common::fixture("kws_conv").join("kws_conv_qnn.bin");
+    let mut calls = Vec::new();
+    for (lines, direct) in [(1, true), (30, true), (1, false), (30, false)] {
+        let output = work.path().join(format!("out-{lines}-{direct}"));
+        run(&binary, &long_list(work.path(), lines), &output, false, direct);
+        let recorded = record(&output);
+        assert_eq!(recorded["inferences"], lines);
+        assert_eq!(common::result_files(&output).len(), lines);
+        calls.push(recorded["skel_calls"].as_u64().unwrap());
+    }
+    // open, configure, load, describe, run_job, unload, close; traditional: one execute per line instead of run_job.
+    assert_eq!(calls, [7, 7, 7, 36]);
+}
+
+/// A stub on the host skel with the real HTP backend and kws_conv loaded; answers the stub and the context id.
+fn loaded_stub() -> (Stub, i32) {
+    let local = Local::load(&SkelLocation::File { path: common::host_skel(), named_by: "the test" }).unwrap();
+    let uri = lpai_direct_stub::stub::fastrpc::skel_uri(lpai_direct_stub::stub::fastrpc::Domain::Adsp, None);
+    let mut stub = Stub::open(Box::new(local), &uri).unwrap();
+    let qnn = common::qnn_lib_dir();
+    let path = |file: &str| CString::new(qnn.join(file).to_str().unwrap()).unwrap();
+    let configuration = Configuration {
+        backend: path("libQnnHtp.so"),
+        system_library: path("libQnnSystem.so"),
+        log_level: 1,
+        profiling_level: 0,
+        lpai_hw_version: 0,
+        lpai_target: TARGET_DEFAULT,
+        arena_bytes: 0,
+    };
+    stub.configure(&configuration).unwrap();
+    let binary = std::fs::read(common::fixture("kws_conv/kws_conv_qnn.bin")).unwrap();
+    let (context, _) = stub.load(&binary, 0).unwrap();
+    (stub, context)
+}
+
+/// A job text for kws_conv's native inputs: `inputs` per inference, results under `output_dir`.
+fn job(context: i32, output_dir: &Path, inputs: &[&Path]) -> CString {
+    let mut text = format!("lpai-job 1\ncontext {context}\ngraph 0\nflags 0\noutput_dir {}\n", output_dir.display());
+    text += "output 0 logits.raw\n";
+    for input in inputs {
+        text += &format!("inference {}\n", input.display());
+    }
+    CString::new(text).unwrap()
+}
+
+#[test]
+fn failures_on_the_skels_side_name_the_file_and_leave_nothing_half_written() {
+    let _guard = common::qnn_lock();
+    let work = tempfile::tempdir().unwrap();
+    let (mut stub, context) = loaded_stub();
+    let good = common::fixture("kws_conv/inputs/native/0_0.raw");
+    let missing = work.path().join("missing.raw");
+    let short = work.path().join("short.raw");
+    std::fs::write(&short, [0u8; 7]).unwrap();
+    let output = work.path().join("out");
+    for (bad, fragment) in [(&missing, "not found"), (&short, "holds 7 bytes, the tensor takes 490")] {
+        let error = stub.run_job(&job(context, &output, &[&good, bad])).unwrap_err().to_string();
+        assert!(error.contains(&format!("inference 2: {}: {fragment}", bad.display())), "{error}");
+        assert!(!output.exists(), "the whole job is checked before the first inference: {error}");
+    }
+    // A directory the skel cannot create: a path under a regular file.
+    let blocked = short.join("out");
+    let error = stub.run_job(&job(context, &blocked, &[&good])).unwrap_err().to_string();
+    assert!(error.contains(&blocked.display().to_string()), "{error}");
+    // A result file that cannot be written: its name is taken by a directory.
+    std::fs::create_dir_all(output.join("Result_0/logits.raw")).unwrap();
+    let error = stub.run_job(&job(context, &output, &[&good])).unwrap_err().to_string();
+    assert!(error.contains("inference 1: ") && error.contains("Result_0/logits.raw"), "{error}");
+    let leftovers: Vec<_> =
+        common::files_below(&output).into_iter().filter(|file| file.to_string_lossy().ends_with(".partial")).collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+    // A good job after the failures runs, and reports what it did.
+    let fine = work.path().join("fine");
+    let report = stub.run_job(&job(context, &fine, &[&good, &good])).unwrap();
+    assert_eq!((report.inferences, report.bytes_read), (2, 2 * 490));
+    assert_eq!(std::fs::read(fine.join("lpai_dsp_execute_us.bin")).unwrap().len(), 8);
+    stub.close().unwrap();
+}
