@@ -6,6 +6,7 @@ pub use lpai_direct_idl::aee;
 pub mod codec;
 pub mod farf;
 pub mod job;
+pub mod metadata;
 pub mod qnn;
 pub mod shell_frame;
 pub mod wire;

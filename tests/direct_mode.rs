@@ -6,7 +6,7 @@
 mod common;
 
 use lpai_direct_stub::net_run;
-use lpai_direct_stub::stub::{Configuration, Local, SkelLocation, Stub, TARGET_DEFAULT};
+use lpai_direct_stub::stub::{Local, SkelLocation, Stub};
 use std::ffi::CString;
 use std::path::Path;
 
@@ -92,16 +92,7 @@ fn loaded_stub() -> (Stub, i32) {
     let uri = lpai_direct_stub::stub::fastrpc::skel_uri(lpai_direct_stub::stub::fastrpc::Domain::Adsp, None);
     let mut stub = Stub::open(Box::new(local), &uri).unwrap();
     let qnn = common::qnn_lib_dir();
-    let path = |file: &str| CString::new(qnn.join(file).to_str().unwrap()).unwrap();
-    let configuration = Configuration {
-        backend: path("libQnnHtp.so"),
-        system_library: path("libQnnSystem.so"),
-        log_level: 1,
-        profiling_level: 0,
-        lpai_hw_version: 0,
-        lpai_target: TARGET_DEFAULT,
-        arena_bytes: 0,
-    };
+    let configuration = common::configuration(&qnn.join("libQnnHtp.so"), Some(&qnn.join("libQnnSystem.so")));
     stub.configure(&configuration).unwrap();
     let binary = std::fs::read(common::fixture("kws_conv/kws_conv_qnn.bin")).unwrap();
     let (context, _) = stub.load(&binary, 0).unwrap();

@@ -1,8 +1,11 @@
 //! The virtual aDSP: `lpai-net-run --transport qemu` runs the contract-model fixtures on the Hexagon skel `.so`
 //! (loaded by the PD shell under qemu-hexagon, with the Hexagon contract model of libQnnLpai dlopen'ed by it) and
 //! writes exactly the outputs the fixture script computed; `--transport local` (the host builds of the same
-//! skel and model) writes byte-identical files. Without qemu-hexagon on PATH, `--transport qemu` fails with one
-//! line saying so.
+//! skel and model) writes byte-identical files. By default the skel loads no system library: the host build of the
+//! contract model's libQnnSystem reads the metadata on the HLOS side and the skel gets the record; with
+//! `--dsp_system_library` the skel loads the Hexagon build itself, with the same outputs, and a record that does
+//! not match its binary is refused by name. Without qemu-hexagon on PATH, `--transport qemu` fails with one line
+//! saying so.
 
 mod common;
 
@@ -45,14 +48,12 @@ fn run_fixture(
     extra: &[&str],
 ) -> net_run::Summary {
     let list = common::absolute_input_list(name, mode, work);
-    let (skel, backend, system) = match transport {
-        "qemu" => (
-            virtual_adsp("liblpai_direct_skel.so"),
-            virtual_adsp("libQnnLpaiContract.so"),
-            virtual_adsp("libQnnSystemContract.so"),
-        ),
-        _ => (common::host_skel(), host_model("libQnnLpaiContract.so"), host_model("libQnnSystemContract.so")),
+    let (skel, backend) = match transport {
+        "qemu" => (virtual_adsp("liblpai_direct_skel.so"), virtual_adsp("libQnnLpaiContract.so")),
+        _ => (common::host_skel(), host_model("libQnnLpaiContract.so")),
     };
+    // The HLOS side's libQnnSystem: the host build, whatever the skel runs on.
+    let system = host_model("libQnnSystemContract.so");
     let mut args = vec![
         "lpai-net-run".to_string(),
         format!("--transport={transport}"),
@@ -169,7 +170,7 @@ fn qemu_args(work: &Path, extra: &[String]) -> Vec<String> {
         "lpai-net-run".to_string(),
         "--transport=qemu".to_string(),
         format!("--backend={}", virtual_adsp("libQnnLpaiContract.so").display()),
-        format!("--system_library={}", virtual_adsp("libQnnSystemContract.so").display()),
+        format!("--system_library={}", host_model("libQnnSystemContract.so").display()),
         format!("--retrieve_context={}", context_binary(name).display()),
         format!("--input_list={}", common::absolute_input_list(name, "native", work).display()),
         format!("--output_dir={}", work.join("out").display()),
@@ -251,4 +252,61 @@ fn direct_mode_on_the_hexagon_skel_reads_and_writes_through_the_shells_files() {
             assert_eq!(record["skel_calls"], 7, "{name} {mode}");
         }
     }
+}
+
+#[test]
+fn the_hexagon_skel_with_its_own_system_library_gives_the_outputs_it_gives_with_the_record() {
+    let work = tempfile::tempdir().unwrap();
+    let dsp_system = format!("--dsp_system_library={}", virtual_adsp("libQnnSystemContract.so").display());
+    for name in CONTRACT_FIXTURES {
+        for mode in ["float", "native"] {
+            let with_record = work.path().join(format!("{name}-{mode}-record"));
+            let with_library = work.path().join(format!("{name}-{mode}-library"));
+            run_fixture(name, mode, "qemu", &with_record, work.path(), &[]);
+            run_fixture(name, mode, "qemu", &with_library, work.path(), &[&dsp_system]);
+            let expected = common::files_below(&common::fixture(name).join("reference").join(mode));
+            assert_eq!(common::result_files(&with_record), expected, "{name} {mode}");
+            assert_eq!(common::result_files(&with_library), expected, "{name} {mode}");
+            for file in &expected {
+                let (a, b) =
+                    (std::fs::read(with_record.join(file)).unwrap(), std::fs::read(with_library.join(file)).unwrap());
+                assert!(a == b, "{name} {mode}: {} differs", file.display());
+            }
+        }
+    }
+}
+
+#[test]
+fn the_hexagon_skel_refuses_a_record_that_does_not_match_the_binary_by_name() {
+    use lpai_direct_stub::metadata;
+    use lpai_direct_stub::stub::{fastrpc, Qemu, QemuOptions, Stub};
+    let options =
+        QemuOptions { skel: Some(virtual_adsp("liblpai_direct_skel.so")), shell: Some(virtual_adsp("lpai-pd-shell")) };
+    let qemu = Qemu::start(&options).unwrap_or_else(|error| panic!("{error}"));
+    let mut stub = Stub::open(Box::new(qemu), &fastrpc::skel_uri(fastrpc::Domain::Adsp, None)).unwrap();
+    let configuration = common::configuration(&virtual_adsp("libQnnLpaiContract.so"), None);
+    stub.configure(&configuration).unwrap();
+    let system = host_model("libQnnSystemContract.so");
+    let record_of =
+        |name: &str| metadata::read_record(&system, &std::fs::read(context_binary(name)).unwrap(), name).unwrap();
+    let binary = std::fs::read(context_binary("contract_single")).unwrap();
+    let (own, other) = (record_of("contract_single"), record_of("contract_stream"));
+    let other_graph = metadata::parse(&other).unwrap().graphs().next().unwrap().name.to_string();
+    let message = stub.load_with_metadata(&binary, &other, 0).unwrap_err().to_string();
+    let expected = format!("names graph {other_graph}, which the context binary does not have");
+    assert!(message.contains(&expected) && message.contains("the Hexagon skel"), "{message}");
+    let renamed = common::changed_record(&own, Some("renamed"), None);
+    let message = stub.load_with_metadata(&binary, &renamed, 0).unwrap_err().to_string();
+    assert!(message.contains("names graph renamed, which the context binary does not have"), "{message}");
+
+    let wrong_id = common::changed_record(&own, None, Some(99));
+    let (context, _) = stub.load_with_metadata(&binary, &wrong_id, 0).unwrap();
+    let (inputs, mut outputs) = (vec![0u8; 16], vec![0u8; 16]);
+    let message = stub.execute(context, 0, 0, &inputs, &mut outputs).unwrap_err().to_string();
+    assert!(
+        message.contains("graph single: graphExecute refused the tensors the metadata record describes"),
+        "{message}"
+    );
+    let (context, _) = stub.load_with_metadata(&binary, &own, 0).unwrap();
+    stub.execute(context, 0, 0, &inputs, &mut outputs).unwrap();
 }

@@ -126,6 +126,7 @@ pub fn all() -> impl Iterator<Item = &'static SelfTest> {
         crate::testing::contexts::SELF_TESTS,
         crate::testing::performance::SELF_TESTS,
         crate::testing::persistent_binary::SELF_TESTS,
+        crate::testing::record_metadata::SELF_TESTS,
         crate::testing::embedding::SELF_TESTS,
     ]
     .into_iter()

@@ -1,11 +1,13 @@
-//! The net-run job through the stub: open the skel on a transport, configure it, load the context, check the
-//! whole input list, then run every line and write its outputs. Every transport runs this same code.
+//! The net-run job through the stub: open the skel on a transport, configure it, load the context (with the
+//! metadata record read here by the HLOS side's libQnnSystem, unless the skel has its own), check the whole input
+//! list, then run every line and write its outputs. Every transport runs this same code.
 
 use crate::direct;
 use crate::graph_io;
 use crate::input_list;
 use crate::input_list::InputList;
 use crate::lpai_config::{self, LpaiConfig};
+use crate::metadata;
 use crate::output;
 use crate::run_record::{self, RunRecord};
 pub use crate::settings::Settings;
@@ -46,7 +48,8 @@ fn c_path(path: &Path) -> Result<CString> {
     CString::new(path.as_os_str().as_bytes()).with_context(|| format!("{} contains a NUL byte", path.display()))
 }
 
-/// `--system_library`, else libQnnSystem.so beside the backend (a bare name when the backend is one).
+/// The HLOS side's libQnnSystem: `--system_library`, else libQnnSystem.so beside the backend (a bare name when the
+/// backend is one).
 fn system_library_path(settings: &Settings) -> PathBuf {
     settings.system_library.clone().unwrap_or_else(|| settings.backend.with_file_name("libQnnSystem.so"))
 }
@@ -144,9 +147,14 @@ pub fn run(settings: &Settings) -> Result<Summary> {
     };
     let uri = fastrpc::skel_uri(settings.domain, settings.session);
     let mut stub = Stub::open(transport, &uri).map_err(failed("opening the skel".into()))?;
+    // Without a system library of its own (the default) the skel gets the metadata record read here.
+    let dsp_system_library = match &settings.dsp_system_library {
+        Some(path) => c_path(path)?,
+        None => CString::default(),
+    };
     let configuration = Configuration {
         backend: c_path(&settings.backend)?,
-        system_library: c_path(&system_library_path(settings))?,
+        system_library: dsp_system_library,
         log_level: settings.log_level,
         profiling_level: qnn_profiling_level(settings, &lpai),
         lpai_hw_version: lpai.hw_version.unwrap_or(0),
@@ -157,12 +165,29 @@ pub fn run(settings: &Settings) -> Result<Summary> {
 
     let load_flags = if settings.persistent_binary { flags::PERSISTENT_BINARY } else { 0 };
     let what = format!("context binary {}", binary_path.display());
-    let load_started = Instant::now();
-    let (context, graph_count) = if settings.dsp_reads_context {
-        stub.load_file(&path_for_skel(binary_path)?, load_flags)
+    let binary = if settings.dsp_reads_context && settings.dsp_system_library.is_some() {
+        Vec::new()
     } else {
-        let binary = std::fs::read(binary_path).with_context(|| format!("cannot read {}", binary_path.display()))?;
-        stub.load(&binary, load_flags)
+        std::fs::read(binary_path).with_context(|| format!("cannot read {}", binary_path.display()))?
+    };
+    let record = match settings.dsp_system_library {
+        Some(_) => None,
+        None => {
+            let library = metadata::HostSystemLibrary::load(&system_library_path(settings)).map_err(|error| {
+                anyhow!(
+                    "{error:#} (--system_library names the HLOS side's libQnnSystem, which reads the binary's metadata \
+                     for the skel; --dsp_system_library FILE has the skel read it with its own)"
+                )
+            })?;
+            Some(library.record(&binary, &what)?)
+        }
+    };
+    let load_started = Instant::now();
+    let (context, graph_count) = match (settings.dsp_reads_context, &record) {
+        (true, None) => stub.load_file(&path_for_skel(binary_path)?, load_flags),
+        (true, Some(record)) => stub.load_file_with_metadata(&path_for_skel(binary_path)?, record, load_flags),
+        (false, None) => stub.load(&binary, load_flags),
+        (false, Some(record)) => stub.load_with_metadata(&binary, record, load_flags),
     }
     .map_err(failed(what))?;
     let load_us = load_started.elapsed().as_micros() as u64;

@@ -39,8 +39,12 @@ pub struct Settings {
     pub use_native_input_files: bool,
     /// Write outputs' native bytes instead of float32.
     pub use_native_output_files: bool,
-    /// libQnnSystem (`None`: libQnnSystem.so beside the backend).
+    /// The HLOS side's libQnnSystem, which reads the binary's metadata here for the skel (`None`: libQnnSystem.so
+    /// beside the backend); unused when the skel has its own ([`Settings::dsp_system_library`]).
     pub system_library: Option<PathBuf>,
+    /// The libQnnSystem the skel loads and reads the metadata with (`None`: none; the skel gets the metadata record
+    /// the HLOS side made).
+    pub dsp_system_library: Option<PathBuf>,
     /// The graph to run (`None`: the first).
     pub graph_name: Option<String>,
     /// Ask for PERSISTENT_BINARY even when the backend does not require it.
@@ -92,6 +96,7 @@ impl Settings {
             use_native_input_files: false,
             use_native_output_files: false,
             system_library: None,
+            dsp_system_library: None,
             graph_name: None,
             persistent_binary: false,
             profiling_level: None,

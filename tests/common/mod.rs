@@ -9,9 +9,23 @@ pub fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// A built artifact, or a failure that says which script builds it.
+/// The cargo target directory this test was built in (`target/` unless `CARGO_TARGET_DIR` names another).
+pub fn cargo_target_dir() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    // <target>/<profile>/deps/<test>-<hash>
+    exe.ancestors().nth(3).expect("the test runs from <target>/<profile>/deps/").to_path_buf()
+}
+
+/// A built artifact, or a failure that says which script builds it. `target/debug/...` and `target/release/...`
+/// (host builds) are taken from the cargo target directory this test was built in; other paths (the Hexagon
+/// builds of the scripts) from the workspace.
 pub fn artifact(relative: &str, built_by: &str) -> PathBuf {
-    let path = root().join(relative);
+    let host_build =
+        relative.strip_prefix("target/").filter(|rest| rest.starts_with("debug/") || rest.starts_with("release/"));
+    let path = match host_build {
+        Some(rest) => cargo_target_dir().join(rest),
+        None => root().join(relative),
+    };
     assert!(path.exists(), "{} is missing: run {built_by} first (scripts/test.sh does)", path.display());
     path
 }
@@ -132,4 +146,49 @@ pub fn net_run_args(binary: &Path, list: &Path, output: &Path, native: bool, ext
 pub fn settings(args: Vec<String>) -> lpai_direct_stub::settings::Settings {
     use lpai_net_run::cli::{Options, Parser};
     Options::parse_from(args).settings()
+}
+
+/// `record` (a metadata record) written again with its first graph renamed to `rename` and the first input of its
+/// first graph given id `first_input_id`, where given: records that do not match their binary.
+pub fn changed_record(record: &[u8], rename: Option<&str>, first_input_id: Option<u32>) -> Vec<u8> {
+    use lpai_direct::metadata::{Record, WriteError, Writer};
+    let record = Record::parse(record).expect("a valid record to change");
+    let write = |buffer: &mut [u8]| {
+        let mut writer = Writer::new(buffer);
+        writer.header(record.graph_count() as u32);
+        for (index, graph) in record.graphs().enumerate() {
+            let name = if index == 0 { rename.unwrap_or(graph.name) } else { graph.name };
+            writer.graph(name, graph.inputs.len() as u32, graph.outputs.len() as u32);
+            for (position, mut tensor) in graph.inputs.chain(graph.outputs).enumerate() {
+                if let (0, 0, Some(id)) = (index, position, first_input_id) {
+                    tensor.id = id;
+                }
+                writer.tensor(&tensor);
+            }
+        }
+        writer.finish()
+    };
+    let needed = match write(&mut []) {
+        Err(WriteError::TooSmall { needed }) => needed,
+        other => panic!("measuring the changed record: {other:?}"),
+    };
+    let mut bytes = vec![0u8; needed];
+    write(&mut bytes).expect("the changed record is valid");
+    bytes
+}
+
+/// A `configure` for `backend` at log level 1 and the skel's defaults; `system_library` `None` selects the metadata
+/// record (no libQnnSystem on the skel's side).
+#[allow(dead_code)]
+pub fn configuration(backend: &Path, system_library: Option<&Path>) -> lpai_direct_stub::stub::Configuration {
+    let text = |path: &Path| std::ffi::CString::new(path.to_str().expect("a UTF-8 path")).expect("no NUL");
+    lpai_direct_stub::stub::Configuration {
+        backend: text(backend),
+        system_library: system_library.map(text).unwrap_or_default(),
+        log_level: 1,
+        profiling_level: 0,
+        lpai_hw_version: 0,
+        lpai_target: lpai_direct_stub::stub::TARGET_DEFAULT,
+        arena_bytes: 0,
+    }
 }

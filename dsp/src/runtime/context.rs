@@ -4,7 +4,8 @@ use super::arena::Arena;
 use super::backend::Backend;
 use super::error::{check, require, RuntimeError};
 use super::graph::{Graph, GraphOptions};
-use super::system::{BinaryDescription, SystemLibrary};
+use super::metadata::{Description, Metadata};
+use super::system::SystemLibrary;
 use crate::log;
 use crate::platform::{Current, Level, Platform};
 use core::ffi::{c_void, CStr};
@@ -84,7 +85,8 @@ pub struct ContextOptions<'o> {
 }
 
 /// A created context and its graphs. Dropping it frees the context, then the profile, then the binary
-/// description; the binary itself lives in the caller's arena until the caller drops that.
+/// description (libQnnSystem's; a record's lives in the arena); the binary itself lives in the caller's arena until
+/// the caller drops that.
 pub struct Context<'a> {
     backend: &'a Backend,
     handle: ContextHandle,
@@ -94,7 +96,7 @@ pub struct Context<'a> {
     binary_in_place: bool,
     persistent: bool,
     // Declared last: dropped after `Drop::drop` freed the context that was built from it.
-    _description: BinaryDescription<'a>,
+    description: Description<'a>,
 }
 
 /// Reads or copies the binary into an aligned arena buffer.
@@ -181,8 +183,20 @@ impl<'a> Context<'a> {
         source: BinarySource<'_>,
         options: &ContextOptions<'_>,
     ) -> Result<Context<'a>, RuntimeError> {
+        Context::load_with(backend, Metadata::System(system), arena, source, options)
+    }
+
+    /// [`Context::load`] with the metadata from `metadata`: libQnnSystem, or a checked metadata record (see
+    /// [`super::metadata`] for what is then checked against the backend).
+    pub fn load_with(
+        backend: &'a Backend,
+        metadata: Metadata<'a, '_>,
+        arena: &Arena<'a>,
+        source: BinarySource<'_>,
+        options: &ContextOptions<'_>,
+    ) -> Result<Context<'a>, RuntimeError> {
         let binary = place_binary(backend, arena, source)?;
-        Context::from_placed(backend, system, arena, binary, false, options)
+        Context::from_placed(backend, metadata, arena, binary, false, options)
     }
 
     /// Loads a context binary the caller keeps in its own memory for the context's whole life (the borrow `'a`
@@ -197,8 +211,19 @@ impl<'a> Context<'a> {
         binary: PersistentBinary<'a>,
         options: &ContextOptions<'_>,
     ) -> Result<Context<'a>, RuntimeError> {
+        Context::load_persistent_with(backend, Metadata::System(system), arena, binary, options)
+    }
+
+    /// [`Context::load_persistent`] with the metadata from `metadata`, as [`Context::load_with`].
+    pub fn load_persistent_with(
+        backend: &'a Backend,
+        metadata: Metadata<'a, '_>,
+        arena: &Arena<'a>,
+        binary: PersistentBinary<'a>,
+        options: &ContextOptions<'_>,
+    ) -> Result<Context<'a>, RuntimeError> {
         let (binary, in_place) = place_persistent(backend, arena, binary)?;
-        Context::from_placed(backend, system, arena, binary, in_place, options)
+        Context::from_placed(backend, metadata, arena, binary, in_place, options)
     }
 
     /// Creates the context from a binary that stays where it is for `'a`, and prepares every graph. Inlined into
@@ -206,13 +231,13 @@ impl<'a> Context<'a> {
     #[inline(always)]
     fn from_placed(
         backend: &'a Backend,
-        system: &'a SystemLibrary,
+        metadata: Metadata<'a, '_>,
         arena: &Arena<'a>,
         binary: &'a [u8],
         binary_in_place: bool,
         options: &ContextOptions<'_>,
     ) -> Result<Context<'a>, RuntimeError> {
-        let description = system.describe(binary)?;
+        let description = Description::of(metadata, binary, arena)?;
         let graph_count = description.graphs()?.len();
         if graph_count > MAX_GRAPHS {
             return Err(RuntimeError::TooMany { what: "graphs", count: graph_count, limit: MAX_GRAPHS });
@@ -226,7 +251,7 @@ impl<'a> Context<'a> {
             binary_bytes: binary.len(),
             binary_in_place,
             persistent: required_by_backend || options.persistent_binary,
-            _description: description,
+            description,
         };
         if let Some(level) = options.profiling {
             let create = require(backend.table().profile_create, "profileCreate")?;
@@ -235,9 +260,10 @@ impl<'a> Context<'a> {
         }
         context.create(binary, options, required_by_backend)?;
         let graph_options = options.graph;
-        let graphs = context._description.graphs()?;
+        let (graphs, from_record) = (context.description.graphs()?, context.description.is_record());
         for info in graphs {
-            let graph = Graph::prepare(backend, context.handle, info, arena, &graph_options, context.profile)?;
+            let graph =
+                Graph::prepare(backend, context.handle, info, arena, &graph_options, context.profile, from_record)?;
             let _ = context.graphs.push(graph);
         }
         log!(

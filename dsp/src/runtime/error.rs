@@ -6,7 +6,7 @@ use core::fmt;
 use lpai_direct::qnn::{error::error_name, Version};
 
 /// A short copy of a name (tensor, graph, provider) for error messages; longer names are cut.
-pub type Name = heapless::String<64>;
+pub type Name = heapless::String<80>;
 
 /// Copies `text` into a [`Name`], cutting it at a character boundary if it is too long.
 pub fn name_of(text: &str) -> Name {
@@ -110,13 +110,30 @@ pub enum RuntimeError {
         /// Executions tried.
         attempts: u32,
     },
+    /// The metadata record names a graph that graphRetrieve does not find in the context binary.
+    RecordGraphMissing {
+        /// The record's graph name.
+        graph: Name,
+        /// `error & 0xFFFF` from graphRetrieve.
+        code: u32,
+    },
+    /// graphExecute refused the tensors a metadata record describes (their ids, count or sizes).
+    RecordTensorsRefused {
+        /// The graph.
+        graph: Name,
+        /// `error & 0xFFFF` from graphExecute.
+        code: u32,
+    },
 }
 
 impl RuntimeError {
     /// QNN's own error code (`error & 0xFFFF`) when a QNN call failed.
     pub fn qnn_code(&self) -> Option<u32> {
         match *self {
-            RuntimeError::Qnn { code, .. } | RuntimeError::PersistentBinaryRefused { code, .. } => Some(code),
+            RuntimeError::Qnn { code, .. }
+            | RuntimeError::PersistentBinaryRefused { code, .. }
+            | RuntimeError::RecordGraphMissing { code, .. }
+            | RuntimeError::RecordTensorsRefused { code, .. } => Some(code),
             RuntimeError::MalformedBinary { code } if code != 0 => Some(code),
             _ => None,
         }
@@ -195,6 +212,21 @@ impl ufmt::uDisplay for RuntimeError {
             RuntimeError::NeverCompleted { attempts } => {
                 ufmt::uwrite!(f, "graphExecute answered EARLY_TERMINATION {} times in a row; giving up", attempts)
             }
+            RuntimeError::RecordGraphMissing { graph, code } => ufmt::uwrite!(
+                f,
+                "the metadata record names graph {}, which the context binary does not have (graphRetrieve failed: {} ({}))",
+                graph.as_str(),
+                error_name(*code),
+                code
+            ),
+            RuntimeError::RecordTensorsRefused { graph, code } => ufmt::uwrite!(
+                f,
+                "graph {}: graphExecute refused the tensors the metadata record describes ({}, {}): their ids, count \
+                 or sizes do not match the context binary",
+                graph.as_str(),
+                error_name(*code),
+                code
+            ),
         }
     }
 }

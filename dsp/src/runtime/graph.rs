@@ -10,7 +10,7 @@ use crate::log;
 use crate::platform::{ticks_to_micros, Current, Level, Platform};
 use core::ffi::c_void;
 use core::ptr::{self, NonNull};
-use lpai_direct::qnn::error::GRAPH_ERROR_EARLY_TERMINATION;
+use lpai_direct::qnn::error::{GRAPH_ERROR_EARLY_TERMINATION, GRAPH_ERROR_INVALID_TENSOR};
 use lpai_direct::qnn::TensorMemory;
 use lpai_direct::qnn::{self, lpai, ClientBuffer, GraphConfig, GraphHandle, GraphInfo, GraphProperty};
 use lpai_direct::qnn::{GraphPropertyOption, InterfaceTable, Priority, ProfileHandle, Tensor, TensorMemType};
@@ -74,6 +74,8 @@ pub struct Graph<'a> {
     profile: ProfileHandle,
     memory: LpaiMemory,
     lpai: Option<LpaiSettings<'a>>,
+    /// Whether the tensors come from a metadata record (a refusal of them is then the record's mismatch).
+    from_record: bool,
 }
 
 /// The LPAI perf and affinity configs of a graph, kept in the arena so they can be changed and set again.
@@ -127,7 +129,8 @@ fn tensors_with_buffers<'a>(
 }
 
 impl<'a> Graph<'a> {
-    /// Retrieves the graph described by `info` from a created context and prepares it to run.
+    /// Retrieves the graph described by `info` from a created context and prepares it to run; `from_record` says
+    /// the description came from a metadata record, so a graph graphRetrieve cannot find is the record's mismatch.
     pub(crate) fn prepare(
         backend: &'a Backend,
         context: qnn::ContextHandle,
@@ -135,12 +138,19 @@ impl<'a> Graph<'a> {
         arena: &Arena<'a>,
         options: &GraphOptions,
         profile: ProfileHandle,
+        from_record: bool,
     ) -> Result<Graph<'a>, RuntimeError> {
         let common = info.common().ok_or(RuntimeError::MalformedBinary { code: 0 })?;
         let retrieve = require(backend.table().graph_retrieve, "graphRetrieve")?;
         let mut handle: GraphHandle = ptr::null_mut();
-        // SAFETY: the name is the binary's own NUL-terminated graph name; `handle` is a valid out-pointer.
-        check(unsafe { retrieve(context, common.graph_name, &mut handle) }, "graphRetrieve")?;
+        // SAFETY: the name is the description's NUL-terminated graph name; `handle` is a valid out-pointer.
+        let retrieved = check(unsafe { retrieve(context, common.graph_name, &mut handle) }, "graphRetrieve");
+        if let (Err(RuntimeError::Qnn { code, .. }), true) = (&retrieved, from_record) {
+            // SAFETY: as above: the description's NUL-terminated name.
+            let graph = name_of(unsafe { c_text(common.graph_name) });
+            return Err(RuntimeError::RecordGraphMissing { graph, code: *code });
+        }
+        retrieved?;
         let inputs = tensors_with_buffers(common.graph_inputs, common.num_graph_inputs, backend, arena, "input bytes")?;
         let outputs =
             tensors_with_buffers(common.graph_outputs, common.num_graph_outputs, backend, arena, "output bytes")?;
@@ -153,6 +163,7 @@ impl<'a> Graph<'a> {
             profile,
             memory: LpaiMemory::default(),
             lpai: None,
+            from_record,
         };
         if backend.is_lpai() {
             graph.configure_lpai(backend, arena, options)?;
@@ -338,6 +349,11 @@ impl<'a> Graph<'a> {
         unsafe { c_text(self.name) }
     }
 
+    /// Whether its tensor descriptions came from a metadata record rather than libQnnSystem.
+    pub fn from_record(&self) -> bool {
+        self.from_record
+    }
+
     /// The graph's name as the NUL-terminated string the binary's description holds (`None` when it has none).
     pub fn c_name(&self) -> Option<&core::ffi::CStr> {
         // SAFETY: as in `name`: a NUL-terminated string alive with the owning context, or null.
@@ -467,6 +483,10 @@ impl<'a> Graph<'a> {
         match qnn::error::code(status) {
             0 => Ok(true),
             GRAPH_ERROR_EARLY_TERMINATION => Ok(false),
+            GRAPH_ERROR_INVALID_TENSOR if self.from_record => Err(RuntimeError::RecordTensorsRefused {
+                graph: name_of(self.name()),
+                code: GRAPH_ERROR_INVALID_TENSOR,
+            }),
             code => Err(RuntimeError::Qnn { call: "graphExecute", code }),
         }
     }

@@ -33,7 +33,9 @@ impl SkelError {
             | RuntimeError::TensorSize { .. }
             | RuntimeError::NoSuchGraph
             | RuntimeError::NoSuchTensor { .. }
-            | RuntimeError::BadAlignment { .. } => EBADPARM,
+            | RuntimeError::BadAlignment { .. }
+            | RuntimeError::RecordGraphMissing { .. }
+            | RuntimeError::RecordTensorsRefused { .. } => EBADPARM,
             RuntimeError::Platform { .. }
             | RuntimeError::Qnn { .. }
             | RuntimeError::PersistentBinaryRefused { .. }

@@ -7,8 +7,9 @@
 
 use super::session::Libraries;
 use crate::platform::{Current, Platform, VendorCalls};
-use crate::runtime::{Arena, BinarySource, Context, ContextOptions, RuntimeError};
+use crate::runtime::{Arena, BinarySource, Context, ContextOptions, Metadata, RuntimeError};
 use core::ptr::NonNull;
+use lpai_direct::metadata::Record;
 
 /// Memory from [`Platform::allocate`] (a context's arena, a job's buffers), released when dropped.
 pub(super) struct Memory {
@@ -41,6 +42,8 @@ impl Drop for Memory {
 pub(super) enum LoadError {
     /// The PD heap could not give the arena.
     NoMemory,
+    /// Neither a metadata record nor a system library to read the binary's metadata with.
+    NoMetadata,
     /// The runtime refused or failed.
     Runtime(RuntimeError),
 }
@@ -59,7 +62,8 @@ pub(super) struct LoadedContext {
 }
 
 impl LoadedContext {
-    /// Allocates an arena of `arena_bytes` and loads a context into it on `libraries`, under the vendor-calls lock.
+    /// Allocates an arena of `arena_bytes` and loads a context into it on `libraries`, under the vendor-calls lock,
+    /// with the binary's metadata from `record` when there is one, else from the libraries' libQnnSystem.
     ///
     /// # Safety
     /// `libraries` must stay where it is, unchanged, until the returned context is dropped.
@@ -67,20 +71,26 @@ impl LoadedContext {
         libraries: &Libraries,
         arena_bytes: usize,
         source: BinarySource<'_>,
+        record: Option<Record<'_>>,
         options: &ContextOptions<'_>,
     ) -> Result<LoadedContext, LoadError> {
+        // SAFETY: the caller keeps the libraries in place and unchanged until the context is dropped.
+        let libraries: &'static Libraries = unsafe { &*(libraries as *const Libraries) };
+        let metadata = match (record, &libraries.system) {
+            (Some(record), _) => Metadata::Record(record),
+            (None, Some(system)) => Metadata::System(system),
+            (None, None) => return Err(LoadError::NoMetadata),
+        };
         let memory = Memory::allocate(arena_bytes).ok_or(LoadError::NoMemory)?;
         let start = memory.start;
         // SAFETY: the allocation is `arena_bytes` long and nothing else refers to it; it is released only when
         // `memory` drops, after the context that borrows it (`Drop` below, or the error path's order here).
         let buffer: &'static mut [u8] = unsafe { core::slice::from_raw_parts_mut(start.as_ptr(), arena_bytes) };
-        // SAFETY: the caller keeps the libraries in place and unchanged until the context is dropped.
-        let libraries: &'static Libraries = unsafe { &*(libraries as *const Libraries) };
         let arena = Arena::new(buffer);
         let began = Current::now_ticks();
         let loaded = {
             let _vendor = VendorCalls::lock();
-            Context::load(&libraries.backend, &libraries.system, &arena, source, options)
+            Context::load_with(&libraries.backend, metadata, &arena, source, options)
         };
         let load_ticks = Current::now_ticks().saturating_sub(began);
         match loaded {

@@ -2,26 +2,25 @@
 //! `last_error` and answer a [`SkelError`].
 
 use super::error::SkelError;
-use super::loaded::{LoadError, LoadedContext};
-use super::session::{fail, Libraries, Library, Path, Session, MAX_CONTEXTS, PATH_BYTES};
+use super::session::{fail, Libraries, Library, Path, Session, PATH_BYTES};
 use crate::platform::{self, Current, Level, Platform, VendorCalls};
 use crate::runtime::quantize::Encoding;
 use crate::runtime::{Backend, RuntimeError, SystemLibrary};
-use crate::runtime::{BackendOptions, BinarySource, ContextOptions, Execution, Graph, Island, TensorInfo};
-use lpai_direct::aee::{EBADPARM, EBADSTATE, EFAILED, ENOMEMORY, EUNSUPPORTED};
+use crate::runtime::{BackendOptions, Execution, Graph, TensorInfo};
+use lpai_direct::aee::{EBADPARM, EBADSTATE, EUNSUPPORTED};
 use lpai_direct::codec::{self, Decoded};
-use lpai_direct::qnn::{lpai, Priority, ProfileLevel};
+use lpai_direct::qnn::{lpai, Priority};
 use lpai_direct::wire::{io_bytes, EventRecord, GraphRecord, TensorRecord, Writer, MAX_RANK};
-use lpai_direct::wire::{EXECUTE_FLOAT_INPUTS, EXECUTE_FLOAT_OUTPUTS, LOAD_ISLAND, LOAD_PERSISTENT_BINARY};
+use lpai_direct::wire::{EXECUTE_FLOAT_INPUTS, EXECUTE_FLOAT_OUTPUTS};
 use lpai_direct::wire::{PRIORITY_UNCHANGED, TARGET_DEFAULT};
 
 /// Largest arena one context may take: a caller must not be able to starve the PD's heap (the audio PD's is a
 /// few MB).
 pub(crate) const MAX_ARENA_BYTES: usize = if cfg!(target_arch = "hexagon") { 16 << 20 } else { 1 << 30 };
 /// Arena headroom beyond the binary's size when `configure` leaves the arena size to the skel.
-const DEFAULT_HEADROOM: usize = if cfg!(target_arch = "hexagon") { 2 << 20 } else { 64 << 20 };
+pub(super) const DEFAULT_HEADROOM: usize = if cfg!(target_arch = "hexagon") { 2 << 20 } else { 64 << 20 };
 
-type Answer = Result<(), SkelError>;
+pub(super) type Answer = Result<(), SkelError>;
 
 /// Runs method `id`.
 pub(super) fn dispatch(session: &mut Session, id: u32, call: &mut Decoded<'_>) -> Answer {
@@ -30,8 +29,9 @@ pub(super) fn dispatch(session: &mut Session, id: u32, call: &mut Decoded<'_>) -
     }
     let answer = match id {
         codec::configure::ID => configure(session, call),
-        codec::load::ID => load(session, call, false),
-        codec::load_file::ID => load(session, call, true),
+        codec::load::ID | codec::load_file::ID | codec::load_with_metadata::ID | codec::load_file_with_metadata::ID => {
+            super::load::load(session, call, id)
+        }
         codec::describe::ID => describe(session, call),
         codec::set_performance::ID => set_performance(session, call),
         codec::execute::ID => execute(session, call),
@@ -48,7 +48,7 @@ pub(super) fn dispatch(session: &mut Session, id: u32, call: &mut Decoded<'_>) -
 }
 
 /// Records `error` (after `step`) and answers its code.
-fn runtime_failure(session: &mut Session, step: &str, error: &RuntimeError) -> SkelError {
+pub(super) fn runtime_failure(session: &mut Session, step: &str, error: &RuntimeError) -> SkelError {
     fail!(session, "{}: {}", step, error);
     SkelError::of(error)
 }
@@ -105,7 +105,7 @@ fn configure(session: &mut Session, call: &Decoded<'_>) -> Answer {
 }
 
 /// Loads the configured backend and system library (under the vendor-calls lock) unless loaded already.
-fn ensure_libraries(session: &mut Session) -> Answer {
+pub(super) fn ensure_libraries(session: &mut Session) -> Answer {
     if session.libraries().is_some() {
         return Ok(());
     }
@@ -120,9 +120,11 @@ fn ensure_libraries(session: &mut Session) -> Answer {
     // Both libraries load under the vendor-calls lock; a backend whose system library fails is freed under it too.
     let loaded = {
         let _vendor = VendorCalls::lock();
+        let system_library = settings.system_library.as_c_str();
         match Backend::load(settings.backend.as_c_str(), &options) {
-            Ok(backend) => SystemLibrary::load(settings.system_library.as_c_str())
-                .map(|system| Libraries { backend, system })
+            Ok(backend) if system_library.is_empty() => Ok(Libraries { backend, system: None }),
+            Ok(backend) => SystemLibrary::load(system_library)
+                .map(|system| Libraries { backend, system: Some(system) })
                 .map_err(|error| (Library::System, error)),
             Err(error) => Err((Library::Backend, error)),
         }
@@ -143,73 +145,6 @@ fn ensure_libraries(session: &mut Session) -> Answer {
 fn no_such_context(session: &mut Session, id: i32) -> SkelError {
     fail!(session, "no loaded context has id {}", id);
     SkelError::aee(EBADPARM)
-}
-
-fn load(session: &mut Session, call: &mut Decoded<'_>, from_file: bool) -> Answer {
-    let (flags, source) = if from_file {
-        (call.u32(codec::load_file::FLAGS)?, BinarySource::File(call.string(codec::load_file::PATH)?))
-    } else {
-        (call.u32(codec::load::FLAGS)?, BinarySource::Bytes(call.bytes(codec::load::BINARY)?))
-    };
-    ensure_libraries(session)?;
-    let Some(slot) = session.free_context_slot() else {
-        fail!(session, "all {} context slots of this handle are in use; unload one first", MAX_CONTEXTS);
-        return Err(SkelError::aee(ENOMEMORY));
-    };
-    let binary_bytes = match source {
-        BinarySource::Bytes(bytes) => bytes.len(),
-        BinarySource::File(path) => match Current::file_size(path) {
-            Ok(size) => usize::try_from(size).unwrap_or(usize::MAX),
-            Err(error) => {
-                fail!(session, "context binary {}: {}", path.to_str().unwrap_or("?"), error);
-                return Err(SkelError::aee(EFAILED));
-            }
-        },
-    };
-    let (configured_arena, profiling_level) = (session.settings.arena_bytes, session.settings.profiling_level);
-    let arena_bytes = match configured_arena {
-        0 => binary_bytes.checked_add(DEFAULT_HEADROOM),
-        configured => Some(configured),
-    };
-    let Some(arena_bytes) = arena_bytes.filter(|&bytes| bytes <= MAX_ARENA_BYTES) else {
-        fail!(
-            session,
-            "a context binary of {} bytes needs more arena than this skel allows ({} bytes)",
-            binary_bytes,
-            MAX_ARENA_BYTES
-        );
-        return Err(SkelError::aee(ENOMEMORY));
-    };
-    let options = ContextOptions {
-        persistent_binary: flags & LOAD_PERSISTENT_BINARY != 0,
-        island: if flags & LOAD_ISLAND != 0 { Island::AllGraphs } else { Island::Off },
-        profiling: (profiling_level != 0).then_some(ProfileLevel(profiling_level)),
-        ..ContextOptions::default()
-    };
-    let Some(libraries) = session.libraries() else {
-        return Err(SkelError::aee(EBADSTATE));
-    };
-    // SAFETY: the libraries live in the session's block and `set_libraries` refuses to change them while the
-    // session keeps a context, which it does with this one until it is dropped (contexts go first on close).
-    let loaded = unsafe { LoadedContext::load(libraries, arena_bytes, source, &options) };
-    match loaded {
-        Ok(mut context) => {
-            let graph_count = context.graph_count() as u32;
-            let id = session.keep(slot, context).ok_or(SkelError::aee(EBADSTATE))?;
-            let (id_index, count_index) = if from_file {
-                (codec::load_file::CONTEXT_ID, codec::load_file::GRAPH_COUNT)
-            } else {
-                (codec::load::CONTEXT_ID, codec::load::GRAPH_COUNT)
-            };
-            call.set_i32(id_index, id)?;
-            Ok(call.set_u32(count_index, graph_count)?)
-        }
-        Err(LoadError::NoMemory) => {
-            fail!(session, "cannot reserve {} bytes for the context's arena", arena_bytes);
-            Err(SkelError::aee(ENOMEMORY))
-        }
-        Err(LoadError::Runtime(error)) => Err(runtime_failure(session, "load", &error)),
-    }
 }
 
 /// Runs `work` on graph `index` of context `id`, or records why there is no such graph.

@@ -4,6 +4,7 @@
 
 mod error;
 mod job;
+mod load;
 mod loaded;
 mod methods;
 mod session;

@@ -60,7 +60,7 @@ impl Path {
 pub(super) struct Settings {
     /// The QNN backend library.
     pub(super) backend: Path,
-    /// libQnnSystem.
+    /// libQnnSystem (empty: none, loads take a metadata record).
     pub(super) system_library: Path,
     /// QNN profiling level (0 off).
     pub(super) profiling_level: u32,
@@ -97,8 +97,8 @@ pub(super) enum Library {
 pub(super) struct Libraries {
     /// The backend.
     pub(super) backend: Backend,
-    /// libQnnSystem.
-    pub(super) system: SystemLibrary,
+    /// libQnnSystem; `None` when `configure` named none (every load then comes with a metadata record).
+    pub(super) system: Option<SystemLibrary>,
 }
 
 /// One handle's memory: its libraries beside its session. Contexts in the session borrow the libraries, so the

@@ -4,30 +4,24 @@
 //! qemu, with the PD services the model needs provided by the self-test program.
 
 use crate::platform::libraries::register_builtin_libraries;
+use crate::runtime::SystemLibrary;
+use crate::testing::contract_single::{BINARY, FRAMES as LINES};
 use crate::testing::fake::BUILTINS;
+use crate::testing::record_metadata::with_first_input_id;
 use crate::testing::skel_end_to_end::{call, close, open};
 use lpai_direct::codec;
+use lpai_direct::metadata::{from_qnn, Record, Writer};
 
-/// `tests/fixtures/contract_single`: one graph, `in` u8 [1,16] → `out` u8 [1,16], a running frame counter.
-const BINARY: &[u8] = include_bytes!("../../../tests/fixtures/contract_single/contract_single.bin");
-const LINES: [(&[u8; 16], &[u8; 16]); 4] = [
-    (
-        include_bytes!("../../../tests/fixtures/contract_single/inputs/native/0_0.raw"),
-        include_bytes!("../../../tests/fixtures/contract_single/reference/native/Result_0/out.raw"),
-    ),
-    (
-        include_bytes!("../../../tests/fixtures/contract_single/inputs/native/1_0.raw"),
-        include_bytes!("../../../tests/fixtures/contract_single/reference/native/Result_1/out.raw"),
-    ),
-    (
-        include_bytes!("../../../tests/fixtures/contract_single/inputs/native/2_0.raw"),
-        include_bytes!("../../../tests/fixtures/contract_single/reference/native/Result_2/out.raw"),
-    ),
-    (
-        include_bytes!("../../../tests/fixtures/contract_single/inputs/native/3_0.raw"),
-        include_bytes!("../../../tests/fixtures/contract_single/reference/native/Result_3/out.raw"),
-    ),
-];
+/// The contract model's system library's description of [`BINARY`] as a metadata record in `out`; its length.
+fn contract_record(out: &mut [u8]) -> Option<usize> {
+    let system = SystemLibrary::load(lpai_contract_model::SYSTEM_LIBRARY_NAME).ok()?;
+    let description = system.describe(BINARY).ok()?;
+    let graphs = description.graphs().ok()?;
+    let mut writer = Writer::new(out);
+    // SAFETY: the description, which owns every pointer in `graphs`, lives until the end of this function.
+    unsafe { from_qnn::write_graphs(graphs, &mut writer) }.ok()?;
+    writer.finish().ok()
+}
 
 crate::self_tests! {
     fn the_skel_runs_the_contract_model_linked_in_as_a_built_in_library() {
@@ -54,6 +48,44 @@ crate::self_tests! {
             check!(executed == Ok((1, 16)));
             check!(&output == reference);
         }
+        check!(close(handle) == 0);
+    }
+
+    fn the_skel_runs_the_contract_model_with_a_metadata_record_and_no_system_library() {
+        check!(register_builtin_libraries(&BUILTINS).is_ok());
+        let mut record = [0u8; 256];
+        let length = expect_some!(contract_record(&mut record));
+        let record = expect_some!(record.get(..length));
+        let handle = expect_some!(open());
+        use codec::configure as c;
+        let configured = call(handle, c::METHOD, |e| {
+            e.u32(c::LOG_LEVEL, 1)?.string(c::BACKEND, lpai_contract_model::LPAI_LIBRARY_NAME)?;
+            e.string(c::SYSTEM_LIBRARY, c"").map(drop)
+        }, |_| Ok(()));
+        check!(configured.is_ok());
+        use codec::load_with_metadata as m;
+        let load = |record: &[u8]| call(handle, m::METHOD, |e| {
+            e.u32(m::FLAGS, 0)?.bytes(m::BINARY, BINARY)?.bytes(m::METADATA, record).map(drop)
+        }, |e| Ok((e.rout_i32(m::CONTEXT_ID)?, e.rout_u32(m::GRAPH_COUNT)?)));
+        use codec::execute as x;
+        let execute = |context, input: &[u8; 16], output: &mut [u8; 16]| call(handle, x::METHOD, |e| {
+            e.i32(x::CONTEXT_ID, context)?.u32(x::GRAPH, 0)?.u32(x::FLAGS, 0)?.bytes(x::INPUTS, input)?;
+            e.rout_bytes(x::OUTPUTS, output).map(drop)
+        }, |e| e.rout_u32(x::OUTPUTS_BYTES));
+        let (context, graphs) = expect_ok!(load(record));
+        check!(graphs == 1);
+        for (input, reference) in LINES {
+            let mut output = [0u8; 16];
+            check!(execute(context, input, &mut output) == Ok(16));
+            check!(&output == reference);
+        }
+        // The contract model matches tensors by id: a record with another input id is refused at execute.
+        let parsed = expect_some!(Record::parse(record).ok());
+        let mut wrong = [0u8; 256];
+        let length = expect_some!(with_first_input_id(&parsed, 0x7777, &mut wrong));
+        let (context, _) = expect_ok!(load(expect_some!(wrong.get(..length))));
+        let mut output = [0u8; 16];
+        check!(execute(context, LINES[0].0, &mut output) == Err(0x8000_040E));
         check!(close(handle) == 0);
     }
 }

@@ -7,30 +7,10 @@ use super::fake::{self, Event, Settings};
 use crate::embed::{Direction, Embed, Libraries};
 use crate::platform::libraries::register_builtin_libraries;
 use crate::runtime::{PersistentBinary, RuntimeError};
+use crate::testing::contract_single::{BINARY, FRAMES};
 use lpai_contract_model::{LPAI_LIBRARY_NAME, SYSTEM_LIBRARY_NAME};
 use lpai_direct::qnn::DataType;
 
-/// `tests/fixtures/contract_single`: one graph `single`, `in` u8 [1,16] → `out` u8 [1,16], a running frame counter.
-const BINARY: &[u8] = include_bytes!("../../../tests/fixtures/contract_single/contract_single.bin");
-/// The fixture's native input of each line (one frame each) and the reference output.
-const FRAMES: [(&[u8; 16], &[u8; 16]); 4] = [
-    (
-        include_bytes!("../../../tests/fixtures/contract_single/inputs/native/0_0.raw"),
-        include_bytes!("../../../tests/fixtures/contract_single/reference/native/Result_0/out.raw"),
-    ),
-    (
-        include_bytes!("../../../tests/fixtures/contract_single/inputs/native/1_0.raw"),
-        include_bytes!("../../../tests/fixtures/contract_single/reference/native/Result_1/out.raw"),
-    ),
-    (
-        include_bytes!("../../../tests/fixtures/contract_single/inputs/native/2_0.raw"),
-        include_bytes!("../../../tests/fixtures/contract_single/reference/native/Result_2/out.raw"),
-    ),
-    (
-        include_bytes!("../../../tests/fixtures/contract_single/inputs/native/3_0.raw"),
-        include_bytes!("../../../tests/fixtures/contract_single/reference/native/Result_3/out.raw"),
-    ),
-];
 /// Arena for one embedding on the contract model (the libraries, tensors, scratch and persistent memory).
 const ARENA_BYTES: usize = 16 * 1024;
 

@@ -19,6 +19,7 @@ macro_rules! load_one_graph {
 }
 
 pub mod bench;
+pub mod contract_single;
 pub mod fake;
 
 pub(crate) mod contexts;
@@ -28,6 +29,7 @@ pub(crate) mod execution;
 pub(crate) mod island;
 pub(crate) mod performance;
 pub(crate) mod persistent_binary;
+pub(crate) mod record_metadata;
 pub(crate) mod refusals;
 pub(crate) mod sequence;
 #[cfg(test)]

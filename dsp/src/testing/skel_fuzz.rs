@@ -102,7 +102,7 @@ enum Mutation {
     None,
     /// A buffer or handle count of the `sc` word differs from the method's.
     Counts,
-    /// The `sc` word names a method id the interface does not have (12 to 31).
+    /// The `sc` word names a method id the interface does not have (after the last method's, up to 31).
     UnknownMethod,
     /// A buffer with a non-zero length and a null pointer.
     NullBuffer,
@@ -358,7 +358,11 @@ impl Call {
                     _ => self.scalars.out_handles = 1 + random.below(3),
                 }
             }
-            Mutation::UnknownMethod => self.scalars.method = 12 + random.below(20),
+            Mutation::UnknownMethod => {
+                // Ids 0 and 1 are open and close, then one per method; the `sc` word holds ids up to 31.
+                let first_unknown = codec::METHODS.len() as u32 + 2;
+                self.scalars.method = first_unknown + random.below(32 - first_unknown);
+            }
             Mutation::NullBuffer => {
                 let victim = random.below(self.arguments() as u32) as usize;
                 self.buffers[victim] = (None, 1 + random.below(BUFFER_BYTES as u32) as usize);

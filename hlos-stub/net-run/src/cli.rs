@@ -4,14 +4,23 @@
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 pub use clap::Parser;
 use clap::ValueEnum;
+use lpai_direct_stub::inspect::InspectSettings;
 use lpai_direct_stub::settings::{self, Settings};
 use lpai_direct_stub::stub::fastrpc::Domain;
 use lpai_direct_stub::stub::{names, Named, TransportKind};
+use std::ffi::OsString;
 use std::path::PathBuf;
 
 /// Runs offline-prepared QNN context binaries on the LPAI engine, compatible with qnn-net-run's flags and files.
 #[derive(Debug, Parser)]
-#[command(name = "lpai-net-run", version, about, long_about = None)]
+#[command(
+    name = "lpai-net-run",
+    version,
+    about,
+    long_about = None,
+    after_help = "Also: lpai-net-run inspect BIN [--system_library FILE] [--emit_metadata FILE] describes a context \
+                  binary's graphs and tensors and writes its metadata record (see lpai-net-run inspect --help)."
+)]
 pub struct Options {
     /// QNN backend library the skel loads (libQnnLpai.so on the aDSP, found through ADSP_LIBRARY_PATH; with
     /// --transport local a path to libQnnHtp.so, or a bare name the dynamic loader searches for).
@@ -39,9 +48,16 @@ pub struct Options {
     #[arg(long = "use_native_output_files")]
     pub use_native_output_files: bool,
 
-    /// libQnnSystem, which reads the binary's tensor metadata [default: libQnnSystem.so beside --backend].
+    /// The HLOS side's libQnnSystem, which reads the binary's tensor metadata here and sends the skel the metadata
+    /// record [default: libQnnSystem.so beside --backend]; unused with --dsp_system_library FILE.
     #[arg(long = "system_library", alias = "systemlib", value_name = "FILE")]
     pub system_library: Option<PathBuf>,
+
+    /// The libQnnSystem the skel loads to read the metadata itself (libQnnSystem.so on an aDSP PD that has one),
+    /// or `none`: the skel loads no system library and gets the metadata record the HLOS side read (a file named
+    /// `none` is `./none`).
+    #[arg(long = "dsp_system_library", value_name = "FILE|none", default_value = "none")]
+    pub dsp_system_library: PathBuf,
 
     /// Graph to run, for binaries that hold several [default: the first].
     #[arg(long = "graph_name", value_name = "NAME")]
@@ -155,6 +171,7 @@ impl Options {
             use_native_input_files: self.use_native_input_files,
             use_native_output_files: self.use_native_output_files,
             system_library: self.system_library.clone(),
+            dsp_system_library: Some(self.dsp_system_library.clone()).filter(|path| path.as_os_str() != "none"),
             graph_name: self.graph_name.clone(),
             persistent_binary: self.persistent_binary,
             profiling_level: self.profiling_level.map(|level| match level {
@@ -184,6 +201,58 @@ impl Options {
     }
 }
 
+/// `lpai-net-run inspect`: describes a context binary's graphs and tensors, read with libQnnSystem on this machine,
+/// and writes its metadata record: what the skel loads with when its PD has no libQnnSystem, and what firmware with no
+/// HLOS keeps beside its binary.
+#[derive(Debug, Parser)]
+#[command(name = "lpai-net-run inspect", version, long_about = None)]
+pub struct InspectOptions {
+    /// The offline-prepared context binary.
+    #[arg(value_name = "BIN")]
+    pub binary: PathBuf,
+
+    /// libQnnSystem on this machine, which reads the binary's metadata (a bare name is left to the dynamic
+    /// loader's search).
+    #[arg(long = "system_library", alias = "systemlib", value_name = "FILE", default_value = "libQnnSystem.so")]
+    pub system_library: PathBuf,
+
+    /// Write the metadata record to FILE (whole or not at all).
+    #[arg(long = "emit_metadata", value_name = "FILE")]
+    pub emit_metadata: Option<PathBuf>,
+}
+
+impl InspectOptions {
+    /// The library's settings for these options.
+    pub fn settings(&self) -> InspectSettings {
+        InspectSettings {
+            binary: self.binary.clone(),
+            system_library: self.system_library.clone(),
+            emit_metadata: self.emit_metadata.clone(),
+        }
+    }
+}
+
+/// What the command line asks for.
+#[derive(Debug)]
+pub enum Invocation {
+    /// A net-run (qnn-net-run's flags).
+    Run(Box<Options>),
+    /// `inspect BIN ...`.
+    Inspect(InspectOptions),
+}
+
+/// Parses a command line (the program name first): `inspect` as the first argument selects [`InspectOptions`],
+/// anything else is a net-run. Exits with clap's message on a bad command line, as `Parser::parse` does.
+pub fn parse_invocation<T: Into<OsString>>(args: impl IntoIterator<Item = T>) -> Invocation {
+    let mut args: Vec<OsString> = args.into_iter().map(Into::into).collect();
+    if args.get(1).is_some_and(|first| first == "inspect") {
+        args.remove(1);
+        Invocation::Inspect(InspectOptions::parse_from(args))
+    } else {
+        Invocation::Run(Box::new(Options::parse_from(args)))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -199,6 +268,30 @@ mod tests {
         for flag in ["--systemlib", "--system_library"] {
             assert_eq!(settings(&[flag, "libQnnSystem.so"]).system_library, Some(PathBuf::from("libQnnSystem.so")));
         }
+    }
+
+    #[test]
+    fn the_dsp_system_library_is_none_unless_a_file_is_named() {
+        assert_eq!(settings(&[]).dsp_system_library, None);
+        assert_eq!(settings(&["--dsp_system_library=none"]).dsp_system_library, None);
+        let named = settings(&["--dsp_system_library", "libQnnSystem.so"]).dsp_system_library;
+        assert_eq!(named, Some(PathBuf::from("libQnnSystem.so")));
+    }
+
+    #[test]
+    fn inspect_is_a_command_of_its_own() {
+        let Invocation::Inspect(inspect) =
+            parse_invocation(["lpai-net-run", "inspect", "m.bin", "--emit_metadata", "m.lpmd"])
+        else {
+            panic!("expected inspect");
+        };
+        let expected = InspectSettings {
+            binary: "m.bin".into(),
+            system_library: "libQnnSystem.so".into(),
+            emit_metadata: Some("m.lpmd".into()),
+        };
+        assert_eq!(inspect.settings(), expected);
+        assert!(matches!(parse_invocation(REQUIRED), Invocation::Run(_)));
     }
 
     #[test]

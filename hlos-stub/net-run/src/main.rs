@@ -1,10 +1,33 @@
-//! `lpai-net-run`: parses the options, runs the job, prints a summary; errors go to stderr with exit status 1.
+//! `lpai-net-run`: parses the options, runs the job (or `inspect`), prints a summary; errors go to stderr with exit
+//! status 1.
 
-use lpai_direct_stub::net_run;
-use lpai_net_run::cli::{Options, Parser};
+use lpai_direct_stub::{inspect, net_run};
+use lpai_net_run::cli::{parse_invocation, InspectOptions, Invocation, Options};
 
 fn main() -> std::process::ExitCode {
-    let options = Options::parse();
+    match parse_invocation(std::env::args_os()) {
+        Invocation::Run(options) => run(&options),
+        Invocation::Inspect(options) => run_inspect(&options),
+    }
+}
+
+fn run_inspect(options: &InspectOptions) -> std::process::ExitCode {
+    match inspect::inspect(&options.settings()) {
+        Ok(text) => {
+            print!("{text}");
+            if let Some(file) = &options.emit_metadata {
+                println!("lpai-net-run: metadata record written to {}", file.display());
+            }
+            std::process::ExitCode::SUCCESS
+        }
+        Err(error) => {
+            eprintln!("lpai-net-run: error: {error:#}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(options: &Options) -> std::process::ExitCode {
     match net_run::run(&options.settings()) {
         Ok(summary) => {
             let times = &summary.execute_micros;

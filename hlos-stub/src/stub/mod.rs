@@ -107,7 +107,7 @@ pub(crate) fn default_transport_trying(
 pub struct Configuration {
     /// The backend library the skel loads.
     pub backend: std::ffi::CString,
-    /// The system library the skel loads.
+    /// The system library the skel loads; empty: none (every load then sends a metadata record).
     pub system_library: std::ffi::CString,
     /// QNN log level (0 off .. 5 debug).
     pub log_level: u32,
@@ -362,6 +362,38 @@ impl Stub {
         self.call(
             m::METHOD,
             |e| e.u32(m::FLAGS, load_flags)?.string(m::PATH, path).map(drop),
+            |e| Ok((e.rout_i32(m::CONTEXT_ID)?, e.rout_u32(m::GRAPH_COUNT)?)),
+        )
+    }
+
+    /// Sends a context binary with its metadata record (`lpai_direct::metadata`), for a skel without libQnnSystem;
+    /// returns the context id and its number of graphs.
+    pub fn load_with_metadata(
+        &mut self,
+        binary: &[u8],
+        record: &[u8],
+        load_flags: u32,
+    ) -> Result<(i32, u32), StubError> {
+        use codec::load_with_metadata as m;
+        self.call(
+            m::METHOD,
+            |e| e.u32(m::FLAGS, load_flags)?.bytes(m::BINARY, binary)?.bytes(m::METADATA, record).map(drop),
+            |e| Ok((e.rout_i32(m::CONTEXT_ID)?, e.rout_u32(m::GRAPH_COUNT)?)),
+        )
+    }
+
+    /// Has the skel read a context binary itself, with its metadata record sent along (as
+    /// [`Stub::load_with_metadata`]); returns the context id and its number of graphs.
+    pub fn load_file_with_metadata(
+        &mut self,
+        path: &CStr,
+        record: &[u8],
+        load_flags: u32,
+    ) -> Result<(i32, u32), StubError> {
+        use codec::load_file_with_metadata as m;
+        self.call(
+            m::METHOD,
+            |e| e.u32(m::FLAGS, load_flags)?.string(m::PATH, path)?.bytes(m::METADATA, record).map(drop),
             |e| Ok((e.rout_i32(m::CONTEXT_ID)?, e.rout_u32(m::GRAPH_COUNT)?)),
         )
     }

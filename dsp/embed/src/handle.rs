@@ -1,0 +1,155 @@
+//! The handle and its layout in the caller's memory: the state a live embedding keeps at the start of the arena
+//! the caller gives [`lpai_direct_embed_create`](crate::lpai_direct_embed_create), where create puts it and the
+//! libraries, and how a call finds the state again from the handle.
+
+use crate::errors::{code_of, Message, ERROR_STATE};
+use core::ffi::c_int;
+use core::mem::{align_of, size_of};
+use core::ptr;
+use core::ptr::NonNull;
+use lpai_direct_skel::embed::{Embed, Libraries};
+use lpai_direct_skel::runtime::RuntimeError;
+
+/// `struct lpai_direct_embed` as C sees it: opaque, reached only through pointers.
+#[repr(C)]
+pub struct EmbedHandle {
+    _opaque: [u8; 0],
+}
+
+/// "LPEM": marks a live handle; cleared by destroy.
+const MAGIC: u32 = u32::from_le_bytes(*b"LPEM");
+
+/// What the handle points at, at the start of the caller's arena. `repr(C)` with the magic word first: checking
+/// a handle reads only its first four bytes.
+#[repr(C)]
+pub(crate) struct State<'a> {
+    /// [`MAGIC`] while the handle is live, 0 after destroy.
+    pub(crate) magic: u32,
+    /// The caller's whole arena, handle included: a binary may not lie in it.
+    pub(crate) arena_start: usize,
+    pub(crate) arena_end: usize,
+    /// In the arena right after the state (not inside it: the embedding borrows them while calls hold the state
+    /// mutably); `None` after a failed create, dropped in place by destroy after the embedding.
+    pub(crate) libraries: Option<NonNull<Libraries>>,
+    /// `None` after a failed create.
+    pub(crate) embed: Option<Embed<'a>>,
+    /// The last failure's message.
+    pub(crate) message: Message,
+}
+
+impl<'a> State<'a> {
+    /// The state of a live handle over the arena from `arena_start` to `arena_end`, before its libraries and
+    /// embedding exist.
+    pub(crate) fn new(arena_start: usize, arena_end: usize) -> State<'a> {
+        State { magic: MAGIC, arena_start, arena_end, libraries: None, embed: None, message: Message::new() }
+    }
+
+    /// Empties the last error message (after a success).
+    pub(crate) fn clear(&mut self) {
+        self.message.clear();
+    }
+
+    /// Records `text` as the last error and answers `code`.
+    pub(crate) fn refuse(&mut self, code: c_int, text: &str) -> c_int {
+        self.message.record(text);
+        code
+    }
+
+    /// Records the runtime's message and answers its code.
+    pub(crate) fn fail(&mut self, error: &RuntimeError) -> c_int {
+        let line = lpai_direct_skel::message!("{}", error);
+        self.refuse(code_of(error), line.as_str())
+    }
+
+    /// `result`'s answer, with the message cleared; or its error's code, with the message recorded.
+    pub(crate) fn settle<R>(&mut self, result: Result<R, RuntimeError>) -> Result<R, c_int> {
+        match result {
+            Ok(answer) => {
+                self.clear();
+                Ok(answer)
+            }
+            Err(error) => Err(self.fail(&error)),
+        }
+    }
+
+    /// Runs `action` on the loaded embedding: its answer, with the message cleared; or the code of why not (no
+    /// binary loaded, or the runtime's error), with the message recorded. `call` names the function.
+    pub(crate) fn run<R>(
+        &mut self,
+        call: &str,
+        action: impl FnOnce(&mut Embed<'a>) -> Result<R, RuntimeError>,
+    ) -> Result<R, c_int> {
+        let result = match self.embed.as_mut() {
+            Some(embedding) if embedding.is_loaded() => action(embedding),
+            _ => {
+                let line = lpai_direct_skel::message!("{}: no context binary is loaded", call);
+                return Err(self.refuse(ERROR_STATE, line.as_str()));
+            }
+        };
+        self.settle(result)
+    }
+}
+
+/// The state behind `embed` when it is a live handle (non-null, aligned, its magic word set); `None` otherwise.
+///
+/// # Safety
+/// As for [`state`].
+unsafe fn live<'h>(embed: *const EmbedHandle) -> Option<*mut State<'h>> {
+    let state = embed.cast::<State<'h>>().cast_mut();
+    if state.is_null() || !state.is_aligned() {
+        return None;
+    }
+    // SAFETY: aligned, readable, and (per the caller) no other reference to it is in use.
+    let magic = unsafe { ptr::addr_of!((*state).magic).read() };
+    (magic == MAGIC).then_some(state)
+}
+
+/// The live state behind a handle; `None` for null, misaligned or not-live handles.
+///
+/// # Safety
+/// `embed` is null or points at memory that is readable (and, for a live handle, was set up by
+/// [`lpai_direct_embed_create`](crate::lpai_direct_embed_create) and not destroyed since); no other call uses the
+/// handle at the same time.
+pub(crate) unsafe fn state<'h>(embed: *mut EmbedHandle) -> Option<&'h mut State<'h>> {
+    // SAFETY: the caller's promise.
+    let state = unsafe { live(embed) }?;
+    // SAFETY: the magic word says create set it up and destroy has not run; one caller at a time.
+    Some(unsafe { &mut *state })
+}
+
+/// The live state behind a handle, to read; `None` for null, misaligned or not-live handles.
+///
+/// # Safety
+/// As for [`state`].
+pub(crate) unsafe fn state_ref<'h>(embed: *const EmbedHandle) -> Option<&'h State<'h>> {
+    // SAFETY: the caller's promise.
+    let state = unsafe { live(embed) }?;
+    // SAFETY: the magic word says create set it up and destroy has not run.
+    Some(unsafe { &*state })
+}
+
+/// Where create puts things in the caller's arena, as offsets from its start: the state, then the libraries, each
+/// aligned for its type, then the embedding's own arena from `rest` to the end.
+pub(crate) struct Layout {
+    pub(crate) state: usize,
+    pub(crate) libraries: usize,
+    pub(crate) rest: usize,
+}
+
+impl Layout {
+    /// The layout of an arena of `bytes` bytes at address `start`; `None` when it cannot hold the state and the
+    /// libraries.
+    pub(crate) fn of(start: usize, bytes: usize) -> Option<Layout> {
+        let (state, state_end) = place::<State<'_>>(start, 0)?;
+        let (libraries, rest) = place::<Libraries>(start, state_end)?;
+        (rest <= bytes).then_some(Layout { state, libraries, rest })
+    }
+}
+
+/// Where a `T` goes at or after `offset` in an arena at address `start`: its offset, aligned for `T`, and the
+/// offset just after it; `None` on overflow.
+fn place<T>(start: usize, offset: usize) -> Option<(usize, usize)> {
+    let aligned = start.checked_add(offset)?.checked_next_multiple_of(align_of::<T>())?;
+    let at = aligned - start;
+    Some((at, at.checked_add(size_of::<T>())?))
+}

@@ -1,0 +1,157 @@
+//! The lifecycle of an embedding: create it in the caller's arena, load its one context binary, destroy it.
+
+use crate::call::{c_string, Out};
+use crate::errors::{code, ERROR_ARENA_FULL, ERROR_INVALID_ARGUMENT, ERROR_STATE, OK};
+use crate::handle::{state, EmbedHandle, Layout, State};
+use core::ffi::{c_char, c_int, c_void};
+use core::ptr;
+use core::ptr::NonNull;
+use lpai_direct_skel::embed::{Embed, Libraries};
+use lpai_direct_skel::runtime::PersistentBinary;
+
+/// Creates an embedding in the caller's `arena` (`arena_bytes` bytes, kept untouched by the caller until
+/// [`lpai_direct_embed_destroy`]): the handle at its start, then the libraries, the rest for the model. `backend`
+/// and `system_library` are library names (a built-in library of that name first, then the platform's loader).
+///
+/// # Safety
+/// `arena` is null or `arena_bytes` writable bytes that nothing else uses until destroy; the strings are null or
+/// NUL-terminated; `out` is null or writable.
+#[no_mangle]
+pub unsafe extern "C" fn lpai_direct_embed_create(
+    arena: *mut c_void,
+    arena_bytes: usize,
+    backend: *const c_char,
+    system_library: *const c_char,
+    out: *mut *mut EmbedHandle,
+) -> c_int {
+    // SAFETY: null or writable (the caller's promise).
+    let Some(out) = (unsafe { Out::new(out) }) else {
+        return ERROR_INVALID_ARGUMENT;
+    };
+    out.write(ptr::null_mut());
+    // SAFETY: null or NUL-terminated (the caller's promise).
+    let (backend, system) = unsafe { (c_string(backend), c_string(system_library)) };
+    let (Some(backend), Some(system)) = (backend, system) else {
+        return ERROR_INVALID_ARGUMENT;
+    };
+    let start = arena as usize;
+    let end = start.checked_add(arena_bytes);
+    let (false, Some(end), true) = (arena.is_null(), end, isize::try_from(arena_bytes).is_ok()) else {
+        return ERROR_INVALID_ARGUMENT;
+    };
+    let Some(layout) = Layout::of(start, arena_bytes) else {
+        return ERROR_ARENA_FULL;
+    };
+    let base = arena.cast::<u8>();
+    // SAFETY: `layout.state` + the state's size ≤ `layout.rest` ≤ `arena_bytes`: inside the caller's arena, aligned
+    // for the state.
+    let slot = unsafe { base.add(layout.state) }.cast::<State<'_>>();
+    // SAFETY: as above, between the state and the rest, aligned for the libraries.
+    let libraries_slot = unsafe { base.add(layout.libraries) }.cast::<Libraries>();
+    // SAFETY: the arena's bytes after the libraries, writable and used by nothing else until destroy (the caller's
+    // promise); the state and the libraries before them are disjoint from them.
+    let rest = unsafe { core::slice::from_raw_parts_mut(base.add(layout.rest), arena_bytes - layout.rest) };
+    // SAFETY: the slot is inside the arena, aligned and large enough; nothing was there to drop.
+    unsafe { slot.write(State::new(start, end)) };
+    // SAFETY: just written; this is the only reference, and it covers the state alone.
+    let state = unsafe { &mut *slot };
+    // From here on the handle is live: the caller destroys it, even after a failure, so that last_error can say why.
+    out.write(slot.cast());
+    // The qemu-example build's built-in libraries: the contract model alone.
+    #[cfg(feature = "qemu-example")]
+    if lpai_direct_skel::embed::contract_model::register().is_err() {
+        return state.refuse(
+            crate::errors::ERROR_LIBRARY,
+            "another set of built-in libraries is registered: no contract model",
+        );
+    }
+    let libraries = match Libraries::open(backend, system) {
+        Ok(libraries) => libraries,
+        Err(error) => return state.fail(&error),
+    };
+    // SAFETY: inside the arena, aligned, large enough, and disjoint from the state and the rest.
+    unsafe { libraries_slot.write(libraries) };
+    state.libraries = NonNull::new(libraries_slot);
+    // SAFETY: just written; only shared references are made to it until destroy drops it, after the embedding.
+    let libraries = unsafe { &*libraries_slot };
+    state.embed = Some(Embed::new(rest, libraries));
+    OK
+}
+
+/// Loads the context binary at `binary` (`bytes` bytes), which must stay valid and unchanged until destroy: see
+/// [`lpai_direct_embed_load_padded`] with no padding.
+///
+/// # Safety
+/// As for [`lpai_direct_embed_load_padded`] with `buffer_bytes` = `bytes`.
+#[no_mangle]
+pub unsafe extern "C" fn lpai_direct_embed_load(embed: *mut EmbedHandle, binary: *const c_void, bytes: usize) -> c_int {
+    // SAFETY: forwarded.
+    unsafe { lpai_direct_embed_load_padded(embed, binary, bytes, bytes) }
+}
+
+/// Loads the context binary of `binary_bytes` at the start of `buffer_bytes` bytes at `binary` (the rest padding
+/// the caller owns), which must stay valid and unchanged until destroy. The backend gets the caller's bytes
+/// themselves when `binary` is at its start alignment and the buffer covers the binary rounded up to its size
+/// alignment, a copy in the arena otherwise;
+/// [`lpai_direct_embed_binary_in_place`](crate::lpai_direct_embed_binary_in_place) says which. Selects graph 0.
+///
+/// # Safety
+/// `embed` is a handle from create; `binary` is null or `buffer_bytes` readable bytes outside the arena that no
+/// one changes until destroy.
+#[no_mangle]
+pub unsafe extern "C" fn lpai_direct_embed_load_padded(
+    embed: *mut EmbedHandle,
+    binary: *const c_void,
+    binary_bytes: usize,
+    buffer_bytes: usize,
+) -> c_int {
+    // SAFETY: the caller's promise about the handle.
+    let Some(state) = (unsafe { state(embed) }) else {
+        return ERROR_INVALID_ARGUMENT;
+    };
+    let Some(embedding) = state.embed.as_mut() else {
+        return state.refuse(ERROR_STATE, "load: the embedding was not created (see the create error)");
+    };
+    if embedding.is_loaded() {
+        return state.refuse(ERROR_STATE, "load: a context binary is already loaded (one per embedding)");
+    }
+    let start = binary as usize;
+    let end = start.checked_add(buffer_bytes);
+    let sizes_fit = binary_bytes > 0 && binary_bytes <= buffer_bytes && isize::try_from(buffer_bytes).is_ok();
+    let (false, Some(end), true) = (binary.is_null(), end, sizes_fit) else {
+        return state.refuse(
+            ERROR_INVALID_ARGUMENT,
+            "load: the binary is null, empty, larger than its buffer, or its buffer wraps around memory",
+        );
+    };
+    if start < state.arena_end && state.arena_start < end {
+        return state.refuse(ERROR_INVALID_ARGUMENT, "load: the binary overlaps the embedding's arena");
+    }
+    // SAFETY: non-null, `buffer_bytes` readable bytes outside the arena, unchanged until destroy (the caller's
+    // promise), which is when the embedding that borrows them ends.
+    let memory = unsafe { core::slice::from_raw_parts(binary.cast::<u8>(), buffer_bytes) };
+    let Some(persistent) = PersistentBinary::padded(memory, binary_bytes) else {
+        return state.refuse(ERROR_INVALID_ARGUMENT, "load: the binary is larger than its buffer");
+    };
+    let loaded = embedding.load(persistent);
+    code(state.settle(loaded))
+}
+
+/// Frees the context, then libQnnSystem, then the backend; the arena and the binary are the caller's again.
+///
+/// # Safety
+/// `embed` is null or a handle from create; nothing uses the buffers it handed out afterwards.
+#[no_mangle]
+pub unsafe extern "C" fn lpai_direct_embed_destroy(embed: *mut EmbedHandle) -> c_int {
+    // SAFETY: the caller's promise about the handle.
+    let Some(state) = (unsafe { state(embed) }) else {
+        return ERROR_INVALID_ARGUMENT;
+    };
+    state.embed = None;
+    if let Some(libraries) = state.libraries.take() {
+        // SAFETY: written by create and dropped only here, once; the embedding that borrowed it is gone.
+        unsafe { ptr::drop_in_place(libraries.as_ptr()) };
+    }
+    state.magic = 0;
+    OK
+}

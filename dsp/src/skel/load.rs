@@ -1,0 +1,173 @@
+//! The load methods: `load` and `load_file` take the binary's metadata from the skel's libQnnSystem;
+//! `load_with_metadata` and `load_file_with_metadata` from a metadata record the caller sends (for a PD without
+//! libQnnSystem, selected by `configure` with an empty system library), checked whole before use.
+
+use super::error::SkelError;
+use super::loaded::{LoadError, LoadedContext};
+use super::methods::{ensure_libraries, runtime_failure, Answer, DEFAULT_HEADROOM, MAX_ARENA_BYTES};
+use super::session::{fail, Session, MAX_CONTEXTS};
+use crate::platform::{Current, Platform};
+use crate::runtime::{BinarySource, ContextOptions, Island};
+use lpai_direct::aee::{EBADPARM, EBADSTATE, EFAILED, ENOMEMORY, EUNSUPPORTED};
+use lpai_direct::codec::{self, Decoded};
+use lpai_direct::metadata::{MetadataError, Record};
+use lpai_direct::qnn::ProfileLevel;
+use lpai_direct::wire::{LOAD_ISLAND, LOAD_PERSISTENT_BINARY};
+
+/// Where one load method keeps its parameters.
+struct Params {
+    name: &'static str,
+    flags: usize,
+    /// The binary (a sequence) or its path (a string).
+    source: usize,
+    from_file: bool,
+    /// The metadata record, for the `_with_metadata` methods.
+    metadata: Option<usize>,
+    context_id: usize,
+    graph_count: usize,
+}
+
+const LOAD: Params = Params {
+    name: "load",
+    flags: codec::load::FLAGS,
+    source: codec::load::BINARY,
+    from_file: false,
+    metadata: None,
+    context_id: codec::load::CONTEXT_ID,
+    graph_count: codec::load::GRAPH_COUNT,
+};
+
+const LOAD_FILE: Params = Params {
+    name: "load_file",
+    flags: codec::load_file::FLAGS,
+    source: codec::load_file::PATH,
+    from_file: true,
+    metadata: None,
+    context_id: codec::load_file::CONTEXT_ID,
+    graph_count: codec::load_file::GRAPH_COUNT,
+};
+
+const LOAD_WITH_METADATA: Params = Params {
+    name: "load_with_metadata",
+    flags: codec::load_with_metadata::FLAGS,
+    source: codec::load_with_metadata::BINARY,
+    from_file: false,
+    metadata: Some(codec::load_with_metadata::METADATA),
+    context_id: codec::load_with_metadata::CONTEXT_ID,
+    graph_count: codec::load_with_metadata::GRAPH_COUNT,
+};
+
+const LOAD_FILE_WITH_METADATA: Params = Params {
+    name: "load_file_with_metadata",
+    flags: codec::load_file_with_metadata::FLAGS,
+    source: codec::load_file_with_metadata::PATH,
+    from_file: true,
+    metadata: Some(codec::load_file_with_metadata::METADATA),
+    context_id: codec::load_file_with_metadata::CONTEXT_ID,
+    graph_count: codec::load_file_with_metadata::GRAPH_COUNT,
+};
+
+/// Where a record was refused, for the message: `byte N, graph G, tensor T`.
+struct At(MetadataError);
+
+impl ufmt::uDisplay for At {
+    fn fmt<W: ufmt::uWrite + ?Sized>(&self, f: &mut ufmt::Formatter<'_, W>) -> Result<(), W::Error> {
+        ufmt::uwrite!(f, "byte {}", self.0.offset)?;
+        if let Some(graph) = self.0.graph {
+            ufmt::uwrite!(f, ", graph {}", graph)?;
+        }
+        if let Some(tensor) = self.0.tensor {
+            ufmt::uwrite!(f, ", tensor {}", tensor)?;
+        }
+        Ok(())
+    }
+}
+
+/// Method `id`, one of the four load methods.
+pub(super) fn load(session: &mut Session, call: &mut Decoded<'_>, id: u32) -> Answer {
+    let params = match id {
+        codec::load::ID => &LOAD,
+        codec::load_file::ID => &LOAD_FILE,
+        codec::load_with_metadata::ID => &LOAD_WITH_METADATA,
+        codec::load_file_with_metadata::ID => &LOAD_FILE_WITH_METADATA,
+        _ => return Err(SkelError::aee(EUNSUPPORTED)),
+    };
+    let flags = call.u32(params.flags)?;
+    let source = if params.from_file {
+        BinarySource::File(call.string(params.source)?)
+    } else {
+        BinarySource::Bytes(call.bytes(params.source)?)
+    };
+    let record = match params.metadata.map(|index| call.bytes(index)).transpose()?.map(Record::parse) {
+        None => None,
+        Some(Ok(record)) => Some(record),
+        Some(Err(error)) => {
+            fail!(session, "{}: the metadata record is malformed ({}): {}", params.name, At(error), error.what);
+            return Err(SkelError::aee(EBADPARM));
+        }
+    };
+    ensure_libraries(session)?;
+    if record.is_none() && session.libraries().is_some_and(|libraries| libraries.system.is_none()) {
+        fail!(
+            session,
+            "{}: configure named no system library, so the binary's metadata must come with it: use \
+             load_with_metadata or load_file_with_metadata",
+            params.name
+        );
+        return Err(SkelError::aee(EBADPARM));
+    }
+    let Some(slot) = session.free_context_slot() else {
+        fail!(session, "all {} context slots of this handle are in use; unload one first", MAX_CONTEXTS);
+        return Err(SkelError::aee(ENOMEMORY));
+    };
+    let binary_bytes = match source {
+        BinarySource::Bytes(bytes) => bytes.len(),
+        BinarySource::File(path) => match Current::file_size(path) {
+            Ok(size) => usize::try_from(size).unwrap_or(usize::MAX),
+            Err(error) => {
+                fail!(session, "context binary {}: {}", path.to_str().unwrap_or("?"), error);
+                return Err(SkelError::aee(EFAILED));
+            }
+        },
+    };
+    let (configured_arena, profiling_level) = (session.settings.arena_bytes, session.settings.profiling_level);
+    let arena_bytes = match configured_arena {
+        0 => binary_bytes.checked_add(DEFAULT_HEADROOM),
+        configured => Some(configured),
+    };
+    let Some(arena_bytes) = arena_bytes.filter(|&bytes| bytes <= MAX_ARENA_BYTES) else {
+        fail!(
+            session,
+            "a context binary of {} bytes needs more arena than this skel allows ({} bytes)",
+            binary_bytes,
+            MAX_ARENA_BYTES
+        );
+        return Err(SkelError::aee(ENOMEMORY));
+    };
+    let options = ContextOptions {
+        persistent_binary: flags & LOAD_PERSISTENT_BINARY != 0,
+        island: if flags & LOAD_ISLAND != 0 { Island::AllGraphs } else { Island::Off },
+        profiling: (profiling_level != 0).then_some(ProfileLevel(profiling_level)),
+        ..ContextOptions::default()
+    };
+    let Some(libraries) = session.libraries() else {
+        return Err(SkelError::aee(EBADSTATE));
+    };
+    // SAFETY: the libraries live in the session's block and `set_libraries` refuses to change them while the
+    // session keeps a context, which it does with this one until it is dropped (contexts go first on close).
+    let loaded = unsafe { LoadedContext::load(libraries, arena_bytes, source, record, &options) };
+    match loaded {
+        Ok(mut context) => {
+            let graph_count = context.graph_count() as u32;
+            let id = session.keep(slot, context).ok_or(SkelError::aee(EBADSTATE))?;
+            call.set_i32(params.context_id, id)?;
+            Ok(call.set_u32(params.graph_count, graph_count)?)
+        }
+        Err(LoadError::NoMemory) => {
+            fail!(session, "cannot reserve {} bytes for the context's arena", arena_bytes);
+            Err(SkelError::aee(ENOMEMORY))
+        }
+        Err(LoadError::NoMetadata) => Err(SkelError::aee(EBADSTATE)),
+        Err(LoadError::Runtime(error)) => Err(runtime_failure(session, params.name, &error)),
+    }
+}

@@ -1,0 +1,218 @@
+//! The metadata record: what libQnnSystem says about a context binary (its graphs and their input and output
+//! tensors), read where libQnnSystem exists (the HLOS, or a host running `lpai-net-run inspect`) and handed to a
+//! skel or firmware that has none. One writer ([`Writer`], any side) and one reader ([`Record::parse`]: no
+//! allocation, every read bounds-checked, the whole record checked before anything of it is used).
+//!
+//! Layout, little-endian, no padding:
+//! ```text
+//! record: "LPMD"  u32 version (1)  u32 graph_count (1..=8)  graph × graph_count
+//! graph:  name  u32 input_count  u32 output_count  tensor × input_count (inputs)  tensor × output_count (outputs)
+//! tensor: name  u32 id  u32 tensor_type  u32 data_type  u32 quantization  f32 scale  i32 offset
+//!         u32 rank (0..=8)  u32 × rank dimensions (outermost first)
+//! name:   u8 length (1..=255)  UTF-8 bytes, no NUL
+//! ```
+//! Tensors come in graph order. `quantization` is 0 (none: scale and offset are 0) or 1 (QNN's SCALE_OFFSET:
+//! `value = (q + offset) × scale`, scale finite and positive); other QNN encodings are refused. `tensor_type` is a
+//! `Qnn_TensorType_t` and `data_type` a `Qnn_DataType_t` with a known element size; a tensor holds at most
+//! `u32::MAX` bytes (QNN's `dataSize`). Graph names are unique, and tensor ids unique within a graph. Nothing may
+//! follow the last graph.
+
+pub mod from_qnn;
+mod reader;
+#[cfg(test)]
+mod tests;
+
+pub use reader::{GraphView, Graphs, Record, Tensors};
+
+use crate::qnn::{DataType, TensorType};
+
+/// The first word of a record.
+pub const MAGIC: u32 = u32::from_le_bytes(*b"LPMD");
+/// The layout version this module reads and writes.
+pub const VERSION: u32 = 1;
+/// Most graphs in one record (the runtime's limit per context).
+pub const MAX_GRAPHS: usize = 8;
+/// Most inputs, and most outputs, of one graph.
+pub const MAX_TENSORS: usize = 64;
+/// Most dimensions of one tensor.
+pub const MAX_RANK: usize = crate::wire::MAX_RANK;
+/// Longest name, in bytes.
+pub const MAX_NAME_BYTES: usize = 255;
+
+/// `quantization` of an unquantized tensor.
+const QUANTIZATION_NONE: u32 = 0;
+/// `quantization` of a SCALE_OFFSET tensor.
+const QUANTIZATION_SCALE_OFFSET: u32 = 1;
+
+/// A tensor's quantization.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Quantization {
+    /// Not quantized (QNN: encoding undefined).
+    None,
+    /// QNN's SCALE_OFFSET: `value = (q + offset) × scale`.
+    ScaleOffset {
+        /// The scale.
+        scale: f32,
+        /// QNN's offset (the negated zero point).
+        offset: i32,
+    },
+}
+
+/// One input or output tensor of a graph.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TensorMeta<'t> {
+    /// Its name in the binary.
+    pub name: &'t str,
+    /// The id graphExecute matches it by.
+    pub id: u32,
+    /// `Qnn_TensorType_t`.
+    pub tensor_type: TensorType,
+    /// `Qnn_DataType_t`.
+    pub data_type: DataType,
+    /// Entries of `dimensions` in use.
+    pub rank: u32,
+    /// Dimensions, outermost first; entries past `rank` are 0.
+    pub dimensions: [u32; MAX_RANK],
+    /// Its quantization.
+    pub quantization: Quantization,
+}
+
+impl TensorMeta<'_> {
+    /// The dimensions in use.
+    pub fn dimensions(&self) -> &[u32] {
+        self.dimensions.get(..self.rank as usize).unwrap_or(&self.dimensions)
+    }
+
+    /// Native bytes (elements × element size); `None` for an unknown data type or more than `u32::MAX` bytes.
+    pub fn native_bytes(&self) -> Option<u32> {
+        let size = self.data_type.element_size()? as u64;
+        let bytes = self.dimensions().iter().try_fold(size, |product, &dimension| {
+            product.checked_mul(u64::from(dimension)).filter(|&bytes| bytes <= u64::from(u32::MAX))
+        })?;
+        u32::try_from(bytes).ok()
+    }
+}
+
+/// Why a record was refused: where, in which graph and tensor (indices; tensors count inputs then outputs),
+/// and what is wrong.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MetadataError {
+    /// Byte offset in the record where reading stopped.
+    pub offset: usize,
+    /// The graph being read, if any.
+    pub graph: Option<u32>,
+    /// The tensor being read, if any: its index among the graph's inputs then outputs.
+    pub tensor: Option<u32>,
+    /// What is wrong.
+    pub what: &'static str,
+}
+
+impl core::fmt::Display for MetadataError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "byte {}", self.offset)?;
+        if let Some(graph) = self.graph {
+            write!(f, ", graph {graph}")?;
+        }
+        if let Some(tensor) = self.tensor {
+            write!(f, ", tensor {tensor}")?;
+        }
+        write!(f, ": {}", self.what)
+    }
+}
+
+/// Writes a record into a buffer, counting the bytes needed even past its end (so a caller can measure first).
+/// Call [`Writer::header`], then per graph [`Writer::graph`] and its tensors (inputs, then outputs), then
+/// [`Writer::finish`], which checks what was written with [`Record::parse`].
+pub struct Writer<'b> {
+    buffer: &'b mut [u8],
+    length: usize,
+    /// Where a name longer than [`MAX_NAME_BYTES`] was given, if one was.
+    long_name: Option<usize>,
+}
+
+/// Why [`Writer::finish`] gave no record.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WriteError {
+    /// The buffer holds fewer bytes than the record needs.
+    TooSmall {
+        /// The bytes the record needs.
+        needed: usize,
+    },
+    /// What was written is not a valid record.
+    Invalid(MetadataError),
+}
+
+impl<'b> Writer<'b> {
+    /// Writes from the start of `buffer` (which may be empty, to measure).
+    pub fn new(buffer: &'b mut [u8]) -> Writer<'b> {
+        Writer { buffer, length: 0, long_name: None }
+    }
+
+    fn put(&mut self, bytes: &[u8]) {
+        let end = self.length.saturating_add(bytes.len());
+        if let Some(target) = self.buffer.get_mut(self.length..end) {
+            lpai_direct_idl::copy_prefix(target, bytes);
+        }
+        self.length = end;
+    }
+
+    fn word(&mut self, word: u32) {
+        self.put(&word.to_le_bytes());
+    }
+
+    fn name(&mut self, name: &str) {
+        match u8::try_from(name.len()) {
+            Ok(length) => self.put(&[length]),
+            Err(_) => {
+                self.long_name.get_or_insert(self.length);
+                self.put(&[0]);
+            }
+        }
+        self.put(name.as_bytes());
+    }
+
+    /// The record's header, for `graph_count` graphs.
+    pub fn header(&mut self, graph_count: u32) {
+        for word in [MAGIC, VERSION, graph_count] {
+            self.word(word);
+        }
+    }
+
+    /// A graph's header; its `inputs + outputs` tensors follow.
+    pub fn graph(&mut self, name: &str, inputs: u32, outputs: u32) {
+        self.name(name);
+        self.word(inputs);
+        self.word(outputs);
+    }
+
+    /// One tensor.
+    pub fn tensor(&mut self, tensor: &TensorMeta<'_>) {
+        self.name(tensor.name);
+        let (kind, scale, offset) = match tensor.quantization {
+            Quantization::None => (QUANTIZATION_NONE, 0.0f32, 0),
+            Quantization::ScaleOffset { scale, offset } => (QUANTIZATION_SCALE_OFFSET, scale, offset),
+        };
+        for word in [tensor.id, tensor.tensor_type.0, tensor.data_type.0, kind, scale.to_bits(), offset as u32] {
+            self.word(word);
+        }
+        self.word(tensor.rank);
+        for &dimension in tensor.dimensions() {
+            self.word(dimension);
+        }
+    }
+
+    /// Bytes the record needs so far.
+    pub fn needed(&self) -> usize {
+        self.length
+    }
+
+    /// The record's length once it fits and reads back as a valid record.
+    pub fn finish(self) -> Result<usize, WriteError> {
+        if let Some(offset) = self.long_name {
+            let what = "a name is longer than 255 bytes";
+            return Err(WriteError::Invalid(MetadataError { offset, graph: None, tensor: None, what }));
+        }
+        let written = self.buffer.get(..self.length).ok_or(WriteError::TooSmall { needed: self.length })?;
+        Record::parse(written).map(|_| self.length).map_err(WriteError::Invalid)
+    }
+}
