@@ -142,3 +142,27 @@ fn failures_on_the_skels_side_name_the_file_and_leave_nothing_half_written() {
     assert_eq!(std::fs::read(fine.join("lpai_dsp_execute_us.bin")).unwrap().len(), 8);
     stub.close().unwrap();
 }
+
+#[test]
+fn a_run_that_fails_after_its_checks_still_records_what_it_did_and_why() {
+    let _guard = common::qnn_lock();
+    let work = tempfile::tempdir().unwrap();
+    let binary = common::fixture("kws_conv").join("kws_conv_qnn.bin");
+    let output = work.path().join("out");
+    // The first result file's name is taken by a directory: the skel cannot write it.
+    std::fs::create_dir_all(output.join("Result_0/logits.raw")).unwrap();
+    let settings = common::settings(common::net_run_args(
+        &binary,
+        &long_list(work.path(), 2),
+        &output,
+        false,
+        &["--direct_mode".to_string()],
+    ));
+    let error = format!("{:#}", net_run::run(&settings).unwrap_err());
+    assert!(error.contains("Result_0/logits.raw"), "{error}");
+    let recorded = record(&output);
+    assert_eq!(recorded["mode"], "direct");
+    assert_eq!(recorded["inferences"], 0);
+    assert_eq!(recorded["skel_calls"], 7, "open, configure, load, describe, run_job, last_error, close");
+    assert!(recorded["error"].as_str().unwrap().contains("Result_0/logits.raw"), "{recorded}");
+}

@@ -235,25 +235,44 @@ pub fn run(settings: &Settings) -> Result<Summary> {
         ..RunRecord::default()
     };
     let plan = Plan { context, graph_index, graph, list: &list, execute_flags };
+    let ran = run_inferences(&mut stub, &plan, settings, configuration.profiling_level, &mut summary, &mut record);
+    // Every run that passed the checks records itself, a failed one too (with what it did and why it stopped).
+    record.inferences = summary.execute_micros.len();
+    record.dsp_execute_us = summary.execute_micros.clone();
+    // The close that ends the run counts too.
+    record.skel_calls = stub.calls() + 1;
+    let closed = stub.close().map_err(failed("closing the skel".into()));
+    let outcome = ran.and(closed);
+    record.error = outcome.as_ref().err().map(|error| format!("{error:#}"));
+    let written = run_record::write(&settings.output_dir, &record);
+    outcome?;
+    written?;
+    summary.record = record;
+    Ok(summary)
+}
+
+/// Runs the inferences (directly on the skel or one call each), reads the profile and unloads the context.
+fn run_inferences(
+    stub: &mut Stub,
+    plan: &Plan<'_>,
+    settings: &Settings,
+    profiling_level: u32,
+    summary: &mut Summary,
+    record: &mut RunRecord,
+) -> Result<()> {
     if settings.direct_mode {
-        let outcome = direct::run_job(&mut stub, &plan, &settings.output_dir)?;
+        let outcome = direct::run_job(stub, plan, &settings.output_dir)?;
         summary.execute_micros = outcome.execute_micros;
         let (ticks, clock_hz) = (u128::from(outcome.report.load_ticks), u128::from(outcome.report.clock_hz.max(1)));
         record.dsp_load_us = Some((ticks * 1_000_000 / clock_hz) as u64);
     } else {
-        run_traditional(&mut stub, &plan, &settings.output_dir, &mut summary, &mut record)?;
+        run_traditional(stub, plan, &settings.output_dir, summary, record)?;
     }
-    if configuration.profiling_level != 0 {
-        summary.profile = stub.profile(context).map_err(failed("reading the profile".into()))?;
+    if profiling_level != 0 {
+        summary.profile = stub.profile(plan.context).map_err(failed("reading the profile".into()))?;
     }
-    stub.unload(context).map_err(failed("unloading the context".into()))?;
-    // The close that ends the run counts too.
-    record.skel_calls = stub.calls() + 1;
-    record.dsp_execute_us = summary.execute_micros.clone();
-    stub.close().map_err(failed("closing the skel".into()))?;
-    run_record::write(&settings.output_dir, &record)?;
-    summary.record = record;
-    Ok(summary)
+    stub.unload(plan.context).map_err(failed("unloading the context".into()))?;
+    Ok(())
 }
 
 /// What the inferences of a run work on, after the up-front checks.

@@ -1,8 +1,9 @@
-//! `OUTPUT_DIR/lpai_net_run.json`: what a run did, written by every run that passed the up-front checks. Later
+//! `OUTPUT_DIR/lpai_net_run.json`: what a run did, written by every run that passed the up-front checks (a run
+//! that failed after them too, with its `error`). Later
 //! tools (profiling, comparisons of the two modes) read it; its field names are kept.
 
 use crate::output;
-use anyhow::Result;
+use anyhow::{Context, Result};
 use serde::Serialize;
 use std::path::Path;
 
@@ -31,10 +32,14 @@ pub struct RunRecord {
     pub dsp_load_us: Option<u64>,
     /// Arena bytes the context uses at most.
     pub arena_high_water_bytes: usize,
+    /// Why the run stopped, when it failed after its checks (the record then says what it did until then).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
 }
 
 /// Writes the record into `output_dir`, whole or not at all.
 pub fn write(output_dir: &Path, record: &RunRecord) -> Result<()> {
+    std::fs::create_dir_all(output_dir).with_context(|| format!("cannot create {}", output_dir.display()))?;
     let text = serde_json::to_string_pretty(record)?;
     output::write_whole(&output_dir.join(FILE_NAME), text.as_bytes())
 }
