@@ -188,9 +188,9 @@ pub fn write<'p>(
 }
 
 /// Bytes of an encoded [`Report`].
-pub const REPORT_BYTES: usize = 56;
+pub const REPORT_BYTES: usize = 64;
 const REPORT_MAGIC: u32 = u32::from_le_bytes(*b"LPJR");
-const REPORT_VERSION: u32 = 1;
+const REPORT_VERSION: u32 = 2;
 
 /// What a job did, fixed-size whatever its length.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -205,6 +205,8 @@ pub struct Report {
     pub bytes_written: u64,
     /// Ticks the context's load took (binary placed, context created, graphs finalized).
     pub load_ticks: u64,
+    /// Ticks the job's graph's last graphFinalize took (part of the load; 0 for a graph never finalized).
+    pub finalize_ticks: u64,
     /// The DSP clock's ticks per second.
     pub clock_hz: u32,
     /// Arena bytes the context uses at most.
@@ -217,7 +219,7 @@ impl Report {
     /// Encodes into the first [`REPORT_BYTES`] of `out`; `None` when it is shorter.
     pub fn encode(&self, out: &mut [u8]) -> Option<usize> {
         let words = [REPORT_MAGIC, REPORT_VERSION, self.inferences, self.attempts];
-        let wide = [self.bytes_read, self.bytes_written, self.load_ticks];
+        let wide = [self.bytes_read, self.bytes_written, self.load_ticks, self.finalize_ticks];
         let tail = [self.clock_hz, self.arena_used, self.arena_capacity, 0];
         let mut at = 0usize;
         let mut put = |bytes: &[u8]| -> Option<()> {
@@ -247,9 +249,10 @@ impl Report {
             bytes_read: wide(16)?,
             bytes_written: wide(24)?,
             load_ticks: wide(32)?,
-            clock_hz: word(40)?,
-            arena_used: word(44)?,
-            arena_capacity: word(48)?,
+            finalize_ticks: wide(40)?,
+            clock_hz: word(48)?,
+            arena_used: word(52)?,
+            arena_capacity: word(56)?,
         })
     }
 }
@@ -337,6 +340,7 @@ mod tests {
             bytes_read: 1 << 33,
             bytes_written: 7,
             load_ticks: 19_200_000,
+            finalize_ticks: 960_000,
             clock_hz: 19_200_000,
             arena_used: 4096,
             arena_capacity: 8192,

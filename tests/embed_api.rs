@@ -3,8 +3,9 @@
 //! ld.lld-19 against the `qemu-example` build of liblpai_direct_embed.a, run under qemu-hexagon) and for the host
 //! (against the host build, loading the host contract model), and the Rust example `sensor-loop` under
 //! qemu-hexagon, all feed the `contract_single` fixture's native inputs frame by frame: they print the same lines,
-//! and every frame's output is the fixture's reference. The header, both static libraries and the device check
-//! library agree on the functions, and no skel exports any of them.
+//! and every frame's output is the fixture's reference. The C example does the same with no system library, from
+//! the metadata record `lpai-net-run inspect` writes on the host (on the host and under qemu-hexagon). The header,
+//! both static libraries and the device check library agree on the functions, and no skel exports any of them.
 
 mod common;
 
@@ -111,8 +112,13 @@ fn fixture_arguments(backend: &str, system: &str) -> Vec<String> {
 }
 
 fn run_on_hexagon(program: &Path, what: &str) -> String {
+    run_on_hexagon_with(program, what, "libQnnSystemContract.so")
+}
+
+/// Runs `program` under qemu-hexagon with `system` as its system-library argument.
+fn run_on_hexagon_with(program: &Path, what: &str, system: &str) -> String {
     let mut args = vec!["-cpu".to_string(), "v73".to_string(), program.display().to_string()];
-    args.extend(fixture_arguments("libQnnLpaiContract.so", "libQnnSystemContract.so"));
+    args.extend(fixture_arguments("libQnnLpaiContract.so", system));
     succeeded(
         what,
         &run_tool("qemu-hexagon", |command| {
@@ -163,6 +169,56 @@ fn the_c_example_on_the_host_gives_the_same_lines() {
     assert_eq!(stdout, expected_stdout());
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("sensor_loop: frame 3 executed in "), "{stderr}");
+}
+
+/// The contract fixture's metadata record, written into `work` by `lpai-net-run inspect` with the host contract
+/// model's system library: the example's `record:PATH` argument.
+fn inspected_record(work: &Path) -> String {
+    let exe = host_artifact("lpai-net-run", "cargo build --release -p lpai-net-run");
+    let system = host_artifact("libQnnSystemContract.so", BUILT_BY_HOST);
+    let binary = common::fixture("contract_single").join("contract_single.bin");
+    let record = work.join("contract_single.lpmd");
+    let output = Command::new(&exe)
+        .arg("inspect")
+        .arg(&binary)
+        .arg(format!("--system_library={}", system.display()))
+        .arg("--emit_metadata")
+        .arg(&record)
+        .output()
+        .unwrap();
+    succeeded("lpai-net-run inspect", &output);
+    format!("record:{}", record.display())
+}
+
+#[test]
+fn the_c_example_with_a_metadata_record_and_no_system_library_gives_the_same_lines() {
+    let work = tempfile::tempdir().unwrap();
+    let record = inspected_record(work.path());
+    let program = build_c_for_host(work.path());
+    let backend = host_artifact("libQnnLpaiContract.so", BUILT_BY_HOST);
+    let args = fixture_arguments(&backend.display().to_string(), &record);
+    let output = Command::new(&program).args(&args).output().unwrap();
+    assert_eq!(succeeded("the host C sensor_loop with a record", &output), expected_stdout());
+
+    let hexagon = build_c_for_hexagon(work.path());
+    let c = run_on_hexagon_with(&hexagon, "the C sensor_loop with a record under qemu-hexagon", &record);
+    assert_eq!(c, expected_stdout());
+
+    // A record of another graph: refused by name.
+    let mut bytes = std::fs::read(record.strip_prefix("record:").unwrap()).unwrap();
+    assert_eq!(&bytes[12..19], b"\x06single");
+    bytes[13..19].copy_from_slice(b"others");
+    let other = work.path().join("others.lpmd");
+    std::fs::write(&other, bytes).unwrap();
+    let args = fixture_arguments(&backend.display().to_string(), &format!("record:{}", other.display()));
+    let output = Command::new(&program).args(&args).output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("load_padded_with_metadata(")
+            && stderr.contains(" failed: -5: the metadata record names graph others,"),
+        "{stderr}"
+    );
 }
 
 #[test]

@@ -250,6 +250,7 @@ fn direct_mode_on_the_hexagon_skel_reads_and_writes_through_the_shells_files() {
                 serde_json::from_slice(&std::fs::read(output.join("lpai_net_run.json")).unwrap()).unwrap();
             assert_eq!((record["mode"].as_str(), record["transport"].as_str()), (Some("direct"), Some("qemu")));
             assert_eq!(record["skel_calls"], 7, "{name} {mode}");
+            assert!(record["dsp_load_us"].is_u64() && record["dsp_finalize_us"].is_u64(), "{record}");
         }
     }
 }

@@ -20,6 +20,13 @@
  *     }
  *     lpai_direct_embed_destroy(embed);
  *
+ * Firmware with no libQnnSystem in its PD passes NULL as the system library and loads the binary together with
+ * its metadata record (made on a host by `lpai-net-run inspect BIN --system_library FILE --emit_metadata FILE`
+ * and linked beside the binary):
+ *
+ *     lpai_direct_embed_create(arena, sizeof arena, "libQnnLpai.so", NULL, &embed);
+ *     lpai_direct_embed_load_with_metadata(embed, model, model_bytes, record, record_bytes);
+ *
  * Every function checks its pointers and sizes and answers LPAI_DIRECT_EMBED_OK (0) or a negative
  * LPAI_DIRECT_EMBED_ERROR_*; lpai_direct_embed_last_error then says what went wrong (a successful call clears
  * it). One thread at a time per handle.
@@ -43,11 +50,13 @@ extern "C" {
 #define LPAI_DIRECT_EMBED_ERROR_INVALID_ARGUMENT (-1)
 /* The arena is too small (for the handle, the libraries or the model). */
 #define LPAI_DIRECT_EMBED_ERROR_ARENA_FULL (-2)
-/* The wrong moment: before a binary is loaded, a second load, after a failed create. */
+/* The wrong moment: before a binary is loaded, a second load, after a failed create, or lpai_direct_embed_load on
+ * an embedding created with no system library (it needs a metadata record). */
 #define LPAI_DIRECT_EMBED_ERROR_STATE (-3)
 /* The backend or system library could not be loaded or used. */
 #define LPAI_DIRECT_EMBED_ERROR_LIBRARY (-4)
-/* The context binary was refused (malformed, too large, PERSISTENT_BINARY refused, too many graphs). */
+/* The context binary or its metadata record was refused (malformed, too large, PERSISTENT_BINARY refused, too many
+ * graphs, a record naming a graph the binary does not have). */
 #define LPAI_DIRECT_EMBED_ERROR_BINARY (-5)
 /* A QNN call failed; the message names it and QNN's error code. */
 #define LPAI_DIRECT_EMBED_ERROR_QNN (-6)
@@ -77,7 +86,9 @@ typedef struct lpai_direct_embed_tensor {
 /* Creates an embedding in `arena` (`arena_bytes` bytes the caller leaves alone until destroy): the handle at its
  * start, the rest for the backend, libQnnSystem and the model (the binary's copy when it cannot be used in place,
  * tensor buffers, LPAI scratch and persistent memory). `backend` and `system_library` are library names: a
- * library built into the program under that name first, then the platform's loader. On failure *out is NULL when
+ * library built into the program under that name first, then the platform's loader. A NULL `system_library`
+ * opens no libQnnSystem: every load then takes a metadata record (lpai_direct_embed_load_with_metadata), and
+ * lpai_direct_embed_load is refused with LPAI_DIRECT_EMBED_ERROR_STATE. On failure *out is NULL when
  * the arguments are wrong or the arena cannot hold the handle; otherwise *out is set so that
  * lpai_direct_embed_last_error can say why, and the caller destroys it. */
 int lpai_direct_embed_create(void* arena, size_t arena_bytes, const char* backend, const char* system_library,
@@ -93,6 +104,21 @@ int lpai_direct_embed_load(lpai_direct_embed* embed, const void* binary, size_t 
  * caller owns): used in place when the buffer covers the binary rounded up to the size alignment. */
 int lpai_direct_embed_load_padded(lpai_direct_embed* embed, const void* binary, size_t binary_bytes,
                                   size_t buffer_bytes);
+
+/* lpai_direct_embed_load with the tensor metadata from the metadata record at `record` (`record_bytes` bytes, as
+ * `lpai-net-run inspect BIN --emit_metadata FILE` writes it) instead of libQnnSystem, which then need not exist
+ * (create with a NULL system library). The binary, as for lpai_direct_embed_load, must stay valid and unchanged
+ * until destroy; the record is read only during this call (what the embedding needs of it is copied into the
+ * arena), so it may be freed or reused afterwards. The record must not lie in the arena. It is checked whole first
+ * (LPAI_DIRECT_EMBED_ERROR_BINARY, the message saying at which byte and what is wrong), then against the backend
+ * (a graph the binary does not have: LPAI_DIRECT_EMBED_ERROR_BINARY, naming the graph; tensor ids the backend
+ * refuses: the first execute fails, naming the graph). */
+int lpai_direct_embed_load_with_metadata(lpai_direct_embed* embed, const void* binary, size_t binary_bytes,
+                                         const void* record, size_t record_bytes);
+
+/* The same for a padded binary, as lpai_direct_embed_load_padded. */
+int lpai_direct_embed_load_padded_with_metadata(lpai_direct_embed* embed, const void* binary, size_t binary_bytes,
+                                                size_t buffer_bytes, const void* record, size_t record_bytes);
 
 /* *in_place = 1 when the backend got the caller's binary itself, 0 when a copy in the arena. */
 int lpai_direct_embed_binary_in_place(lpai_direct_embed* embed, int* in_place);
@@ -128,7 +154,8 @@ int lpai_direct_embed_arena_used(lpai_direct_embed* embed, size_t* used, size_t*
  * handle; a fixed text for anything that is not a live handle. */
 const char* lpai_direct_embed_last_error(const lpai_direct_embed* embed);
 
-/* Frees the context, then libQnnSystem, then the backend. The arena and the binary are the caller's again. */
+/* Frees the context, then libQnnSystem (if create opened one), then the backend. The arena and the binary are the
+ * caller's again. */
 int lpai_direct_embed_destroy(lpai_direct_embed* embed);
 
 #ifdef __cplusplus

@@ -1,19 +1,27 @@
 //! The embedding API: firmware in the audio or sensor PD (with or without an HLOS) runs an offline-prepared model
 //! itself, frame after frame, with no IPC, no heap and no file access.
 //!
-//! The firmware opens the backend and libQnnSystem once ([`Libraries::open`] by library name, or
-//! [`Libraries::new`] for a backend it created itself, for example from a libQnnLpai linked into its image with
+//! The firmware opens the backend, and libQnnSystem if it has one, once ([`Libraries::open`] by library names,
+//! [`Libraries::open_backend_only`] with no libQnnSystem, or [`Libraries::new`] / [`Libraries::backend_only`] for a
+//! backend it created itself, for example from a libQnnLpai linked into its image with
 //! [`Backend::from_providers`]) and creates an [`Embed`] over memory it owns ([`Embed::new`]). [`Embed::load`]
 //! loads a [`PersistentBinary`] that the firmware keeps for as long as the embedding lives, without copying it
-//! when it meets the backend's alignment; every input and output then has one native buffer for good
-//! ([`Embed::input_mut`], [`Embed::output`]: the same memory every frame), and [`Embed::execute_frame`] runs
-//! graphExecute once per frame, answering `Ok(None)` while LPAI needs more frames (EARLY_TERMINATION). The C API
-//! over this module is the `lpai-direct-embed` crate (`dsp/include/lpai_direct_embed.h`).
+//! when it meets the backend's alignment, its tensor metadata read by libQnnSystem; [`Embed::load_with_record`]
+//! does the same with the metadata from a metadata record (`lpai_direct::metadata`, made on a host by
+//! `lpai-net-run inspect BIN --emit_metadata FILE` and linked beside the binary), checked whole before use and
+//! against the backend while loading, so no libQnnSystem is needed at all. Every input and output then has one
+//! native buffer for good ([`Embed::input_mut`], [`Embed::output`]: the same memory every frame), and
+//! [`Embed::execute_frame`] runs graphExecute once per frame, answering `Ok(None)` while LPAI needs more frames
+//! (EARLY_TERMINATION). The C API over this module is the `lpai-direct-embed` crate
+//! (`dsp/include/lpai_direct_embed.h`).
 //!
 //! ```ignore
 //! let libraries = Libraries::open(c"libQnnLpai.so", c"libQnnSystem.so")?;
 //! let mut embed = Embed::new(&mut ARENA, &libraries);
 //! embed.load(PersistentBinary::new(&MODEL))?;          // used in place when aligned
+//! // Or with no libQnnSystem in the PD, from the record made on a host:
+//! // let libraries = Libraries::open_backend_only(c"libQnnLpai.so")?;
+//! // embed.load_with_record(PersistentBinary::new(&MODEL), &MODEL_RECORD)?;
 //! loop {
 //!     sensor.read(embed.input_mut(0)?);                 // native bytes, straight into the bound buffer
 //!     if let Some(execution) = embed.execute_frame()? {
@@ -29,12 +37,13 @@
 use crate::log;
 use crate::platform::{Level, VendorCalls};
 use crate::runtime::{
-    Arena, Backend, BackendOptions, Context, ContextOptions, Execution, Graph, PersistentBinary, RuntimeError,
-    SystemLibrary, TensorInfo,
+    Arena, Backend, BackendOptions, Context, ContextOptions, Execution, Graph, Metadata, PersistentBinary,
+    RuntimeError, SystemLibrary, TensorInfo,
 };
 use core::ffi::CStr;
 use core::mem::ManuallyDrop;
 use core::ptr::NonNull;
+use lpai_direct::metadata::Record;
 
 /// Which side of the graph a tensor is on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -45,12 +54,13 @@ pub enum Direction {
     Output,
 }
 
-/// The backend and libQnnSystem embeddings run on; kept by the caller for as long as its embeddings live (they
-/// borrow it). Dropping it frees libQnnSystem, then the backend, under the vendor-calls lock.
+/// The backend, and libQnnSystem when the PD has one, that embeddings run on; kept by the caller for as long as
+/// its embeddings live (they borrow it). Dropping it frees libQnnSystem, then the backend, under the vendor-calls
+/// lock.
 pub struct Libraries {
     // Dropped by hand in `Drop`, under the lock.
     backend: ManuallyDrop<Backend>,
-    system: ManuallyDrop<SystemLibrary>,
+    system: ManuallyDrop<Option<SystemLibrary>>,
 }
 
 impl Libraries {
@@ -63,10 +73,23 @@ impl Libraries {
         Ok(Libraries::new(backend, system))
     }
 
+    /// Loads the backend library as [`Libraries::open`] does, and no libQnnSystem: every load then takes a
+    /// metadata record ([`Embed::load_with_record`]).
+    pub fn open_backend_only(backend_library: &CStr) -> Result<Libraries, RuntimeError> {
+        let _vendor = VendorCalls::lock();
+        let backend = Backend::load(backend_library, &BackendOptions::default())?;
+        Ok(Libraries::backend_only(backend))
+    }
+
     /// Takes a backend and libQnnSystem the caller created (under [`VendorCalls::lock`] when skel handles may run
     /// in the same PD).
     pub fn new(backend: Backend, system: SystemLibrary) -> Libraries {
-        Libraries { backend: ManuallyDrop::new(backend), system: ManuallyDrop::new(system) }
+        Libraries { backend: ManuallyDrop::new(backend), system: ManuallyDrop::new(Some(system)) }
+    }
+
+    /// Takes a backend the caller created, with no libQnnSystem (see [`Libraries::open_backend_only`]).
+    pub fn backend_only(backend: Backend) -> Libraries {
+        Libraries { backend: ManuallyDrop::new(backend), system: ManuallyDrop::new(None) }
     }
 
     /// The backend (who it is, its alignment and persistent-binary needs).
@@ -74,9 +97,9 @@ impl Libraries {
         &self.backend
     }
 
-    /// libQnnSystem.
-    pub fn system(&self) -> &SystemLibrary {
-        &self.system
+    /// libQnnSystem; `None` for backend-only libraries.
+    pub fn system(&self) -> Option<&SystemLibrary> {
+        self.system.as_ref()
     }
 }
 
@@ -120,27 +143,68 @@ impl<'a> Embed<'a> {
         self.load_with_options(binary, &ContextOptions::default())
     }
 
-    /// Loads the context binary, which the caller keeps unchanged until this embedding is dropped: the backend
-    /// gets it in place when it meets the backend's alignment (see [`Context::load_persistent`]), a copy in the
-    /// arena otherwise. Selects the first graph. One binary per embedding: a second load is refused.
+    /// Loads the context binary, which the caller keeps unchanged until this embedding is dropped, its tensor
+    /// metadata read by libQnnSystem: the backend gets it in place when it meets the backend's alignment (see
+    /// [`Context::load_persistent`]), a copy in the arena otherwise. Selects the first graph. One binary per
+    /// embedding: a second load is refused. Without libQnnSystem ([`Libraries::open_backend_only`]) it is
+    /// refused with [`RuntimeError::NoMetadata`]: use [`Embed::load_with_record`].
     pub fn load_with_options(
         &mut self,
         binary: PersistentBinary<'a>,
         options: &ContextOptions<'_>,
     ) -> Result<(), RuntimeError> {
+        self.load_from(binary, None, options)
+    }
+
+    /// Loads the context binary as [`Embed::load`] does, with its tensor metadata from `record`, a metadata record
+    /// (`lpai_direct::metadata`; `lpai-net-run inspect BIN --emit_metadata FILE` writes one) instead of
+    /// libQnnSystem, which then need not exist: see [`Embed::load_with_record_and_options`].
+    pub fn load_with_record(&mut self, binary: PersistentBinary<'a>, record: &[u8]) -> Result<(), RuntimeError> {
+        self.load_with_record_and_options(binary, record, &ContextOptions::default())
+    }
+
+    /// [`Embed::load_with_options`] with the tensor metadata from `record`. The record's bytes are untrusted:
+    /// they are checked whole first ([`RuntimeError::MalformedRecord`] says where and what is wrong), then
+    /// against the backend while loading (a graph the binary lacks is refused by name,
+    /// [`RuntimeError::RecordGraphMissing`]; tensors the backend refuses at the first frame,
+    /// [`RuntimeError::RecordTensorsRefused`]). What the embedding needs of the record is copied into the arena,
+    /// so `record` is needed only during this call. Works with and without libQnnSystem (which it does not use).
+    pub fn load_with_record_and_options(
+        &mut self,
+        binary: PersistentBinary<'a>,
+        record: &[u8],
+        options: &ContextOptions<'_>,
+    ) -> Result<(), RuntimeError> {
+        let record = Record::parse(record).map_err(RuntimeError::MalformedRecord)?;
+        self.load_from(binary, Some(record), options)
+    }
+
+    /// Loads `binary` with its metadata from `record`, or from libQnnSystem when there is none.
+    fn load_from(
+        &mut self,
+        binary: PersistentBinary<'a>,
+        record: Option<Record<'_>>,
+        options: &ContextOptions<'_>,
+    ) -> Result<(), RuntimeError> {
         if self.context.is_some() {
             return Err(RuntimeError::TooMany { what: "context binaries per embedding", count: 2, limit: 1 });
         }
-        let (backend, system) = (self.libraries.backend(), self.libraries.system());
+        let metadata = match (record, self.libraries.system()) {
+            (Some(record), _) => Metadata::Record(record),
+            (None, Some(system)) => Metadata::System(system),
+            (None, None) => return Err(RuntimeError::NoMetadata),
+        };
+        let backend = self.libraries.backend();
         let context = {
             let _vendor = VendorCalls::lock();
-            Context::load_persistent(backend, system, &self.arena, binary, options)?
+            Context::load_persistent_with(backend, metadata, &self.arena, binary, options)?
         };
         log!(
             Level::Info,
-            "embed: loaded {} graph(s), binary {}, arena used {} of {} B",
+            "embed: loaded {} graph(s), binary {}, metadata from {}, arena used {} of {} B",
             context.graph_count(),
             if context.binary_in_place() { "in place" } else { "copied" },
+            if record.is_some() { "a record" } else { "libQnnSystem" },
             self.arena.used(),
             self.arena.capacity()
         );

@@ -263,8 +263,10 @@ fn run_inferences(
     if settings.direct_mode {
         let outcome = direct::run_job(stub, plan, &settings.output_dir)?;
         summary.execute_micros = outcome.execute_micros;
-        let (ticks, clock_hz) = (u128::from(outcome.report.load_ticks), u128::from(outcome.report.clock_hz.max(1)));
-        record.dsp_load_us = Some((ticks * 1_000_000 / clock_hz) as u64);
+        let clock_hz = u128::from(outcome.report.clock_hz.max(1));
+        let micros = |ticks: u64| (u128::from(ticks) * 1_000_000 / clock_hz) as u64;
+        record.dsp_load_us = Some(micros(outcome.report.load_ticks));
+        record.dsp_finalize_us = Some(micros(outcome.report.finalize_ticks));
     } else {
         run_traditional(stub, plan, &settings.output_dir, summary, record)?;
     }

@@ -30,6 +30,8 @@ pub struct RunRecord {
     pub load_us: u64,
     /// Direct mode: the load on the DSP clock, as the skel measured it.
     pub dsp_load_us: Option<u64>,
+    /// Direct mode: the graph's graphFinalize on the DSP clock (part of the load).
+    pub dsp_finalize_us: Option<u64>,
     /// Arena bytes the context uses at most.
     pub arena_high_water_bytes: usize,
     /// Why the run stopped, when it failed after its checks (the record then says what it did until then).

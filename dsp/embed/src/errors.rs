@@ -12,11 +12,13 @@ pub const OK: c_int = 0;
 pub const ERROR_INVALID_ARGUMENT: c_int = -1;
 /// The arena is too small (for the handle, the libraries or the model).
 pub const ERROR_ARENA_FULL: c_int = -2;
-/// Called in the wrong state: before a binary is loaded, a second load, after a failed create.
+/// Called in the wrong state: before a binary is loaded, a second load, after a failed create, a load without a
+/// metadata record on an embedding created with no system library.
 pub const ERROR_STATE: c_int = -3;
 /// The backend or system library could not be loaded or used.
 pub const ERROR_LIBRARY: c_int = -4;
-/// The context binary was refused (malformed, too large, PERSISTENT_BINARY refused, too many graphs).
+/// The context binary or its metadata record was refused (malformed, too large, PERSISTENT_BINARY refused, too
+/// many graphs, a record naming a graph the binary lacks).
 pub const ERROR_BINARY: c_int = -5;
 /// A QNN call failed (the message names it and QNN's error code).
 pub const ERROR_QNN: c_int = -6;
@@ -35,12 +37,15 @@ pub(crate) fn code_of(error: &RuntimeError) -> c_int {
         RuntimeError::BinarySize(_)
         | RuntimeError::MalformedBinary { .. }
         | RuntimeError::PersistentBinaryRefused { .. }
-        | RuntimeError::TooMany { .. } => ERROR_BINARY,
+        | RuntimeError::TooMany { .. }
+        | RuntimeError::MalformedRecord(_)
+        | RuntimeError::RecordGraphMissing { .. } => ERROR_BINARY,
         RuntimeError::Qnn { .. } | RuntimeError::NeverCompleted { .. } | RuntimeError::BadAlignment { .. } => ERROR_QNN,
         RuntimeError::NoSuchGraph
         | RuntimeError::NoSuchTensor { .. }
         | RuntimeError::UnsupportedDataType { .. }
         | RuntimeError::TensorSize { .. } => ERROR_INVALID_ARGUMENT,
+        RuntimeError::NoMetadata => ERROR_STATE,
         _ => ERROR_FAILED,
     }
 }

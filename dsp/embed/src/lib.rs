@@ -6,7 +6,9 @@
 //! and answers 0 or a negative `LPAI_DIRECT_EMBED_ERROR_*` code; none can panic. The arena the caller gives
 //! [`lpai_direct_embed_create`] holds everything: the handle's state at its start (the last failure's message stays
 //! there for [`lpai_direct_embed_last_error`]), then the [`Libraries`](lpai_direct_skel::embed::Libraries), then
-//! the embedding's own arena. One thread at a time per handle.
+//! the embedding's own arena. One thread at a time per handle. The tensor metadata comes from libQnnSystem, or,
+//! when create is given no system library, from a metadata record passed with the binary
+//! ([`lpai_direct_embed_load_with_metadata`]).
 //!
 //! With the feature `qemu-example` (qemu-hexagon programs only, never a device build) the contract model of
 //! libQnnLpai is built in as `libQnnLpaiContract.so` and `libQnnSystemContract.so`.
@@ -33,6 +35,7 @@ pub use frames::{
 pub use handle::EmbedHandle;
 pub use lifecycle::{
     lpai_direct_embed_create, lpai_direct_embed_destroy, lpai_direct_embed_load, lpai_direct_embed_load_padded,
+    lpai_direct_embed_load_padded_with_metadata, lpai_direct_embed_load_with_metadata,
 };
 pub use queries::{
     lpai_direct_embed_binary_in_place, lpai_direct_embed_find_graph, lpai_direct_embed_graph_count,

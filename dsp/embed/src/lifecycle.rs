@@ -11,7 +11,9 @@ use lpai_direct_skel::runtime::PersistentBinary;
 
 /// Creates an embedding in the caller's `arena` (`arena_bytes` bytes, kept untouched by the caller until
 /// [`lpai_direct_embed_destroy`]): the handle at its start, then the libraries, the rest for the model. `backend`
-/// and `system_library` are library names (a built-in library of that name first, then the platform's loader).
+/// and `system_library` are library names (a built-in library of that name first, then the platform's loader);
+/// a null `system_library` opens no libQnnSystem, and every load then takes a metadata record
+/// ([`lpai_direct_embed_load_with_metadata`]).
 ///
 /// # Safety
 /// `arena` is null or `arena_bytes` writable bytes that nothing else uses until destroy; the strings are null or
@@ -31,7 +33,8 @@ pub unsafe extern "C" fn lpai_direct_embed_create(
     out.write(ptr::null_mut());
     // SAFETY: null or NUL-terminated (the caller's promise).
     let (backend, system) = unsafe { (c_string(backend), c_string(system_library)) };
-    let (Some(backend), Some(system)) = (backend, system) else {
+    // A null system library means none; a name that is not a string (too long) is refused.
+    let (Some(backend), true) = (backend, system.is_some() || system_library.is_null()) else {
         return ERROR_INVALID_ARGUMENT;
     };
     let start = arena as usize;
@@ -65,7 +68,11 @@ pub unsafe extern "C" fn lpai_direct_embed_create(
             "another set of built-in libraries is registered: no contract model",
         );
     }
-    let libraries = match Libraries::open(backend, system) {
+    let opened = match system {
+        Some(system) => Libraries::open(backend, system),
+        None => Libraries::open_backend_only(backend),
+    };
+    let libraries = match opened {
         Ok(libraries) => libraries,
         Err(error) => return state.fail(&error),
     };
@@ -90,9 +97,10 @@ pub unsafe extern "C" fn lpai_direct_embed_load(embed: *mut EmbedHandle, binary:
 }
 
 /// Loads the context binary of `binary_bytes` at the start of `buffer_bytes` bytes at `binary` (the rest padding
-/// the caller owns), which must stay valid and unchanged until destroy. The backend gets the caller's bytes
-/// themselves when `binary` is at its start alignment and the buffer covers the binary rounded up to its size
-/// alignment, a copy in the arena otherwise;
+/// the caller owns), which must stay valid and unchanged until destroy, its tensor metadata read by libQnnSystem
+/// (refused with `ERROR_STATE` when create opened none: see [`lpai_direct_embed_load_with_metadata`]). The
+/// backend gets the caller's bytes themselves when `binary` is at its start alignment and the buffer covers the
+/// binary rounded up to its size alignment, a copy in the arena otherwise;
 /// [`lpai_direct_embed_binary_in_place`](crate::lpai_direct_embed_binary_in_place) says which. Selects graph 0.
 ///
 /// # Safety
@@ -104,6 +112,72 @@ pub unsafe extern "C" fn lpai_direct_embed_load_padded(
     binary: *const c_void,
     binary_bytes: usize,
     buffer_bytes: usize,
+) -> c_int {
+    // SAFETY: the caller's promises, forwarded; no record.
+    unsafe { load(embed, binary, binary_bytes, buffer_bytes, None) }
+}
+
+/// Loads the context binary at `binary` (`binary_bytes` bytes, kept valid and unchanged until destroy) with its
+/// tensor metadata from the metadata record at `record` (`record_bytes` bytes, as `lpai-net-run inspect BIN
+/// --emit_metadata FILE` writes it) instead of libQnnSystem: see [`lpai_direct_embed_load_padded_with_metadata`]
+/// with no padding.
+///
+/// # Safety
+/// As for [`lpai_direct_embed_load_padded_with_metadata`] with `buffer_bytes` = `binary_bytes`.
+#[no_mangle]
+pub unsafe extern "C" fn lpai_direct_embed_load_with_metadata(
+    embed: *mut EmbedHandle,
+    binary: *const c_void,
+    binary_bytes: usize,
+    record: *const c_void,
+    record_bytes: usize,
+) -> c_int {
+    // SAFETY: forwarded.
+    unsafe {
+        lpai_direct_embed_load_padded_with_metadata(embed, binary, binary_bytes, binary_bytes, record, record_bytes)
+    }
+}
+
+/// [`lpai_direct_embed_load_padded`] with the tensor metadata from the metadata record at `record`
+/// (`record_bytes` bytes) instead of libQnnSystem, which need not exist (create with a null system library). The
+/// record is checked whole (a malformed one is refused with `ERROR_BINARY`, the message saying at which byte and
+/// what is wrong), then against the backend (a graph the binary lacks is refused with `ERROR_BINARY`, naming it).
+/// What the embedding needs of the record is copied into the arena: the record is read only during this call.
+///
+/// # Safety
+/// As for [`lpai_direct_embed_load_padded`]; `record` is null or `record_bytes` readable bytes outside the arena
+/// that no one changes during the call.
+#[no_mangle]
+pub unsafe extern "C" fn lpai_direct_embed_load_padded_with_metadata(
+    embed: *mut EmbedHandle,
+    binary: *const c_void,
+    binary_bytes: usize,
+    buffer_bytes: usize,
+    record: *const c_void,
+    record_bytes: usize,
+) -> c_int {
+    // SAFETY: the caller's promises, forwarded.
+    unsafe { load(embed, binary, binary_bytes, buffer_bytes, Some((record, record_bytes))) }
+}
+
+/// Whether `bytes` bytes at `start` lie in memory (no wrap, at most `isize::MAX` bytes) and outside the caller's
+/// arena, from `arena_start` to `arena_end`.
+fn outside_arena(arena_start: usize, arena_end: usize, start: usize, bytes: usize) -> bool {
+    let fits = isize::try_from(bytes).is_ok();
+    start.checked_add(bytes).is_some_and(|end| fits && (end <= arena_start || arena_end <= start))
+}
+
+/// The loads: `binary` with `binary_bytes` at the start of `buffer_bytes`, its metadata from libQnnSystem or from
+/// `record` (pointer and bytes).
+///
+/// # Safety
+/// As for [`lpai_direct_embed_load_padded_with_metadata`].
+unsafe fn load(
+    embed: *mut EmbedHandle,
+    binary: *const c_void,
+    binary_bytes: usize,
+    buffer_bytes: usize,
+    record: Option<(*const c_void, usize)>,
 ) -> c_int {
     // SAFETY: the caller's promise about the handle.
     let Some(state) = (unsafe { state(embed) }) else {
@@ -127,13 +201,33 @@ pub unsafe extern "C" fn lpai_direct_embed_load_padded(
     if start < state.arena_end && state.arena_start < end {
         return state.refuse(ERROR_INVALID_ARGUMENT, "load: the binary overlaps the embedding's arena");
     }
+    let record = match record {
+        None => None,
+        Some((pointer, bytes)) => {
+            if pointer.is_null() || bytes == 0 {
+                return state.refuse(ERROR_INVALID_ARGUMENT, "load_with_metadata: the record is null or empty");
+            }
+            if !outside_arena(state.arena_start, state.arena_end, pointer as usize, bytes) {
+                return state.refuse(
+                    ERROR_INVALID_ARGUMENT,
+                    "load_with_metadata: the metadata record wraps around memory or overlaps the embedding's arena",
+                );
+            }
+            // SAFETY: non-null, `bytes` readable bytes outside the arena that no one changes during this call (the
+            // caller's promise); only read while loading (the embedding copies what it keeps into its arena).
+            Some(unsafe { core::slice::from_raw_parts(pointer.cast::<u8>(), bytes) })
+        }
+    };
     // SAFETY: non-null, `buffer_bytes` readable bytes outside the arena, unchanged until destroy (the caller's
     // promise), which is when the embedding that borrows them ends.
     let memory = unsafe { core::slice::from_raw_parts(binary.cast::<u8>(), buffer_bytes) };
     let Some(persistent) = PersistentBinary::padded(memory, binary_bytes) else {
         return state.refuse(ERROR_INVALID_ARGUMENT, "load: the binary is larger than its buffer");
     };
-    let loaded = embedding.load(persistent);
+    let loaded = match record {
+        Some(record) => embedding.load_with_record(persistent, record),
+        None => embedding.load(persistent),
+    };
     code(state.settle(loaded))
 }
 

@@ -1,6 +1,6 @@
 //! The C functions called from Rust on the host (and under Miri): the contract model runs the
-//! `contract_single` fixture through them, every pointer and size is checked, and the header's numbers are
-//! the library's.
+//! `contract_single` fixture through them (with libQnnSystem, and with a metadata record and no libQnnSystem),
+//! every pointer and size is checked, and the header's numbers are the library's.
 
 extern crate std;
 
@@ -9,6 +9,7 @@ use crate::*;
 use core::ffi::{c_char, c_int, c_void, CStr};
 use core::ptr;
 use lpai_direct_skel::platform::libraries::register_builtin_libraries;
+use lpai_direct_skel::testing::contract_record;
 use lpai_direct_skel::testing::contract_single::{BINARY, FRAMES};
 use lpai_direct_skel::testing::fake::BUILTINS;
 use std::string::{String, ToString};
@@ -182,6 +183,85 @@ fn pointers_sizes_and_order_are_checked() {
         assert!(last_error(embed).starts_with("not a usable QNN context binary"), "{}", last_error(embed));
         assert_eq!(lpai_direct_embed_tensor_count(embed, 2, &mut count), ERROR_INVALID_ARGUMENT);
         assert_eq!(lpai_direct_embed_find_graph(embed, ptr::null(), &mut count), ERROR_INVALID_ARGUMENT);
+        assert_eq!(lpai_direct_embed_destroy(embed), OK);
+    }
+}
+
+/// The contract model's metadata record (made through its system library, as `lpai-net-run inspect` does).
+fn record() -> Vec<u8> {
+    register_builtin_libraries(&BUILTINS).unwrap();
+    let mut record = [0u8; 256];
+    let length = contract_record(&mut record).expect("the contract model's record");
+    record[..length].to_vec()
+}
+
+#[test]
+fn the_c_functions_run_the_contract_fixture_from_a_metadata_record_with_no_system_library() {
+    let record = record();
+    // The same record, its graph called "others" instead of "single" (same length: the bytes after stay put).
+    let mut other = record.clone();
+    assert_eq!(&other[12..19], b"\x06single");
+    other[13..19].copy_from_slice(b"others");
+    let mut arena = std::boxed::Box::new(Aligned([0u8; 16 * 1024]));
+    let mut model = Aligned([0u8; 384]);
+    model.0[..BINARY.len()].copy_from_slice(BINARY);
+    let mut embed = ptr::null_mut();
+    let (mut in_place, mut count, mut ready) = (0, 0usize, 0);
+    let mut name: *const c_char = ptr::null();
+    let (mut input, mut input_bytes) = (ptr::null_mut(), 0usize);
+    let (mut output, mut output_bytes) = (ptr::null(), 0usize);
+    // SAFETY: a live arena, a NUL-terminated name, valid out-pointers, a binary that outlives the handle and
+    // records that outlive the calls, all outside the arena (but the one that is meant to be inside).
+    unsafe {
+        let arena_pointer = arena.0.as_mut_ptr().cast::<c_void>();
+        let created = lpai_direct_embed_create(arena_pointer, arena.0.len(), LPAI.as_ptr(), ptr::null(), &mut embed);
+        assert_eq!(created, OK, "{}", last_error(embed));
+        let binary = model.0.as_ptr().cast::<c_void>();
+        let (bytes, padded) = (BINARY.len(), model.0.len());
+        // No system library: the metadata must come with the binary.
+        assert_eq!(lpai_direct_embed_load(embed, binary, bytes), ERROR_STATE);
+        assert!(last_error(embed).starts_with("no libQnnSystem was opened"), "{}", last_error(embed));
+        // Every pointer and size of the record is checked.
+        let load = |record: *const u8, record_bytes: usize| {
+            lpai_direct_embed_load_padded_with_metadata(embed, binary, bytes, padded, record.cast(), record_bytes)
+        };
+        assert_eq!(load(ptr::null(), record.len()), ERROR_INVALID_ARGUMENT);
+        assert_eq!(last_error(embed), "load_with_metadata: the record is null or empty");
+        assert_eq!(load(record.as_ptr(), 0), ERROR_INVALID_ARGUMENT);
+        assert_eq!(load(record.as_ptr(), usize::MAX), ERROR_INVALID_ARGUMENT);
+        assert_eq!(load(arena.0.as_ptr().add(8 * 1024), record.len()), ERROR_INVALID_ARGUMENT);
+        assert!(last_error(embed).ends_with("overlaps the embedding's arena"), "{}", last_error(embed));
+        assert_eq!(
+            lpai_direct_embed_load_with_metadata(embed, ptr::null(), bytes, record.as_ptr().cast(), 4),
+            ERROR_INVALID_ARGUMENT
+        );
+        // Untrusted bytes: a truncated record, and the binary itself, are refused with where.
+        assert_eq!(load(record.as_ptr(), record.len() - 1), ERROR_BINARY);
+        assert!(last_error(embed).starts_with("the metadata record is malformed (byte "), "{}", last_error(embed));
+        assert_eq!(load(BINARY.as_ptr(), 64), ERROR_BINARY);
+        // A record for another graph: refused by name.
+        assert_eq!(load(other.as_ptr(), other.len()), ERROR_BINARY);
+        assert!(last_error(embed).contains("names graph others,"), "{}", last_error(embed));
+        // The matching record: the fixture's outputs, the binary in place.
+        assert_eq!(load(record.as_ptr(), record.len()), OK, "{}", last_error(embed));
+        assert_eq!(last_error(embed), "");
+        assert_eq!(lpai_direct_embed_binary_in_place(embed, &mut in_place), OK);
+        assert_eq!(in_place, 1);
+        assert_eq!(lpai_direct_embed_graph_count(embed, &mut count), OK);
+        assert_eq!(count, 1);
+        assert_eq!(lpai_direct_embed_graph_name(embed, &mut name), OK);
+        assert_eq!(CStr::from_ptr(name), c"single");
+        assert_eq!(lpai_direct_embed_input(embed, 0, &mut input, &mut input_bytes), OK);
+        assert_eq!(lpai_direct_embed_output(embed, 0, &mut output, &mut output_bytes), OK);
+        assert_eq!((input_bytes, output_bytes), (16, 16));
+        // The record is needed only during the load.
+        drop(record);
+        for (frame, reference) in FRAMES {
+            ptr::copy_nonoverlapping(frame.as_ptr(), input.cast::<u8>(), frame.len());
+            assert_eq!(lpai_direct_embed_execute_frame(embed, &mut ready), OK, "{}", last_error(embed));
+            assert_eq!(ready, 1);
+            assert_eq!(core::slice::from_raw_parts(output.cast::<u8>(), output_bytes), reference);
+        }
         assert_eq!(lpai_direct_embed_destroy(embed), OK);
     }
 }

@@ -2,8 +2,11 @@
  * memory, binds the input and output buffers once, then feeds one frame at a time and publishes every ready
  * result.
  *
- *     sensor_loop BACKEND SYSTEM_LIBRARY BINARY FRAME...
+ *     sensor_loop BACKEND SYSTEM_LIBRARY|record:RECORD BINARY FRAME...
  *
+ * The binary's tensor metadata comes from libQnnSystem (SYSTEM_LIBRARY), or, given `record:RECORD`, from the
+ * metadata record in the file RECORD (`lpai-net-run inspect BINARY --system_library FILE --emit_metadata RECORD`
+ * writes it) with no libQnnSystem at all, as firmware without one links it beside its binary.
  * BINARY is read into a 256-byte-aligned, padded static buffer (as firmware would link it), so the backend uses it
  * in place. Each FRAME file holds one frame of the graph's single input in native (quantized) bytes. Prints the
  * graph and its tensors, one line per frame (`frame <i> <output name> <hex bytes>`, or `frame <i> not ready` when
@@ -152,6 +155,8 @@ static long read_file(const char* path, unsigned char* buffer, size_t capacity) 
 static unsigned char model[64 * 1024] __attribute__((aligned(256)));
 static unsigned char arena[256 * 1024] __attribute__((aligned(128)));
 static unsigned char frame[64 * 1024];
+/* The metadata record, when one is given: read only while loading. */
+static unsigned char record[64 * 1024];
 
 static void describe(lpai_direct_embed* embed, int direction, size_t index) {
     lpai_direct_embed_tensor tensor;
@@ -209,7 +214,7 @@ static void check_refusals(lpai_direct_embed* embed) {
 
 static int sensor_loop(int argc, char** argv) {
     if (argc < 5) {
-        put(2, "usage: sensor_loop BACKEND SYSTEM_LIBRARY BINARY FRAME...\n");
+        put(2, "usage: sensor_loop BACKEND SYSTEM_LIBRARY|record:RECORD BINARY FRAME...\n");
         return 2;
     }
     long model_bytes = read_file(argv[3], model, sizeof model);
@@ -220,10 +225,37 @@ static int sensor_loop(int argc, char** argv) {
         return 1;
     }
 
+    /* `record:RECORD`: the path after the prefix; NULL for a system library's name. */
+    static const char prefix[] = "record:";
+    const char* record_path = argv[2];
+    for (size_t i = 0; i + 1 < sizeof prefix; i++) {
+        if (argv[2][i] != prefix[i]) {
+            record_path = NULL;
+            break;
+        }
+    }
+    if (record_path != NULL) record_path += sizeof prefix - 1;
+    long record_bytes = 0;
+    if (record_path != NULL) {
+        record_bytes = read_file(record_path, record, sizeof record);
+        if (record_bytes <= 0) {
+            put(2, "sensor_loop: cannot read the metadata record ");
+            put(2, record_path);
+            put(2, "\n");
+            return 1;
+        }
+    }
+
     lpai_direct_embed* embed = NULL;
-    CHECK(lpai_direct_embed_create(arena, sizeof arena, argv[1], argv[2], &embed));
+    /* With a record: no system library (NULL), and the record passed with the binary. */
+    CHECK(lpai_direct_embed_create(arena, sizeof arena, argv[1], record_path != NULL ? NULL : argv[2], &embed));
     /* The model stays in `model` until destroy; the static buffer's zeroed tail is the size padding. */
-    CHECK(lpai_direct_embed_load_padded(embed, model, (size_t)model_bytes, sizeof model));
+    if (record_path != NULL) {
+        CHECK(lpai_direct_embed_load_padded_with_metadata(embed, model, (size_t)model_bytes, sizeof model, record,
+                                                          (size_t)record_bytes));
+    } else {
+        CHECK(lpai_direct_embed_load_padded(embed, model, (size_t)model_bytes, sizeof model));
+    }
 
     size_t graphs = 0, inputs = 0, outputs = 0, graph = 0;
     CHECK(lpai_direct_embed_graph_count(embed, &graphs));

@@ -3,6 +3,7 @@
 use super::arena::ArenaFull;
 use crate::platform::PlatformError;
 use core::fmt;
+use lpai_direct::metadata::MetadataError;
 use lpai_direct::qnn::{error::error_name, Version};
 
 /// A short copy of a name (tensor, graph, provider) for error messages; longer names are cut.
@@ -124,6 +125,10 @@ pub enum RuntimeError {
         /// `error & 0xFFFF` from graphExecute.
         code: u32,
     },
+    /// A metadata record that [`lpai_direct::metadata::Record::parse`] refused: where, and what is wrong.
+    MalformedRecord(MetadataError),
+    /// A load with neither libQnnSystem nor a metadata record to describe the binary's tensors.
+    NoMetadata,
 }
 
 impl RuntimeError {
@@ -226,6 +231,20 @@ impl ufmt::uDisplay for RuntimeError {
                 graph.as_str(),
                 error_name(*code),
                 code
+            ),
+            RuntimeError::MalformedRecord(error) => {
+                ufmt::uwrite!(f, "the metadata record is malformed (byte {}", error.offset)?;
+                if let Some(graph) = error.graph {
+                    ufmt::uwrite!(f, ", graph {}", graph)?;
+                }
+                if let Some(tensor) = error.tensor {
+                    ufmt::uwrite!(f, ", tensor {}", tensor)?;
+                }
+                ufmt::uwrite!(f, "): {}", error.what)
+            }
+            RuntimeError::NoMetadata => f.write_str(
+                "no libQnnSystem was opened, so the binary's tensor metadata must come with it: load with a \
+                 metadata record (lpai-net-run inspect BIN --emit_metadata FILE makes one)",
             ),
         }
     }

@@ -76,6 +76,8 @@ pub struct Graph<'a> {
     lpai: Option<LpaiSettings<'a>>,
     /// Whether the tensors come from a metadata record (a refusal of them is then the record's mismatch).
     from_record: bool,
+    /// Ticks the last graphFinalize took.
+    finalize_ticks: u64,
 }
 
 /// The LPAI perf and affinity configs of a graph, kept in the arena so they can be changed and set again.
@@ -164,6 +166,7 @@ impl<'a> Graph<'a> {
             memory: LpaiMemory::default(),
             lpai: None,
             from_record,
+            finalize_ticks: 0,
         };
         if backend.is_lpai() {
             graph.configure_lpai(backend, arena, options)?;
@@ -306,8 +309,16 @@ impl<'a> Graph<'a> {
 
     fn finalize(&mut self) -> Result<(), RuntimeError> {
         let finalize = require(self.table.graph_finalize, "graphFinalize")?;
+        let started = Current::now_ticks();
         // SAFETY: a retrieved graph, the context's profile handle (or null) and no signal.
-        check(unsafe { finalize(self.handle, self.profile, ptr::null_mut()) }, "graphFinalize")
+        let status = unsafe { finalize(self.handle, self.profile, ptr::null_mut()) };
+        self.finalize_ticks = Current::now_ticks().saturating_sub(started);
+        check(status, "graphFinalize")
+    }
+
+    /// Ticks the last graphFinalize of this graph took (0 when it was never finalized: not an LPAI graph).
+    pub fn finalize_ticks(&self) -> u64 {
+        self.finalize_ticks
     }
 
     /// Changes the LPAI performance settings (PERF_CFG, CORE_AFFINITY, and the priority if given), then

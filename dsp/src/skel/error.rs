@@ -35,7 +35,9 @@ impl SkelError {
             | RuntimeError::NoSuchTensor { .. }
             | RuntimeError::BadAlignment { .. }
             | RuntimeError::RecordGraphMissing { .. }
-            | RuntimeError::RecordTensorsRefused { .. } => EBADPARM,
+            | RuntimeError::RecordTensorsRefused { .. }
+            | RuntimeError::MalformedRecord(_)
+            | RuntimeError::NoMetadata => EBADPARM,
             RuntimeError::Platform { .. }
             | RuntimeError::Qnn { .. }
             | RuntimeError::PersistentBinaryRefused { .. }

@@ -236,7 +236,8 @@ fn run<'t>(job: &Job<'t>, graph: &mut Graph<'_>) -> Result<Report, Failure<'t>> 
     if job.outputs().any(|(index, _)| index as usize >= graph.output_count()) {
         return Err(before_any(Cause::Mismatch("the job selects an output the graph does not have")));
     }
-    let mut report = Report { bytes_read: check_inputs(job, graph, float_in)?, ..Report::default() };
+    let bytes_read = check_inputs(job, graph, float_in)?;
+    let mut report = Report { bytes_read, finalize_ticks: graph.finalize_ticks(), ..Report::default() };
     // One staging buffer for float conversion and one for the times, allocated once for the whole job.
     let largest = |output: bool, count: usize, float: bool| {
         (0..count).filter_map(|index| file_bytes(graph, output, index, float)).max().unwrap_or(0)

@@ -12,8 +12,9 @@ use crate::testing::skel_end_to_end::{call, close, open};
 use lpai_direct::codec;
 use lpai_direct::metadata::{from_qnn, Record, Writer};
 
-/// The contract model's system library's description of [`BINARY`] as a metadata record in `out`; its length.
-fn contract_record(out: &mut [u8]) -> Option<usize> {
+/// The contract model's system library's description of [`BINARY`] as a metadata record in `out`; its length
+/// (the contract model's built-in libraries registered first). Also for the embedding API's tests.
+pub fn contract_record(out: &mut [u8]) -> Option<usize> {
     let system = SystemLibrary::load(lpai_contract_model::SYSTEM_LIBRARY_NAME).ok()?;
     let description = system.describe(BINARY).ok()?;
     let graphs = description.graphs().ok()?;

@@ -1,14 +1,16 @@
 //! Self-tests of the embedding API ([`crate::embed`]): the contract model of libQnnLpai, linked in as a built-in
 //! library, runs the `contract_single` fixture frame by frame from a binary used in place (and from one that has
-//! to be copied) with the fixture's reference outputs; the fake backend shows the teardown order and the
-//! refusals.
+//! to be copied) with the fixture's reference outputs, with libQnnSystem or with a metadata record and no
+//! libQnnSystem at all; the fake backend shows the teardown order and the refusals.
 
 use super::fake::{self, Event, Settings};
 use crate::embed::{Direction, Embed, Libraries};
 use crate::platform::libraries::register_builtin_libraries;
 use crate::runtime::{PersistentBinary, RuntimeError};
+use crate::testing::contract_record;
 use crate::testing::contract_single::{BINARY, FRAMES};
 use lpai_contract_model::{LPAI_LIBRARY_NAME, SYSTEM_LIBRARY_NAME};
+use lpai_direct::metadata::{Record, Writer};
 use lpai_direct::qnn::DataType;
 
 /// Arena for one embedding on the contract model (the libraries, tensors, scratch and persistent memory).
@@ -27,6 +29,23 @@ impl Model {
         }
         model
     }
+}
+
+/// Room for the contract model's metadata record.
+const RECORD_BYTES: usize = 256;
+
+/// `record` written again with its graphs called `name`; its length.
+fn renamed(record: &[u8], name: &str, out: &mut [u8]) -> Option<usize> {
+    let record = Record::parse(record).ok()?;
+    let mut writer = Writer::new(out);
+    writer.header(record.graph_count() as u32);
+    for graph in record.graphs() {
+        writer.graph(name, graph.inputs.len() as u32, graph.outputs.len() as u32);
+        for tensor in graph.inputs.chain(graph.outputs) {
+            writer.tensor(&tensor);
+        }
+    }
+    writer.finish().ok()
 }
 
 /// Feeds every fixture frame and checks each output against the reference; false on the first difference.
@@ -150,5 +169,84 @@ crate::self_tests! {
         check!(!embed.is_loaded() && embed.execute_frame() == Err(RuntimeError::NoSuchGraph));
         let record = session.record();
         check!(record.context_create_calls == 1 && !record.contexts[0].live && record.system_contexts_live == 0);
+    }
+
+    fn the_embedding_runs_the_contract_fixture_from_a_metadata_record_with_no_system_library() {
+        check!(register_builtin_libraries(&fake::BUILTINS).is_ok());
+        let mut record = [0u8; RECORD_BYTES];
+        let length = expect_some!(contract_record(&mut record));
+        let record = expect_some!(record.get(..length));
+        let model = Model::at(0);
+        let libraries = expect_ok!(Libraries::open_backend_only(LPAI_LIBRARY_NAME));
+        check!(libraries.system().is_none());
+        let mut arena = [0u8; ARENA_BYTES];
+        let mut embed = Embed::new(&mut arena, &libraries);
+        // Without libQnnSystem a load needs the record.
+        let binary = expect_some!(PersistentBinary::padded(&model.0, BINARY.len()));
+        check!(embed.load(binary) == Err(RuntimeError::NoMetadata) && !embed.is_loaded());
+        let binary = expect_some!(PersistentBinary::padded(&model.0, BINARY.len()));
+        expect_ok!(embed.load_with_record(binary, record));
+        check!(embed.binary_in_place() == Some(true) && embed.graph_count() == 1);
+        check!(expect_ok!(embed.graph_name()) == "single" && embed.graph_c_name() == Ok(c"single"));
+        // The same tensors libQnnSystem describes.
+        let input = expect_ok!(embed.tensor(Direction::Input, 0));
+        check!(input.name == "in" && input.c_name == Some(c"in") && input.id == 1 && input.bytes == 16);
+        check!(input.dimensions == [1, 16] && input.data_type == DataType::UFIXED_POINT_8);
+        check!(matches!(input.quantization, Some(q) if q.scale == 0.0625 && q.offset == -128));
+        let output = expect_ok!(embed.tensor(Direction::Output, 0));
+        check!(output.name == "out" && output.id == 2 && output.dimensions == [1, 16] && output.bytes == 16);
+        check!(matches!(output.quantization, Some(q) if q.scale == 0.125 && q.offset == -100));
+        // Equal outputs, frame by frame.
+        check!(expect_ok!(run_frames(&mut embed)));
+        check!(embed.last_execute_us().is_some());
+        let again = expect_some!(PersistentBinary::padded(&model.0, BINARY.len()));
+        check!(matches!(embed.load_with_record(again, record), Err(RuntimeError::TooMany { limit: 1, .. })));
+    }
+
+    fn a_metadata_record_that_does_not_match_the_binary_or_is_malformed_is_refused() {
+        check!(register_builtin_libraries(&fake::BUILTINS).is_ok());
+        let mut record = [0u8; RECORD_BYTES];
+        let length = expect_some!(contract_record(&mut record));
+        let record = expect_some!(record.get(..length));
+        let mut other = [0u8; RECORD_BYTES];
+        let other_length = expect_some!(renamed(record, "other", &mut other));
+        let other = expect_some!(other.get(..other_length));
+        let model = Model::at(0);
+        let libraries = expect_ok!(Libraries::open_backend_only(LPAI_LIBRARY_NAME));
+        let mut arena = [0u8; ARENA_BYTES];
+        let mut embed = Embed::new(&mut arena, &libraries);
+        let binary = || PersistentBinary::padded(&model.0, BINARY.len());
+        // Another graph name: refused at load, naming the record's graph.
+        let refused = embed.load_with_record(expect_some!(binary()), other);
+        check!(matches!(&refused, Err(RuntimeError::RecordGraphMissing { graph, .. }) if graph == "other"));
+        check!(!embed.is_loaded());
+        let message = crate::message!("{}", expect_some!(refused.err()));
+        check!(message.as_str().contains("names graph other, which the context binary does not have"));
+        // Untrusted bytes: truncated, empty, or not a record at all, each refused with where.
+        for bytes in [expect_some!(record.get(..length - 1)), &[], &BINARY[..64]] {
+            let refused = embed.load_with_record(expect_some!(binary()), bytes);
+            check!(matches!(refused, Err(RuntimeError::MalformedRecord(_))));
+        }
+        let refused = embed.load_with_record(expect_some!(binary()), expect_some!(record.get(..8)));
+        let message = crate::message!("{}", expect_some!(refused.err()));
+        check!(message.as_str().starts_with("the metadata record is malformed (byte "));
+        check!(!embed.is_loaded());
+        // The embedding is still usable: the matching record loads and runs.
+        expect_ok!(embed.load_with_record(expect_some!(binary()), record));
+        check!(expect_ok!(run_frames(&mut embed)));
+    }
+
+    fn a_record_works_with_a_system_library_too_and_gives_the_same_outputs() {
+        check!(register_builtin_libraries(&fake::BUILTINS).is_ok());
+        let mut record = [0u8; RECORD_BYTES];
+        let length = expect_some!(contract_record(&mut record));
+        let record = expect_some!(record.get(..length));
+        let model = Model::at(0);
+        let libraries = expect_ok!(Libraries::open(LPAI_LIBRARY_NAME, SYSTEM_LIBRARY_NAME));
+        check!(libraries.system().is_some());
+        let mut arena = [0u8; ARENA_BYTES];
+        let mut embed = Embed::new(&mut arena, &libraries);
+        expect_ok!(embed.load_with_record(expect_some!(PersistentBinary::padded(&model.0, BINARY.len())), record));
+        check!(expect_ok!(run_frames(&mut embed)));
     }
 }

@@ -37,6 +37,8 @@ mod skel_concurrency;
 pub(crate) mod skel_end_to_end;
 pub mod skel_fuzz;
 
+pub use contract::contract_record;
+
 use crate::runtime::{Backend, BackendOptions, RuntimeError, SystemLibrary};
 
 /// Bytes of the arena most tests load into.
