@@ -17,25 +17,26 @@ use lpai_direct::codec::{self, Decoded};
 use lpai_direct::job::{Job, Report, TIMES_FILE_NAME};
 use lpai_direct::wire::{io_bytes, EXECUTE_FLOAT_INPUTS, EXECUTE_FLOAT_OUTPUTS};
 
-/// A NUL-terminated path built from parts, on the stack.
+/// One NUL-terminated path built from parts, on the stack; the job reuses it for every path it opens, so its
+/// frames hold one path buffer, not one per path (the stack budget).
 struct CPath(heapless::Vec<u8, MAX_PATH_BYTES>);
 
 impl CPath {
+    const fn new() -> CPath {
+        CPath(heapless::Vec::new())
+    }
+
     /// The parts joined, NUL-terminated; `None` when longer than [`MAX_PATH_BYTES`] or holding a NUL.
-    fn of(parts: &[&[u8]]) -> Option<CPath> {
-        let mut path = heapless::Vec::new();
+    fn set(&mut self, parts: &[&[u8]]) -> Option<&core::ffi::CStr> {
+        self.0.clear();
         for part in parts {
             if part.contains(&0) {
                 return None;
             }
-            path.extend_from_slice(part).ok()?;
+            self.0.extend_from_slice(part).ok()?;
         }
-        path.push(0).ok()?;
-        Some(CPath(path))
-    }
-
-    fn as_c_str(&self) -> &core::ffi::CStr {
-        core::ffi::CStr::from_bytes_with_nul(&self.0).unwrap_or(c"")
+        self.0.push(0).ok()?;
+        core::ffi::CStr::from_bytes_with_nul(&self.0).ok()
     }
 }
 
@@ -159,7 +160,7 @@ fn file_bytes(graph: &Graph<'_>, output: bool, index: usize, float: bool) -> Opt
 }
 
 /// Checks every inference line before the first runs: one file per input, each of the size the tensor takes.
-fn check_inputs<'t>(job: &Job<'t>, graph: &Graph<'_>, float_in: bool) -> Result<u64, Failure<'t>> {
+fn check_inputs<'t>(job: &Job<'t>, graph: &Graph<'_>, float_in: bool, path: &mut CPath) -> Result<u64, Failure<'t>> {
     let mut total = 0u64;
     for (line, files) in (1u32..).zip(job.inferences()) {
         let mut count = 0usize;
@@ -167,8 +168,8 @@ fn check_inputs<'t>(job: &Job<'t>, graph: &Graph<'_>, float_in: bool) -> Result<
             let mismatch =
                 || Failure::new(line, File::None, Cause::Mismatch("more input files than the graph has inputs"));
             let expected = file_bytes(graph, false, index, float_in).ok_or_else(mismatch)?;
-            let path = CPath::of(&[file]).ok_or(Failure::new(line, File::Input(file), Cause::PathTooLong))?;
-            match Current::file_size(path.as_c_str()) {
+            let path = path.set(&[file]).ok_or(Failure::new(line, File::Input(file), Cause::PathTooLong))?;
+            match Current::file_size(path) {
                 Ok(size) if size == expected as u64 => total = total.saturating_add(size),
                 Ok(size) => return Err(Failure::new(line, File::Input(file), Cause::Size { expected, actual: size })),
                 Err(error) => return Err(Failure::new(line, File::Input(file), Cause::Platform(error))),
@@ -188,16 +189,17 @@ fn read_input<'t>(
     staging: &mut Memory,
     (line, index, file): (u32, usize, &'t [u8]),
     float_in: bool,
+    path: &mut CPath,
 ) -> Result<(), Failure<'t>> {
     let failed = |cause| Failure::new(line, File::Input(file), cause);
-    let path = CPath::of(&[file]).ok_or(failed(Cause::PathTooLong))?;
+    let path = path.set(&[file]).ok_or(failed(Cause::PathTooLong))?;
     let expected = file_bytes(graph, false, index, float_in).ok_or(failed(Cause::Mismatch("no such input")))?;
     let part = match float_in {
         true => staging.bytes_mut().get_mut(..expected),
         false => graph.input_bytes_mut(index),
     };
     let part = part.ok_or(failed(Cause::NoMemory))?;
-    match Current::read_file(path.as_c_str(), part) {
+    match Current::read_file(path, part) {
         Ok(read) if read == expected => {}
         Ok(read) => return Err(failed(Cause::Size { expected, actual: read as u64 })),
         Err(error) => return Err(failed(Cause::Platform(error))),
@@ -214,17 +216,17 @@ fn write_output(
     graph: &Graph<'_>,
     staging: &mut Memory,
     index: usize,
-    path: &CPath,
+    path: &core::ffi::CStr,
     float_out: bool,
 ) -> Result<usize, Cause> {
     let bytes = file_bytes(graph, true, index, float_out).ok_or(Cause::Mismatch("no such output"))?;
     if float_out {
         let part = staging.bytes_mut().get_mut(..bytes).ok_or(Cause::NoMemory)?;
         graph.read_output_float(index, part).map_err(Cause::Runtime)?;
-        Current::write_file(path.as_c_str(), part).map_err(Cause::Platform)?;
+        Current::write_file(path, part).map_err(Cause::Platform)?;
     } else {
         let part = graph.output_bytes(index).ok_or(Cause::Mismatch("no such output"))?;
-        Current::write_file(path.as_c_str(), part).map_err(Cause::Platform)?;
+        Current::write_file(path, part).map_err(Cause::Platform)?;
     }
     Ok(bytes)
 }
@@ -236,7 +238,8 @@ fn run<'t>(job: &Job<'t>, graph: &mut Graph<'_>) -> Result<Report, Failure<'t>> 
     if job.outputs().any(|(index, _)| index as usize >= graph.output_count()) {
         return Err(before_any(Cause::Mismatch("the job selects an output the graph does not have")));
     }
-    let bytes_read = check_inputs(job, graph, float_in)?;
+    let mut path = CPath::new();
+    let bytes_read = check_inputs(job, graph, float_in, &mut path)?;
     let mut report = Report { bytes_read, finalize_ticks: graph.finalize_ticks(), ..Report::default() };
     // One staging buffer for float conversion and one for the times, allocated once for the whole job.
     let largest = |output: bool, count: usize, float: bool| {
@@ -248,13 +251,13 @@ fn run<'t>(job: &Job<'t>, graph: &mut Graph<'_>) -> Result<Report, Failure<'t>> 
     let mut staging = Memory::allocate(staging_bytes).ok_or(before_any(Cause::NoMemory))?;
     let mut times = Memory::allocate(times_bytes).ok_or(before_any(Cause::NoMemory))?;
     let output_dir = job.output_dir;
-    let directory = CPath::of(&[output_dir]).ok_or(Failure::new(0, File::OutputDirectory, Cause::PathTooLong))?;
-    Current::create_directory(directory.as_c_str())
+    let directory = path.set(&[output_dir]).ok_or(Failure::new(0, File::OutputDirectory, Cause::PathTooLong))?;
+    Current::create_directory(directory)
         .map_err(|error| Failure::new(0, File::OutputDirectory, Cause::Platform(error)))?;
     for (number, files) in (0u32..).zip(job.inferences()) {
         let line = number + 1;
         for (index, file) in files.enumerate() {
-            read_input(graph, &mut staging, (line, index, file), float_in)?;
+            read_input(graph, &mut staging, (line, index, file), float_in, &mut path)?;
         }
         let execution = graph.execute().map_err(|error| Failure::new(line, File::None, Cause::Runtime(error)))?;
         report.attempts = report.attempts.saturating_add(execution.attempts);
@@ -266,27 +269,26 @@ fn run<'t>(job: &Job<'t>, graph: &mut Graph<'_>) -> Result<Report, Failure<'t>> 
         let mut digits = [0u8; 10];
         let digits = decimal(number, &mut digits);
         let in_result = |file, cause| Failure::new(line, file, cause);
-        let result = CPath::of(&[output_dir, b"/Result_", digits])
-            .ok_or(in_result(File::ResultDirectory, Cause::PathTooLong))?;
-        Current::create_directory(result.as_c_str())
-            .map_err(|error| in_result(File::ResultDirectory, Cause::Platform(error)))?;
+        let result =
+            path.set(&[output_dir, b"/Result_", digits]).ok_or(in_result(File::ResultDirectory, Cause::PathTooLong))?;
+        Current::create_directory(result).map_err(|error| in_result(File::ResultDirectory, Cause::Platform(error)))?;
         for (index, name) in job.outputs() {
-            let path = CPath::of(&[output_dir, b"/Result_", digits, b"/", name])
+            let file = path
+                .set(&[output_dir, b"/Result_", digits, b"/", name])
                 .ok_or(in_result(File::Result(name), Cause::PathTooLong))?;
-            let written = write_output(graph, &mut staging, index as usize, &path, float_out)
+            let written = write_output(graph, &mut staging, index as usize, file, float_out)
                 .map_err(|cause| in_result(File::Result(name), cause))?;
             report.bytes_written = report.bytes_written.saturating_add(written as u64);
         }
         report.inferences += 1;
     }
-    let path = CPath::of(&[output_dir, b"/", TIMES_FILE_NAME.as_bytes()]).ok_or(Failure::new(
+    let times_file = path.set(&[output_dir, b"/", TIMES_FILE_NAME.as_bytes()]).ok_or(Failure::new(
         0,
         File::Times,
         Cause::PathTooLong,
     ))?;
     let all_times = times.bytes_mut().get(..times_bytes).unwrap_or(&[]);
-    Current::write_file(path.as_c_str(), all_times)
-        .map_err(|error| Failure::new(0, File::Times, Cause::Platform(error)))?;
+    Current::write_file(times_file, all_times).map_err(|error| Failure::new(0, File::Times, Cause::Platform(error)))?;
     report.bytes_written = report.bytes_written.saturating_add(times_bytes as u64);
     Ok(report)
 }
