@@ -1,7 +1,8 @@
 //! The stub's transports: the local transport (the host skel library loaded at run time, the full encoded wire
 //! path into it) gives the same bytes as the runtime called directly, and says which skel it loads or why it
 //! cannot; the FastRPC transport, on a stand-in libadsprpc.so, opens the right URI, asks for an unsigned PD, uses
-//! rpcmem buffers and gives the same bytes; without a FastRPC library it names the libraries it tried, and a
+//! rpcmem buffers and gives the same bytes, and with `--pd` opens the PD's control name first (closing it last) and
+//! explains a refusal; without a FastRPC library it names the libraries it tried, and a
 //! default fallback to local says why; an rpcmem buffer keeps the FastRPC library loaded while it lives.
 
 mod common;
@@ -118,6 +119,76 @@ fn the_fastrpc_transport_runs_through_a_stand_in_libadsprpc() {
     assert_eq!(calls.matches("invoke method 6 sc 0x06010000").count(), 1, "the config's perf settings:\n{calls}");
     assert_eq!(calls.matches("rpcmem_alloc").count(), calls.matches("rpcmem_free").count(), "{calls}");
     assert!(calls.trim_end().ends_with("close"), "{calls}");
+}
+
+/// Runs lpai-net-run on the multi_io fixture through the stand-in libadsprpc with `extra` flags (and `env` set),
+/// answering the run and the calls it recorded.
+fn run_on_the_stand_in(extra: &[&str], env: &[(&str, &str)]) -> (Output, String) {
+    let exe = common::artifact("target/debug/lpai-net-run", "cargo build -p lpai-net-run");
+    let fake = common::artifact("target/debug/libfake_adsprpc.so", "cargo build -p fake-adsprpc");
+    let work = tempfile::tempdir().unwrap();
+    let log = work.path().join("calls.log");
+    let output = Command::new(exe)
+        .current_dir(common::fixture("multi_io"))
+        .env("FAKE_ADSPRPC_LOG", &log)
+        .envs(env.iter().copied())
+        .args(["--transport", "fastrpc", "--fastrpc_library"])
+        .arg(&fake)
+        .arg("--backend")
+        .arg(common::qnn_lib_dir().join("libQnnHtp.so"))
+        .args(["--retrieve_context", "multi_io_qnn.bin", "--input_list", "input_list_float.txt", "--output_dir"])
+        .arg(work.path().join("out"))
+        .args(extra)
+        .output()
+        .unwrap();
+    (output, std::fs::read_to_string(&log).unwrap_or_default())
+}
+
+#[test]
+fn each_pd_opens_its_control_name_before_the_skel_and_closes_it_after() {
+    let _guard = common::qnn_lock();
+    let prefix = "'\":;./\\";
+    let skel = "file:///liblpai_direct_skel.so?lpai_direct_skel_handle_invoke&_modver=1.0&_dom=adsp";
+    for session in [None, Some("3")] {
+        let suffix = session.map(|n| format!("&_session={n}")).unwrap_or_default();
+        for (pd, control) in [
+            ("user", None),
+            ("audio", Some("createstaticpd:audiopd&_dom=adsp")),
+            ("sensors", Some("createstaticpd:sensorspd&_dom=adsp")),
+            ("root", Some("attachguestos&_dom=adsp")),
+        ] {
+            let mut flags = vec!["--pd", pd];
+            flags.extend(session.iter().flat_map(|n| ["--session", n]));
+            let (run, calls) = run_on_the_stand_in(&flags, &[]);
+            assert!(run.status.success(), "--pd {pd}: {}", String::from_utf8_lossy(&run.stderr));
+            let opened: Vec<&str> = calls.lines().filter_map(|line| line.strip_prefix("open ")).collect();
+            let mut expected: Vec<String> = control.iter().map(|name| format!("{prefix}{name}{suffix}")).collect();
+            expected.push(format!("{skel}{suffix}"));
+            assert_eq!(opened, expected, "--pd {pd} {flags:?}:\n{calls}");
+            let closed: Vec<&str> = calls.lines().filter(|line| line.starts_with("close")).collect();
+            let expected = if control.is_some() { vec!["close", "close control"] } else { vec!["close"] };
+            assert_eq!(closed, expected, "the skel handle first, then the control handle:\n{calls}");
+            assert!(calls.trim_end().ends_with(expected.last().unwrap()), "{calls}");
+        }
+    }
+}
+
+#[test]
+fn a_refused_control_open_gives_the_aee_code_and_what_it_usually_means() {
+    let _guard = common::qnn_lock();
+    let (run, calls) = run_on_the_stand_in(&["--pd", "audio"], &[("FAKE_ADSPRPC_REFUSE_CONTROL", "0x72")]);
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(!run.status.success(), "{stderr}");
+    let lines: Vec<&str> = stderr.lines().filter(|line| line.contains("error:")).collect();
+    assert_eq!(lines.len(), 1, "{stderr}");
+    let expected = "lpai-net-run: error: opening the skel: open failed in adsp: the FastRPC library refused the \
+                    control name '\":;./\\createstaticpd:audiopd&_dom=adsp that attaches this process to the audio PD \
+                    on adsp: usually this process lacks the privileges for that PD (root, the platform's SELinux \
+                    policy), or the PD's own daemon (adsprpcd audiopd adsp) is not running or the platform lets only \
+                    that daemon attach to it (AEE_ECONNREFUSED, 0x00000072)";
+    assert_eq!(lines[0], expected);
+    assert_eq!(calls.lines().filter(|line| line.starts_with("open ")).count(), 1, "no skel open after: {calls}");
+    assert!(!calls.contains("close"), "nothing to close: {calls}");
 }
 
 #[test]

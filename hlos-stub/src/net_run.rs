@@ -11,10 +11,10 @@ use crate::metadata;
 use crate::output;
 use crate::run_record::{self, RunRecord};
 pub use crate::settings::Settings;
-use crate::stub::fastrpc::{self, FastRpc, FastRpcOptions};
-use crate::stub::Transport;
+use crate::stub::fastrpc::{self, FastRpc, FastRpcOptions, Pd};
 use crate::stub::{default_transport_trying, flags, Configuration, GraphDescription, ProfileEvent, Stub, StubError};
 use crate::stub::{Local, Qemu, QemuOptions, SkelLocation, TransportKind, PRIORITY_UNCHANGED, TARGET_DEFAULT};
+use crate::stub::{Named, Transport};
 use anyhow::{anyhow, bail, Context as _, Result};
 use std::ffi::CString;
 use std::os::unix::ffi::OsStrExt;
@@ -74,14 +74,29 @@ pub fn transport(settings: &Settings) -> Result<(Box<dyn Transport>, Option<Stri
 }
 
 /// [`transport`], trying FastRPC for the default only when `try_fastrpc` (so hosts can test the fallback).
+///
+/// A PD other than the user PD ([`Settings::pd`]) is reached through FastRPC only: the default transport is then
+/// FastRPC (no fallback), and an explicit local or qemu transport is refused.
 pub fn transport_trying(settings: &Settings, try_fastrpc: bool) -> Result<(Box<dyn Transport>, Option<String>)> {
     let fastrpc_options = FastRpcOptions {
         domain: settings.domain,
+        pd: settings.pd,
         session: settings.session,
         unsigned_pd: settings.unsigned_pd,
         libraries: settings.fastrpc_library.iter().cloned().collect(),
     };
     let skel = skel_location(settings);
+    if settings.pd != Pd::User {
+        match settings.transport {
+            Some(kind @ (TransportKind::Local | TransportKind::Qemu)) => bail!(
+                "--pd {} picks a PD on a DSP through FastRPC, which the {} transport does not use (leave out --pd, or \
+                 use --transport fastrpc)",
+                settings.pd.name(),
+                kind.name()
+            ),
+            Some(TransportKind::Fastrpc) | None => return Ok((Box::new(FastRpc::load(fastrpc_options)?), None)),
+        }
+    }
     match settings.transport {
         Some(TransportKind::Local) => Ok((Box::new(Local::load(&skel)?), None)),
         Some(TransportKind::Fastrpc) => Ok((Box::new(FastRpc::load(fastrpc_options)?), None)),
@@ -371,6 +386,26 @@ mod tests {
         settings.fastrpc_library = Some("/nonexistent/libadsprpc.so".into());
         let message = transport_trying(&settings, true).err().unwrap().to_string();
         assert!(message.contains("/nonexistent/libadsprpc.so") && message.contains("(from --skel)"), "{message}");
+    }
+
+    #[test]
+    fn another_pd_than_the_user_pd_needs_the_fastrpc_transport() {
+        let mut settings = Settings::new("b", "c", "l");
+        settings.pd = Pd::Audio;
+        settings.fastrpc_library = Some("/nonexistent/libadsprpc.so".into());
+        for (kind, name) in [(TransportKind::Local, "local"), (TransportKind::Qemu, "qemu")] {
+            settings.transport = Some(kind);
+            let message = transport_trying(&settings, false).err().unwrap().to_string();
+            let expected = format!(
+                "--pd audio picks a PD on a DSP through FastRPC, which the {name} transport does not use (leave out \
+                 --pd, or use --transport fastrpc)"
+            );
+            assert_eq!(message, expected);
+        }
+        // The default transport is FastRPC then, with no fallback to local, even where FastRPC is not the default.
+        settings.transport = None;
+        let message = transport_trying(&settings, false).err().unwrap().to_string();
+        assert!(message.starts_with("FastRPC is not available: tried /nonexistent/libadsprpc.so"), "{message}");
     }
 
     #[test]

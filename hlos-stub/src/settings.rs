@@ -1,7 +1,7 @@
 //! What a net-run job needs, as plain values: the `lpai-net-run` binary fills them from its flags, and other
 //! programs can fill them directly. The library itself parses no command line.
 
-use crate::stub::fastrpc::Domain;
+use crate::stub::fastrpc::{Domain, Pd};
 use crate::stub::TransportKind;
 use std::path::PathBuf;
 
@@ -68,6 +68,9 @@ pub struct Settings {
     pub pd_shell: Option<PathBuf>,
     /// FastRPC domain.
     pub domain: Domain,
+    /// The PD on that domain the FastRPC transport opens the skel in ([`Pd::User`]: FastRPC's dynamic user PD, no
+    /// control open); another PD needs the FastRPC transport (`None` as the transport then means FastRPC).
+    pub pd: Pd,
     /// FastRPC session on that domain.
     pub session: Option<u32>,
     /// FastRPC library to load instead of the domain's usual ones.
@@ -107,6 +110,7 @@ impl Settings {
             skel: None,
             pd_shell: None,
             domain: Domain::Adsp,
+            pd: Pd::User,
             session: None,
             fastrpc_library: None,
             unsigned_pd: false,

@@ -6,7 +6,7 @@ pub use clap::Parser;
 use clap::ValueEnum;
 use lpai_direct_stub::inspect::InspectSettings;
 use lpai_direct_stub::settings::{self, Settings};
-use lpai_direct_stub::stub::fastrpc::Domain;
+use lpai_direct_stub::stub::fastrpc::{Domain, Pd};
 use lpai_direct_stub::stub::{names, Named, TransportKind};
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -105,6 +105,11 @@ pub struct Options {
     #[arg(long, value_name = "DOMAIN", default_value = "adsp", value_parser = named::<Domain>())]
     pub domain: Domain,
 
+    /// The PD on that domain the skel runs in: user (FastRPC's dynamic user PD), or audio, sensors, root (the
+    /// stub first opens the FastRPC control name that attaches this process to that PD). FastRPC only.
+    #[arg(long, value_name = "PD", default_value = "user", value_parser = named::<Pd>())]
+    pub pd: Pd,
+
     /// FastRPC session on that domain.
     #[arg(long, value_name = "N")]
     pub session: Option<u32>,
@@ -192,6 +197,7 @@ impl Options {
             skel: self.skel.clone(),
             pd_shell: self.pd_shell.clone(),
             domain: self.domain,
+            pd: self.pd,
             session: self.session,
             fastrpc_library: self.fastrpc_library.clone(),
             unsigned_pd: self.unsigned_pd,
@@ -305,20 +311,24 @@ mod tests {
             "--transport=local",
             "--skel=/x/liblpai_direct_skel.so",
             "--domain=cdsp1",
+            "--pd=sensors",
             "--profiling_level=backend",
             "--log_level=debug",
         ]);
         assert_eq!(given.transport, Some(TransportKind::Local));
         assert_eq!(given.skel, Some(PathBuf::from("/x/liblpai_direct_skel.so")));
         assert_eq!(given.domain, Domain::Cdsp1);
+        assert_eq!(given.pd, Pd::Sensors);
         assert_eq!((given.profiling_level, given.log_level), (Some(1000), 5));
     }
 
     #[test]
-    fn unknown_transports_and_domains_are_refused_with_the_known_names() {
-        for (flag, known) in
-            [("--transport=dsp", "local, fastrpc, qemu"), ("--domain=moon", "adsp, mdsp, sdsp, cdsp, cdsp1")]
-        {
+    fn unknown_transports_domains_and_pds_are_refused_with_the_known_names() {
+        for (flag, known) in [
+            ("--transport=dsp", "local, fastrpc, qemu"),
+            ("--domain=moon", "adsp, mdsp, sdsp, cdsp, cdsp1"),
+            ("--pd=audiopd", "user, audio, sensors, root"),
+        ] {
             let error = Options::try_parse_from(REQUIRED.iter().copied().chain([flag])).unwrap_err().to_string();
             assert!(error.contains("invalid value") && error.contains(known), "{error}");
         }

@@ -2,7 +2,9 @@
 //! domain, calls through `remote_handle64_invoke`, and rpcmem buffers for zero-copy inputs and outputs.
 //!
 //! The audio and sensors PDs are static PDs the system creates: code that lives in them is loaded by that PD
-//! (see the README); this transport opens a dynamic user PD on the chosen domain, signed or unsigned.
+//! (see the README). By default ([`Pd::User`]) this transport opens the skel in a dynamic user PD on the chosen
+//! domain, signed or unsigned; with another [`Pd`] it first opens the FastRPC control name that attaches this
+//! process to that PD (`ITRANSPORT_PREFIX "createstaticpd:audiopd&_dom=adsp"`, ...), then the skel URI.
 
 use super::names::{self, Named, UnknownName};
 use super::transport::{IoBuffer, Transport};
@@ -101,11 +103,98 @@ impl Domain {
     }
 }
 
+/// FastRPC's `ITRANSPORT_PREFIX` (quic/fastrpc `inc/remote.h`): a `remote_handle64_open` name that starts with
+/// these 7 bytes is a control request to the library, not a skel.
+pub const ITRANSPORT_PREFIX: &str = "'\":;./\\";
+
+/// The protection domain on the DSP domain that the skel is opened in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pd {
+    /// The dynamic user PD FastRPC creates for this process (FastRPC's default; no control open).
+    User,
+    /// The audio static PD (`createstaticpd:audiopd`).
+    Audio,
+    /// The sensors static PD (`createstaticpd:sensorspd`).
+    Sensors,
+    /// The root PD, the DSP's guest OS (`attachguestos`).
+    Root,
+}
+
+impl Named for Pd {
+    const WHAT: &'static str = "PD";
+    const ALL: &'static [Self] = &[Pd::User, Pd::Audio, Pd::Sensors, Pd::Root];
+
+    fn name(self) -> &'static str {
+        match self {
+            Pd::User => "user",
+            Pd::Audio => "audio",
+            Pd::Sensors => "sensors",
+            Pd::Root => "root",
+        }
+    }
+
+    fn description(self) -> &'static str {
+        match self {
+            Pd::User => "The dynamic user PD FastRPC creates for this process (no control open)",
+            Pd::Audio => "The audio static PD (control name createstaticpd:audiopd, then the skel)",
+            Pd::Sensors => "The sensors static PD (control name createstaticpd:sensorspd, then the skel)",
+            Pd::Root => "The root PD, the DSP's guest OS (control name attachguestos, then the skel)",
+        }
+    }
+}
+
+impl FromStr for Pd {
+    type Err = UnknownName;
+    fn from_str(given: &str) -> Result<Self, UnknownName> {
+        names::parse(given)
+    }
+}
+
+impl Pd {
+    /// The control request after `ITRANSPORT_PREFIX` that attaches this process to the PD (`None`: the default
+    /// user PD, which needs none).
+    pub fn control_request(self) -> Option<&'static str> {
+        match self {
+            Pd::User => None,
+            Pd::Audio => Some("createstaticpd:audiopd"),
+            Pd::Sensors => Some("createstaticpd:sensorspd"),
+            Pd::Root => Some("attachguestos"),
+        }
+    }
+}
+
+/// The control name that attaches this process to `pd` on `domain` (and session): `ITRANSPORT_PREFIX`, the
+/// request, `&_dom=<domain>`, `&_session=N` when a session is given. `None` for the user PD.
+pub fn control_name(pd: Pd, domain: Domain, session: Option<u32>) -> Option<CString> {
+    let request = pd.control_request()?;
+    let session = session.map(|n| format!("&_session={n}")).unwrap_or_default();
+    let name = format!("{ITRANSPORT_PREFIX}{request}&_dom={}{session}", domain.uri_name());
+    CString::new(name).ok()
+}
+
+/// What a refused control open usually means, for the error message.
+fn control_refusal(pd: Pd, domain: Domain, name: &CStr) -> String {
+    let daemon = match pd {
+        Pd::Audio => format!(" (adsprpcd audiopd {})", domain.uri_name()),
+        _ => String::new(),
+    };
+    format!(
+        "the FastRPC library refused the control name {} that attaches this process to the {} PD on {}: usually \
+         this process lacks the privileges for that PD (root, the platform's SELinux policy), or the PD's own \
+         daemon{daemon} is not running or the platform lets only that daemon attach to it",
+        name.to_string_lossy(),
+        pd.name(),
+        domain.uri_name(),
+    )
+}
+
 /// How to reach the DSP.
 #[derive(Clone, Debug)]
 pub struct FastRpcOptions {
     /// The domain.
     pub domain: Domain,
+    /// The PD on that domain the skel is opened in.
+    pub pd: Pd,
     /// FastRPC session on that domain (`&_session=N`), if not the default.
     pub session: Option<u32>,
     /// Ask for an unsigned PD before opening.
@@ -116,7 +205,7 @@ pub struct FastRpcOptions {
 
 impl Default for FastRpcOptions {
     fn default() -> Self {
-        FastRpcOptions { domain: Domain::Adsp, session: None, unsigned_pd: false, libraries: Vec::new() }
+        FastRpcOptions { domain: Domain::Adsp, pd: Pd::User, session: None, unsigned_pd: false, libraries: Vec::new() }
     }
 }
 
@@ -139,6 +228,13 @@ pub struct FastRpc {
     close: CloseFn,
     session_control: Option<SessionControlFn>,
     rpcmem: Option<(RpcmemAllocFn, RpcmemFreeFn)>,
+    /// The control handle that attached this process to a PD other than the user PD, once opened. The wire doc
+    /// (quic/fastrpc) does not say whether it may be closed once the skel is open, so it stays open for the
+    /// transport's life and is closed on drop, after the skel handle (a `Stub` closes its handle before dropping
+    /// its transport).
+    control: Option<u64>,
+    /// Why the last open failed, when the control open was refused.
+    refusal: Option<String>,
     // The function pointers above come from it; each rpcmem buffer holds a clone, so the library stays loaded
     // until the transport and every buffer it handed out are gone.
     library: Arc<Library>,
@@ -199,6 +295,8 @@ impl FastRpc {
                 close,
                 session_control,
                 rpcmem,
+                control: None,
+                refusal: None,
                 library: Arc::new(library),
             })
         }
@@ -225,6 +323,7 @@ impl Transport for FastRpc {
     }
 
     fn open(&mut self, uri: &CStr) -> Result<u64, i32> {
+        self.refusal = None;
         if self.options.unsigned_pd {
             let Some(control) = self.session_control else {
                 return Err(-1);
@@ -234,6 +333,20 @@ impl Transport for FastRpc {
             let status = unsafe { control(DSPRPC_CONTROL_UNSIGNED_MODULE, request.as_mut_ptr().cast(), 8) };
             if status != 0 {
                 return Err(status);
+            }
+        }
+        if self.control.is_none() {
+            let options = &self.options;
+            if let Some(name) = control_name(options.pd, options.domain, options.session) {
+                let mut control = 0u64;
+                // SAFETY: a NUL-terminated name and a valid out-pointer.
+                match unsafe { (self.open)(name.as_ptr(), &mut control) } {
+                    0 => self.control = Some(control),
+                    status => {
+                        self.refusal = Some(control_refusal(options.pd, options.domain, &name));
+                        return Err(status);
+                    }
+                }
             }
         }
         let mut handle = 0u64;
@@ -252,6 +365,10 @@ impl Transport for FastRpc {
     fn close(&mut self, handle: u64) -> i32 {
         // SAFETY: a handle this transport opened.
         unsafe { (self.close)(handle) }
+    }
+
+    fn failure(&self) -> Option<String> {
+        self.refusal.clone()
     }
 
     fn buffer(&mut self, bytes: usize) -> IoBuffer {
@@ -277,6 +394,40 @@ impl Transport for FastRpc {
                 IoBuffer::shared(pointer, bytes, Box::new(release))
             },
             None => IoBuffer::heap(bytes),
+        }
+    }
+}
+
+impl Drop for FastRpc {
+    fn drop(&mut self) {
+        if let Some(control) = self.control.take() {
+            // SAFETY: the control handle this transport opened; the library is still loaded (`self.library`).
+            unsafe { (self.close)(control) };
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_prefix_is_the_seven_bytes_of_remote_h() {
+        assert_eq!(ITRANSPORT_PREFIX.as_bytes(), [b'\'', b'"', b':', b';', b'.', b'/', b'\\']);
+        assert_eq!(ITRANSPORT_PREFIX.len(), 7);
+    }
+
+    #[test]
+    fn each_pd_has_its_control_name() {
+        assert_eq!(control_name(Pd::User, Domain::Adsp, Some(1)), None);
+        let expected = [
+            (Pd::Audio, Domain::Adsp, None, "createstaticpd:audiopd&_dom=adsp"),
+            (Pd::Sensors, Domain::Sdsp, None, "createstaticpd:sensorspd&_dom=sdsp"),
+            (Pd::Root, Domain::Adsp, Some(2), "attachguestos&_dom=adsp&_session=2"),
+        ];
+        for (pd, domain, session, request) in expected {
+            let name = control_name(pd, domain, session).unwrap();
+            assert_eq!(name.to_str().unwrap(), format!("'\":;./\\{request}"));
         }
     }
 }

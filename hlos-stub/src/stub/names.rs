@@ -1,4 +1,4 @@
-//! Names users give to transports and DSP domains (command line, C API): each has a fixed spelling, and an
+//! Names users give to transports, DSP domains and PDs (command line, C API): each has a fixed spelling, and an
 //! unknown name is refused with the list of known ones.
 
 use std::str::FromStr;
@@ -78,7 +78,7 @@ impl FromStr for TransportKind {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::stub::fastrpc::Domain;
+    use crate::stub::fastrpc::{Domain, Pd};
 
     #[test]
     fn every_name_parses_back_and_unknown_ones_list_the_known() {
@@ -88,6 +88,11 @@ mod tests {
         for domain in Domain::ALL {
             assert_eq!(domain.name().parse::<Domain>(), Ok(*domain));
         }
+        for pd in Pd::ALL {
+            assert_eq!(pd.name().parse::<Pd>(), Ok(*pd));
+        }
+        let error = "audiopd".parse::<Pd>().unwrap_err();
+        assert_eq!(error.to_string(), "unknown PD 'audiopd' (user, audio, sensors, root)");
         let error = "Local".parse::<TransportKind>().unwrap_err();
         assert_eq!(error.to_string(), "unknown transport 'Local' (local, fastrpc, qemu)");
         let error = "moon".parse::<Domain>().unwrap_err();

@@ -1,6 +1,11 @@
 //! A stand-in for libadsprpc.so, so the FastRPC transport's own code (dlopen, symbols, URI, unsigned PD,
 //! rpcmem, invoke) runs on a machine with no DSP: each call is checked the way the real library would see it
 //! and handed to the lpai-direct skel in this process. Set `FAKE_ADSPRPC_LOG` to a file to record the calls.
+//!
+//! Control names (`ITRANSPORT_PREFIX` + `createstaticpd:audiopd`, `createstaticpd:sensorspd` or `attachguestos`,
+//! then `&_dom=<domain>` and an optional `&_session=N`) are accepted and recorded like any open, and answer a
+//! control handle that needs no skel; set `FAKE_ADSPRPC_REFUSE_CONTROL` to an AEE code (decimal or `0x` hex) to
+//! have every control open refused with it. Anything else that is not the skel's URI is refused (AEE_EBADPARM).
 
 use lpai_direct::codec::{call_close, call_open, RemoteArg, Scalars};
 use lpai_direct_skel::entry::lpai_direct_skel_handle_invoke;
@@ -11,6 +16,14 @@ use std::io::Write;
 const URI_PREFIX: &str = "file:///liblpai_direct_skel.so?lpai_direct_skel_handle_invoke&_modver=1.0&_dom=";
 /// AEE_EBADPARM as the host library reports it (no DSP offset).
 const BAD_PARAMETER: c_int = 0xE;
+/// FastRPC's ITRANSPORT_PREFIX (quic/fastrpc inc/remote.h): a name that starts with it is a control request.
+const ITRANSPORT_PREFIX: &str = "'\":;./\\";
+/// The control requests the stand-in knows.
+const CONTROL_REQUESTS: [&str; 3] = ["createstaticpd:audiopd", "createstaticpd:sensorspd", "attachguestos"];
+/// The domains a name may give.
+const DOMAINS: [&str; 5] = ["adsp", "mdsp", "sdsp", "cdsp", "cdsp1"];
+/// Control handles carry this tag in their top 16 bits ("CT"); the skel's handles carry "LP" there.
+const CONTROL_HANDLE: u64 = 0x4354 << 48;
 
 fn record(line: &str) {
     if let Some(path) = std::env::var_os("FAKE_ADSPRPC_LOG") {
@@ -30,6 +43,9 @@ pub unsafe extern "C" fn remote_handle64_open(uri: *const c_char, handle: *mut u
     let uri = unsafe { CStr::from_ptr(uri) };
     let text = uri.to_string_lossy();
     record(&format!("open {text}"));
+    if let Some(control) = text.strip_prefix(ITRANSPORT_PREFIX) {
+        return open_control(control, handle);
+    }
     if !text.starts_with(URI_PREFIX) {
         return BAD_PARAMETER;
     }
@@ -42,6 +58,31 @@ pub unsafe extern "C" fn remote_handle64_open(uri: *const c_char, handle: *mut u
         }
         Err(status) => status,
     }
+}
+
+/// A control open: a known request on a known domain (and session), or refused as the environment says.
+fn open_control(control: &str, handle: *mut u64) -> c_int {
+    let Some((request, rest)) = control.split_once("&_dom=") else { return BAD_PARAMETER };
+    let (domain, session) = match rest.split_once("&_session=") {
+        Some((domain, session)) => (domain, Some(session)),
+        None => (rest, None),
+    };
+    let known = CONTROL_REQUESTS.contains(&request) && DOMAINS.contains(&domain);
+    if !known || session.is_some_and(|n| n.parse::<u32>().is_err()) {
+        return BAD_PARAMETER;
+    }
+    if let Some(code) = std::env::var("FAKE_ADSPRPC_REFUSE_CONTROL").ok().filter(|code| !code.is_empty()) {
+        let parsed = match code.strip_prefix("0x") {
+            Some(hex) => c_int::from_str_radix(hex, 16),
+            None => code.parse::<c_int>(),
+        };
+        return parsed.unwrap_or(BAD_PARAMETER);
+    }
+    // SAFETY: the caller's promise: `handle` is writable.
+    unsafe {
+        *handle = CONTROL_HANDLE | CONTROL_REQUESTS.iter().position(|known| *known == request).unwrap_or(0) as u64
+    };
+    0
 }
 
 /// `remote_handle64_invoke(handle, sc, args)`.
@@ -58,6 +99,10 @@ pub unsafe extern "C" fn remote_handle64_invoke(handle: u64, sc: u32, args: *mut
 /// `remote_handle64_close(handle)`.
 #[no_mangle]
 pub extern "C" fn remote_handle64_close(handle: u64) -> c_int {
+    if handle >> 48 == CONTROL_HANDLE >> 48 {
+        record("close control");
+        return 0;
+    }
     record("close");
     // SAFETY: `call_close` passes the one input handle CLOSE_SCALARS describes.
     call_close(handle, |scalars, args| unsafe { lpai_direct_skel_handle_invoke(0, scalars, args) })
