@@ -8,6 +8,7 @@
 //! graph <index>
 //! flags <bits>                    (1: float input files, 2: float output files; as `execute`)
 //! output_dir <path>
+//! keep <n>                        (optional: write the results of the first n inferences only; default all)
 //! output <index> <file name>      (one per output to write, in graph output order)
 //! inference <path>\t<path>...     (one per inference: the input files in graph input order)
 //! ```
@@ -34,6 +35,8 @@ pub struct Job<'t> {
     pub flags: u32,
     /// Where `Result_<i>/` directories go.
     pub output_dir: &'t [u8],
+    /// Results are written for the first `keep` inferences only.
+    pub keep: u32,
     outputs: &'t [u8],
     inferences: &'t [u8],
     /// How many inference lines there are.
@@ -83,6 +86,7 @@ impl<'t> Job<'t> {
             _ => return Err(error(1, "the first line is not `lpai-job 1`")),
         }
         let (mut context, mut graph, mut flags, mut output_dir) = (None, None, None, None);
+        let mut keep = None;
         while let Some(&(number_of_line, line)) = lines.peek() {
             let (key, value) = field(line);
             let slot = match key {
@@ -94,6 +98,9 @@ impl<'t> Job<'t> {
                     flags.replace(number::<u32>(value).ok_or(error(number_of_line, "flags is not a number"))? as i64)
                 }
                 b"output_dir" if !value.is_empty() => output_dir.replace(value).map(|_| 0),
+                b"keep" => keep
+                    .replace(number::<u32>(value).ok_or(error(number_of_line, "keep is not a number"))?)
+                    .map(i64::from),
                 b"output" | b"inference" => break,
                 _ => return Err(error(number_of_line, "unknown or empty field")),
             };
@@ -138,6 +145,7 @@ impl<'t> Job<'t> {
             graph: graph as u32,
             flags: flags as u32,
             output_dir,
+            keep: keep.unwrap_or(u32::MAX),
             outputs: text.get(outputs_start..inferences_start).unwrap_or(&[]),
             inferences: text.get(inferences_start..).unwrap_or(&[]),
             inference_count,
@@ -159,18 +167,34 @@ impl<'t> Job<'t> {
     }
 }
 
+/// The fields of a job text before its outputs and inferences (the stub's side).
+#[derive(Clone, Copy, Debug)]
+pub struct Fields<'f> {
+    /// The loaded context.
+    pub context: i32,
+    /// The graph's index in it.
+    pub graph: u32,
+    /// `execute`'s float flags.
+    pub flags: u32,
+    /// Where `Result_<i>/` directories go (absolute).
+    pub output_dir: &'f str,
+    /// Write the results of the first this many inferences only.
+    pub keep: Option<u32>,
+}
+
 /// Writes a job text (the stub's side).
 pub fn write<'p>(
     out: &mut dyn core::fmt::Write,
-    context: i32,
-    graph: u32,
-    flags: u32,
-    output_dir: &str,
+    fields: &Fields<'_>,
     outputs: impl Iterator<Item = (u32, &'p str)>,
     inferences: impl Iterator<Item = &'p [&'p str]>,
 ) -> core::fmt::Result {
+    let Fields { context, graph, flags, output_dir, keep } = *fields;
     writeln!(out, "{HEADER}")?;
     writeln!(out, "context {context}\ngraph {graph}\nflags {flags}\noutput_dir {output_dir}")?;
+    if let Some(keep) = keep {
+        writeln!(out, "keep {keep}")?;
+    }
     for (index, name) in outputs {
         writeln!(out, "output {index} {name}")?;
     }
@@ -279,7 +303,8 @@ mod tests {
         let mut text = Text { bytes: [0; 512], length: 0 };
         let lines: [&[&str]; 2] = [&["/in/0_a.raw", "/in/0_b.raw"], &["/in/1_a.raw", "/in/1_b.raw"]];
         let outputs = [(1u32, "probs.raw"), (0, "logits.raw")];
-        write(&mut text, 3, 0, 2, "/out dir", outputs.into_iter(), lines.into_iter()).unwrap();
+        let fields = Fields { context: 3, graph: 0, flags: 2, output_dir: "/out dir", keep: Some(1) };
+        write(&mut text, &fields, outputs.into_iter(), lines.into_iter()).unwrap();
         text
     }
 
@@ -287,7 +312,7 @@ mod tests {
     fn a_job_round_trips() {
         let text = example();
         let job = Job::parse(&text.bytes[..text.length]).unwrap();
-        assert_eq!((job.context, job.graph, job.flags, job.output_dir), (3, 0, 2, &b"/out dir"[..]));
+        assert_eq!((job.context, job.graph, job.flags, job.output_dir, job.keep), (3, 0, 2, &b"/out dir"[..], 1));
         assert_eq!((job.inference_count, job.output_count), (2, 2));
         let mut outputs = job.outputs();
         assert_eq!(outputs.next(), Some((1, &b"probs.raw"[..])));
@@ -322,9 +347,9 @@ mod tests {
             ("lpai-job 1", "lpai-job 2", 1),
             ("context 3", "context x", 2),
             ("graph 0\n", "graph 0\ngraph 1\n", 4),
-            ("output 1 probs.raw", "output 1 a/b.raw", 6),
-            ("inference /in/1_a.raw", "inference \t/in/1_a.raw", 9),
-            ("flags 2\n", "", 5),
+            ("output 1 probs.raw", "output 1 a/b.raw", 7),
+            ("inference /in/1_a.raw", "inference \t/in/1_a.raw", 10),
+            ("flags 2\n", "", 6),
         ] {
             let (changed, length) = replace(from, to);
             let refused = Job::parse(&changed[..length]).unwrap_err();

@@ -166,3 +166,36 @@ fn a_run_that_fails_after_its_checks_still_records_what_it_did_and_why() {
     assert_eq!(recorded["skel_calls"], 7, "open, configure, load, describe, run_job, last_error, close");
     assert!(recorded["error"].as_str().unwrap().contains("Result_0/logits.raw"), "{recorded}");
 }
+
+#[test]
+fn num_inferences_cycles_through_the_list_and_keep_num_outputs_keeps_the_first_results() {
+    let _guard = common::qnn_lock();
+    let work = tempfile::tempdir().unwrap();
+    let binary = common::fixture("kws_conv").join("kws_conv_qnn.bin");
+    // A 4-line list: kws_conv's float inputs 0, 1, 2, 0.
+    let list = long_list(work.path(), 4);
+    let reference = common::fixture("kws_conv").join("reference/float");
+    for direct in [false, true] {
+        let output = work.path().join(format!("cycled-{direct}"));
+        let mut extra = vec!["--num_inferences=10".to_string()];
+        if direct {
+            extra.push("--direct_mode".to_string());
+        }
+        net_run::run(&common::settings(common::net_run_args(&binary, &list, &output, false, &extra))).unwrap();
+        let written = common::result_files(&output);
+        assert_eq!(written.len(), 10, "direct {direct}: {written:?}");
+        for result in 0..10 {
+            let file = format!("Result_{result}/logits.raw");
+            let wanted = reference.join(format!("Result_{}/logits.raw", (result % 4) % 3));
+            assert!(std::fs::read(output.join(&file)).unwrap() == std::fs::read(wanted).unwrap(), "{file}");
+        }
+        assert_eq!(record(&output)["inferences"], 10);
+
+        let kept = work.path().join(format!("kept-{direct}"));
+        extra.push("--keep_num_outputs=3".to_string());
+        net_run::run(&common::settings(common::net_run_args(&binary, &list, &kept, false, &extra))).unwrap();
+        let expected: Vec<_> = (0..3).map(|i| std::path::PathBuf::from(format!("Result_{i}/logits.raw"))).collect();
+        assert_eq!(common::result_files(&kept), expected, "direct {direct}");
+        assert_eq!(record(&kept)["inferences"], 10, "every inference runs; only the first 3 are saved");
+    }
+}

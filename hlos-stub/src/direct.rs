@@ -31,7 +31,7 @@ fn job_path(path: &Path, what: &str) -> Result<String> {
 
 /// Runs the whole list as one job: the skel reads the inputs, executes and writes `Result_<i>/` under
 /// `output_dir` (created here, then named absolutely).
-pub fn run_job(stub: &mut Stub, plan: &Plan<'_>, output_dir: &Path) -> Result<JobOutcome> {
+pub fn run_job(stub: &mut Stub, plan: &Plan<'_>, output_dir: &Path, keep: Option<usize>) -> Result<JobOutcome> {
     let Plan { context, graph_index, graph, list, execute_flags } = *plan;
     std::fs::create_dir_all(output_dir).with_context(|| format!("cannot create {}", output_dir.display()))?;
     let directory = job_path(output_dir, "output directory")?;
@@ -44,12 +44,16 @@ pub fn run_job(stub: &mut Stub, plan: &Plan<'_>, output_dir: &Path) -> Result<Jo
     let names: Vec<(u32, String)> =
         list.outputs.iter().map(|&index| (index as u32, output::file_name(&graph.outputs[index].name))).collect();
     let mut text = String::new();
+    let fields = job::Fields {
+        context,
+        graph: graph_index as u32,
+        flags: execute_flags,
+        output_dir: &directory,
+        keep: keep.map(|keep| u32::try_from(keep).unwrap_or(u32::MAX)),
+    };
     job::write(
         &mut text,
-        context,
-        graph_index as u32,
-        execute_flags,
-        &directory,
+        &fields,
         names.iter().map(|(index, name)| (*index, name.as_str())),
         line_refs.iter().map(Vec::as_slice),
     )

@@ -228,7 +228,11 @@ pub fn run(settings: &Settings) -> Result<Summary> {
     }
     let output_names: Vec<&str> = graph.outputs.iter().map(|tensor| tensor.name.as_str()).collect();
     let expected = graph_io::expected_inputs(graph, settings.use_native_input_files);
-    let list = input_list::read(&settings.input_list, &expected, &output_names)?;
+    let mut list = input_list::read(&settings.input_list, &expected, &output_names)?;
+    if let Some(count) = settings.num_inferences {
+        // qnn-net-run's --num_inferences: the list's lines over and over.
+        list.lines = list.lines.iter().cycle().take(count).cloned().collect();
+    }
 
     let execute_flags =
         if float_in { flags::FLOAT_INPUTS } else { 0 } | if float_out { flags::FLOAT_OUTPUTS } else { 0 };
@@ -276,14 +280,14 @@ fn run_inferences(
     record: &mut RunRecord,
 ) -> Result<()> {
     if settings.direct_mode {
-        let outcome = direct::run_job(stub, plan, &settings.output_dir)?;
+        let outcome = direct::run_job(stub, plan, &settings.output_dir, settings.keep_num_outputs)?;
         summary.execute_micros = outcome.execute_micros;
         let clock_hz = u128::from(outcome.report.clock_hz.max(1));
         let micros = |ticks: u64| (u128::from(ticks) * 1_000_000 / clock_hz) as u64;
         record.dsp_load_us = Some(micros(outcome.report.load_ticks));
         record.dsp_finalize_us = Some(micros(outcome.report.finalize_ticks));
     } else {
-        run_traditional(stub, plan, &settings.output_dir, summary, record)?;
+        run_traditional(stub, plan, &settings.output_dir, settings.keep_num_outputs, summary, record)?;
     }
     if profiling_level != 0 {
         summary.profile = stub.profile(plan.context).map_err(failed("reading the profile".into()))?;
@@ -311,6 +315,7 @@ fn run_traditional(
     stub: &mut Stub,
     plan: &Plan<'_>,
     output_dir: &Path,
+    keep: Option<usize>,
     summary: &mut Summary,
     record: &mut RunRecord,
 ) -> Result<()> {
@@ -335,6 +340,10 @@ fn run_traditional(
             .map_err(failed(format!("input list line {}", line.number)))?;
         record.host_round_trip_us.push(started.elapsed().as_micros() as u64);
         summary.execute_micros.push(graph.micros(executed.dsp_ticks));
+        progress.inc(1);
+        if keep.is_some_and(|keep| result_index >= keep) {
+            continue;
+        }
         let directory = output_dir.join(format!("Result_{result_index}"));
         std::fs::create_dir_all(&directory).with_context(|| format!("cannot create {}", directory.display()))?;
         for &index in &list.outputs {
@@ -342,7 +351,6 @@ fn run_traditional(
             let file = directory.join(output::file_name(&graph.outputs[index].name));
             output::write_whole(&file, &outputs[offset..offset + size])?;
         }
-        progress.inc(1);
     }
     progress.finish_and_clear();
     Ok(())

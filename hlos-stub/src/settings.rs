@@ -82,6 +82,10 @@ pub struct Settings {
     /// Direct mode: the skel runs the whole input list itself (`run_job`), reading inputs and writing results
     /// through its own file access, with no round trip per inference.
     pub direct_mode: bool,
+    /// Run this many inferences, cycling through the input list (`None`: each line once).
+    pub num_inferences: Option<usize>,
+    /// Save the results of the first this many inferences only (`None`: all).
+    pub keep_num_outputs: Option<usize>,
 }
 
 impl Settings {
@@ -116,6 +120,8 @@ impl Settings {
             unsigned_pd: false,
             dsp_reads_context: false,
             direct_mode: false,
+            num_inferences: None,
+            keep_num_outputs: None,
         }
     }
 }

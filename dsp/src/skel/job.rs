@@ -266,6 +266,10 @@ fn run<'t>(job: &Job<'t>, graph: &mut Graph<'_>) -> Result<Report, Failure<'t>> 
         for (slot, byte) in times.bytes_mut().iter_mut().skip(at).zip(micros.to_le_bytes()) {
             *slot = byte;
         }
+        report.inferences += 1;
+        if number >= job.keep {
+            continue;
+        }
         let mut digits = [0u8; 10];
         let digits = decimal(number, &mut digits);
         let in_result = |file, cause| Failure::new(line, file, cause);
@@ -280,7 +284,6 @@ fn run<'t>(job: &Job<'t>, graph: &mut Graph<'_>) -> Result<Report, Failure<'t>> 
                 .map_err(|cause| in_result(File::Result(name), cause))?;
             report.bytes_written = report.bytes_written.saturating_add(written as u64);
         }
-        report.inferences += 1;
     }
     let times_file = path.set(&[output_dir, b"/", TIMES_FILE_NAME.as_bytes()]).ok_or(Failure::new(
         0,

@@ -130,6 +130,14 @@ pub struct Options {
     /// through its own file access; without it the host calls execute once per inference.
     #[arg(long = "direct_mode")]
     pub direct_mode: bool,
+
+    /// Run this many inferences, cycling through the input list (qnn-net-run's --num_inferences).
+    #[arg(long = "num_inferences", value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub num_inferences: Option<u32>,
+
+    /// Save the results of the first N inferences only (qnn-net-run's --keep_num_outputs).
+    #[arg(long = "keep_num_outputs", value_name = "N")]
+    pub keep_num_outputs: Option<u32>,
 }
 
 /// A clap parser for one of the library's named values: its names as the possible values (with their help),
@@ -203,6 +211,8 @@ impl Options {
             unsigned_pd: self.unsigned_pd,
             dsp_reads_context: self.dsp_reads_context,
             direct_mode: self.direct_mode,
+            num_inferences: self.num_inferences.map(|n| n as usize),
+            keep_num_outputs: self.keep_num_outputs.map(|n| n as usize),
         }
     }
 }
