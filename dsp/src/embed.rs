@@ -351,35 +351,25 @@ impl Drop for Embed<'_> {
 }
 
 /// The contract model of libQnnLpai and its system library as built-in libraries, for the qemu examples of
-/// the embedding API (feature `contract-model`; never part of a device build).
-#[cfg(feature = "contract-model")]
+/// the embedding API (feature `contract-model`) and the self-tests; never part of a device build.
+#[cfg(any(test, feature = "contract-model", feature = "self-test"))]
 pub mod contract_model {
     use crate::platform::libraries::{register_builtin_libraries, BuiltinLibrary, BuiltinSymbol, BuiltinsFixed};
-    use lpai_direct::qnn::{InterfaceGetProvidersFn, SystemInterfaceGetProvidersFn};
 
     /// `libQnnLpaiContract.so` and `libQnnSystemContract.so`, linked in.
-    pub static BUILTINS: &[BuiltinLibrary] = &{
-        // SAFETY: only the address is stored; the runtime casts it back to exactly this signature.
-        let backend = unsafe {
-            core::mem::transmute::<InterfaceGetProvidersFn, unsafe extern "C" fn()>(lpai_contract_model::lpai_providers)
-        };
-        // SAFETY: as above.
-        let system = unsafe {
-            core::mem::transmute::<SystemInterfaceGetProvidersFn, unsafe extern "C" fn()>(
-                lpai_contract_model::system_providers,
-            )
-        };
-        [
-            BuiltinLibrary {
-                name: lpai_contract_model::LPAI_LIBRARY_NAME,
-                symbols: &[BuiltinSymbol { name: c"QnnInterface_getProviders", address: backend }],
-            },
-            BuiltinLibrary {
-                name: lpai_contract_model::SYSTEM_LIBRARY_NAME,
-                symbols: &[BuiltinSymbol { name: c"QnnSystemInterface_getProviders", address: system }],
-            },
-        ]
-    };
+    pub const LIBRARIES: [BuiltinLibrary; 2] = [
+        BuiltinLibrary {
+            name: lpai_contract_model::LPAI_LIBRARY_NAME,
+            symbols: &[BuiltinSymbol::backend_providers(lpai_contract_model::lpai_providers)],
+        },
+        BuiltinLibrary {
+            name: lpai_contract_model::SYSTEM_LIBRARY_NAME,
+            symbols: &[BuiltinSymbol::system_providers(lpai_contract_model::system_providers)],
+        },
+    ];
+
+    /// [`LIBRARIES`] as a set to register.
+    pub static BUILTINS: &[BuiltinLibrary] = &LIBRARIES;
 
     /// Registers [`BUILTINS`] (once per program; the same set again is fine).
     pub fn register() -> Result<(), BuiltinsFixed> {

@@ -16,6 +16,27 @@ pub struct BuiltinSymbol {
     pub address: unsafe extern "C" fn(),
 }
 
+impl BuiltinSymbol {
+    /// `QnnInterface_getProviders` of a QNN backend linked into the program.
+    pub const fn backend_providers(providers: lpai_direct::qnn::InterfaceGetProvidersFn) -> BuiltinSymbol {
+        // SAFETY: only the address is stored; `Backend::load` casts it back to exactly this signature, which it
+        // looks up by this name.
+        let address = unsafe {
+            core::mem::transmute::<lpai_direct::qnn::InterfaceGetProvidersFn, unsafe extern "C" fn()>(providers)
+        };
+        BuiltinSymbol { name: lpai_direct::qnn::INTERFACE_GET_PROVIDERS_SYMBOL, address }
+    }
+
+    /// `QnnSystemInterface_getProviders` of a QNN system library linked into the program.
+    pub const fn system_providers(providers: lpai_direct::qnn::SystemInterfaceGetProvidersFn) -> BuiltinSymbol {
+        // SAFETY: as in `backend_providers`; `SystemLibrary::load` casts it back.
+        let address = unsafe {
+            core::mem::transmute::<lpai_direct::qnn::SystemInterfaceGetProvidersFn, unsafe extern "C" fn()>(providers)
+        };
+        BuiltinSymbol { name: lpai_direct::qnn::SYSTEM_INTERFACE_GET_PROVIDERS_SYMBOL, address }
+    }
+}
+
 /// A library linked into the program.
 #[derive(Clone, Copy, Debug)]
 pub struct BuiltinLibrary {

@@ -144,47 +144,18 @@ pub(crate) fn index_of(handle: *mut c_void, base: usize, limit: usize) -> Option
 /// (`tests/contract-model`), as built-in libraries, so code that loads libraries by name (the skel's `configure`)
 /// reaches them without a dynamic loader.
 pub static BUILTINS: &[crate::platform::libraries::BuiltinLibrary] = &{
+    use crate::embed::contract_model::LIBRARIES as CONTRACT_MODEL;
     use crate::platform::libraries::{BuiltinLibrary, BuiltinSymbol};
-    // SAFETY: only the address is stored; the runtime casts it back to exactly these signatures.
-    let backend = unsafe {
-        core::mem::transmute::<lpai_direct::qnn::InterfaceGetProvidersFn, unsafe extern "C" fn()>(
-            backend::lpai_providers,
-        )
-    };
-    // SAFETY: as above.
-    let system = unsafe {
-        core::mem::transmute::<lpai_direct::qnn::SystemInterfaceGetProvidersFn, unsafe extern "C" fn()>(
-            system::system_providers,
-        )
-    };
-    // SAFETY: as above.
-    let contract_backend = unsafe {
-        core::mem::transmute::<lpai_direct::qnn::InterfaceGetProvidersFn, unsafe extern "C" fn()>(
-            lpai_contract_model::lpai_providers,
-        )
-    };
-    // SAFETY: as above.
-    let contract_system = unsafe {
-        core::mem::transmute::<lpai_direct::qnn::SystemInterfaceGetProvidersFn, unsafe extern "C" fn()>(
-            lpai_contract_model::system_providers,
-        )
-    };
     [
         BuiltinLibrary {
             name: c"libQnnLpaiFake.so",
-            symbols: &[BuiltinSymbol { name: c"QnnInterface_getProviders", address: backend }],
+            symbols: &[BuiltinSymbol::backend_providers(backend::lpai_providers)],
         },
         BuiltinLibrary {
             name: c"libQnnSystemFake.so",
-            symbols: &[BuiltinSymbol { name: c"QnnSystemInterface_getProviders", address: system }],
+            symbols: &[BuiltinSymbol::system_providers(system::system_providers)],
         },
-        BuiltinLibrary {
-            name: lpai_contract_model::LPAI_LIBRARY_NAME,
-            symbols: &[BuiltinSymbol { name: c"QnnInterface_getProviders", address: contract_backend }],
-        },
-        BuiltinLibrary {
-            name: lpai_contract_model::SYSTEM_LIBRARY_NAME,
-            symbols: &[BuiltinSymbol { name: c"QnnSystemInterface_getProviders", address: contract_system }],
-        },
+        CONTRACT_MODEL[0],
+        CONTRACT_MODEL[1],
     ]
 };
