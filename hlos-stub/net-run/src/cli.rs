@@ -1,10 +1,10 @@
 //! `lpai-net-run` options, spelled as qnn-net-run spells them so existing scripts keep working, and their
 //! translation into the library's [`Settings`].
 
+use crate::inspect_command::InspectOptions;
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 pub use clap::Parser;
 use clap::ValueEnum;
-use lpai_direct_stub::inspect::InspectSettings;
 use lpai_direct_stub::settings::{self, Settings};
 use lpai_direct_stub::stub::fastrpc::{Domain, Pd};
 use lpai_direct_stub::stub::{names, Named, TransportKind};
@@ -217,37 +217,6 @@ impl Options {
     }
 }
 
-/// `lpai-net-run inspect`: describes a context binary's graphs and tensors, read with libQnnSystem on this machine,
-/// and writes its metadata record: what the skel loads with when its PD has no libQnnSystem, and what firmware with no
-/// HLOS keeps beside its binary.
-#[derive(Debug, Parser)]
-#[command(name = "lpai-net-run inspect", version, long_about = None)]
-pub struct InspectOptions {
-    /// The offline-prepared context binary.
-    #[arg(value_name = "BIN")]
-    pub binary: PathBuf,
-
-    /// libQnnSystem on this machine, which reads the binary's metadata (a bare name is left to the dynamic
-    /// loader's search).
-    #[arg(long = "system_library", alias = "systemlib", value_name = "FILE", default_value = "libQnnSystem.so")]
-    pub system_library: PathBuf,
-
-    /// Write the metadata record to FILE (whole or not at all).
-    #[arg(long = "emit_metadata", value_name = "FILE")]
-    pub emit_metadata: Option<PathBuf>,
-}
-
-impl InspectOptions {
-    /// The library's settings for these options.
-    pub fn settings(&self) -> InspectSettings {
-        InspectSettings {
-            binary: self.binary.clone(),
-            system_library: self.system_library.clone(),
-            emit_metadata: self.emit_metadata.clone(),
-        }
-    }
-}
-
 /// What the command line asks for.
 #[derive(Debug)]
 pub enum Invocation {
@@ -257,21 +226,24 @@ pub enum Invocation {
     Inspect(InspectOptions),
 }
 
-/// Parses a command line (the program name first): `inspect` as the first argument selects [`InspectOptions`],
+/// Parses a command line (the program name first): a command's name as the first argument selects that command,
 /// anything else is a net-run. Exits with clap's message on a bad command line, as `Parser::parse` does.
 pub fn parse_invocation<T: Into<OsString>>(args: impl IntoIterator<Item = T>) -> Invocation {
     let mut args: Vec<OsString> = args.into_iter().map(Into::into).collect();
-    if args.get(1).is_some_and(|first| first == "inspect") {
-        args.remove(1);
-        Invocation::Inspect(InspectOptions::parse_from(args))
-    } else {
-        Invocation::Run(Box::new(Options::parse_from(args)))
+    let command = args.get(1).and_then(|first| first.to_str()).map(str::to_owned);
+    match command.as_deref() {
+        Some("inspect") => {
+            args.remove(1);
+            Invocation::Inspect(InspectOptions::parse_from(args))
+        }
+        _ => Invocation::Run(Box::new(Options::parse_from(args))),
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use lpai_direct_stub::inspect::InspectSettings;
 
     const REQUIRED: [&str; 4] = ["lpai-net-run", "--backend=b", "--retrieve_context=c", "--input_list=l"];
 

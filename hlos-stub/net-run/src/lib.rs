@@ -2,3 +2,4 @@
 //! [`lpai_direct_stub::settings::Settings`]. Only this package links clap.
 
 pub mod cli;
+pub mod inspect_command;

@@ -1,29 +1,14 @@
 //! `lpai-net-run`: parses the options, runs the job (or `inspect`), prints a summary; errors go to stderr with exit
 //! status 1.
 
-use lpai_direct_stub::{inspect, net_run};
-use lpai_net_run::cli::{parse_invocation, InspectOptions, Invocation, Options};
+use lpai_direct_stub::net_run;
+use lpai_net_run::cli::{parse_invocation, Invocation, Options};
+use lpai_net_run::inspect_command;
 
 fn main() -> std::process::ExitCode {
     match parse_invocation(std::env::args_os()) {
         Invocation::Run(options) => run(&options),
-        Invocation::Inspect(options) => run_inspect(&options),
-    }
-}
-
-fn run_inspect(options: &InspectOptions) -> std::process::ExitCode {
-    match inspect::inspect(&options.settings()) {
-        Ok(text) => {
-            print!("{text}");
-            if let Some(file) = &options.emit_metadata {
-                println!("lpai-net-run: metadata record written to {}", file.display());
-            }
-            std::process::ExitCode::SUCCESS
-        }
-        Err(error) => {
-            eprintln!("lpai-net-run: error: {error:#}");
-            std::process::ExitCode::FAILURE
-        }
+        Invocation::Inspect(options) => inspect_command::run(&options),
     }
 }
 
