@@ -9,7 +9,11 @@
 //! flags <bits>                    (1: float input files, 2: float output files; as `execute`)
 //! output_dir <path>
 //! keep <n>                        (optional: write the results of the first n inferences only; default all)
-//! output <index> <file name>      (one per output to write, in graph output order)
+//! native_inputs <mask>            (optional: bit i set = input i's files are native whatever the flags say)
+//! result_subdir <name>            (optional: results go to Result_<i>/<name>/, for runs of several graphs)
+//! first_result <n>                (optional: the first inference's results go to Result_<n>; default 0)
+//! output <index> <file name>      (one per output file, in float32 or native as the flags say)
+//! output_native <index> <file>    (one per output file always written native; mixed with `output` lines)
 //! inference <path>\t<path>...     (one per inference: the input files in graph input order)
 //! ```
 //! Paths are absolute (the skel's current directory is not the caller's) and hold no tab or newline. The skel
@@ -37,6 +41,12 @@ pub struct Job<'t> {
     pub output_dir: &'t [u8],
     /// Results are written for the first `keep` inferences only.
     pub keep: u32,
+    /// Bit i set: input i's files are native whatever `flags` says.
+    pub native_inputs: u32,
+    /// The directory inside each `Result_<i>/` the results go to, if any.
+    pub result_subdir: Option<&'t [u8]>,
+    /// The first inference's results go to `Result_<first_result>`.
+    pub first_result: u32,
     outputs: &'t [u8],
     inferences: &'t [u8],
     /// How many inference lines there are.
@@ -86,7 +96,7 @@ impl<'t> Job<'t> {
             _ => return Err(error(1, "the first line is not `lpai-job 1`")),
         }
         let (mut context, mut graph, mut flags, mut output_dir) = (None, None, None, None);
-        let mut keep = None;
+        let (mut keep, mut native_inputs, mut result_subdir, mut first_result) = (None, None, None, None);
         while let Some(&(number_of_line, line)) = lines.peek() {
             let (key, value) = field(line);
             let slot = match key {
@@ -101,7 +111,14 @@ impl<'t> Job<'t> {
                 b"keep" => keep
                     .replace(number::<u32>(value).ok_or(error(number_of_line, "keep is not a number"))?)
                     .map(i64::from),
-                b"output" | b"inference" => break,
+                b"native_inputs" => native_inputs
+                    .replace(number::<u32>(value).ok_or(error(number_of_line, "native_inputs is not a number"))?)
+                    .map(i64::from),
+                b"result_subdir" if is_file_name(value) => result_subdir.replace(value).map(|_| 0),
+                b"first_result" => first_result
+                    .replace(number::<u32>(value).ok_or(error(number_of_line, "first_result is not a number"))?)
+                    .map(i64::from),
+                b"output" | b"output_native" | b"inference" => break,
                 _ => return Err(error(number_of_line, "unknown or empty field")),
             };
             if slot.is_some() {
@@ -118,12 +135,12 @@ impl<'t> Job<'t> {
         let mut output_count = 0u32;
         while let Some(&(number_of_line, line)) = lines.peek() {
             let (key, value) = field(line);
-            if key != b"output" {
+            if key != b"output" && key != b"output_native" {
                 break;
             }
             let (index, name) = field(value);
-            if number::<u32>(index).is_none() || name.is_empty() || name.contains(&b'/') || name.contains(&b'\t') {
-                return Err(error(number_of_line, "an output line is not `output <index> <file name>`"));
+            if number::<u32>(index).is_none() || !is_file_name(name) {
+                return Err(error(number_of_line, "an output line is not `output[_native] <index> <file name>`"));
             }
             output_count += 1;
             lines.next();
@@ -146,6 +163,9 @@ impl<'t> Job<'t> {
             flags: flags as u32,
             output_dir,
             keep: keep.unwrap_or(u32::MAX),
+            native_inputs: native_inputs.unwrap_or(0),
+            result_subdir,
+            first_result: first_result.unwrap_or(0),
             outputs: text.get(outputs_start..inferences_start).unwrap_or(&[]),
             inferences: text.get(inferences_start..).unwrap_or(&[]),
             inference_count,
@@ -153,18 +173,42 @@ impl<'t> Job<'t> {
         })
     }
 
-    /// The selected outputs: (output index, file name), in the job's order.
-    pub fn outputs(&self) -> impl Iterator<Item = (u32, &'t [u8])> + 't {
-        lines(self.outputs).filter_map(|line| {
-            let (index, name) = field(field(line).1);
-            Some((number(index)?, name))
+    /// The output files to write, in the job's order.
+    pub fn outputs(&self) -> impl Iterator<Item = OutputFile<&'t [u8]>> + 't {
+        let float = self.flags & crate::wire::EXECUTE_FLOAT_OUTPUTS != 0;
+        lines(self.outputs).filter_map(move |line| {
+            let (key, rest) = field(line);
+            let (index, file_name) = field(rest);
+            Some(OutputFile { index: number(index)?, file_name, float: float && key == b"output" })
         })
+    }
+
+    /// Whether input `index`'s files hold float32 (else the tensor's native bytes).
+    pub fn input_is_float(&self, index: usize) -> bool {
+        let native = u32::try_from(index).ok().and_then(|index| 1u32.checked_shl(index)).unwrap_or(0);
+        self.flags & crate::wire::EXECUTE_FLOAT_INPUTS != 0 && self.native_inputs & native == 0
     }
 
     /// Each inference's input files, in graph input order.
     pub fn inferences(&self) -> impl Iterator<Item = impl Iterator<Item = &'t [u8]>> + 't {
         lines(self.inferences).map(|line| field(line).1.split(|&byte| byte == b'\t'))
     }
+}
+
+/// A name the job may use as a file or directory name: not empty, no `/`, tab or newline.
+fn is_file_name(name: &[u8]) -> bool {
+    !name.is_empty() && !name.iter().any(|byte| matches!(byte, b'/' | b'\t' | b'\n'))
+}
+
+/// One output file of a job.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OutputFile<Name> {
+    /// The output's index in graph output order.
+    pub index: u32,
+    /// The file's name inside `Result_<i>/`.
+    pub file_name: Name,
+    /// Written as float32 (else the tensor's native bytes).
+    pub float: bool,
 }
 
 /// The fields of a job text before its outputs and inferences (the stub's side).
@@ -180,23 +224,40 @@ pub struct Fields<'f> {
     pub output_dir: &'f str,
     /// Write the results of the first this many inferences only.
     pub keep: Option<u32>,
+    /// Bit i set: input i's files are native whatever `flags` says.
+    pub native_inputs: u32,
+    /// The directory inside each `Result_<i>/` the results go to, if any.
+    pub result_subdir: Option<&'f str>,
+    /// The first inference's results go to `Result_<first_result>`.
+    pub first_result: u32,
 }
 
-/// Writes a job text (the stub's side).
+/// Writes a job text (the stub's side). An output file is written float32 when `float` is set and the flags ask for
+/// float outputs, native otherwise.
 pub fn write<'p>(
     out: &mut dyn core::fmt::Write,
     fields: &Fields<'_>,
-    outputs: impl Iterator<Item = (u32, &'p str)>,
+    outputs: impl Iterator<Item = OutputFile<&'p str>>,
     inferences: impl Iterator<Item = &'p [&'p str]>,
 ) -> core::fmt::Result {
-    let Fields { context, graph, flags, output_dir, keep } = *fields;
+    let Fields { context, graph, flags, output_dir, keep, native_inputs, result_subdir, first_result } = *fields;
     writeln!(out, "{HEADER}")?;
     writeln!(out, "context {context}\ngraph {graph}\nflags {flags}\noutput_dir {output_dir}")?;
     if let Some(keep) = keep {
         writeln!(out, "keep {keep}")?;
     }
-    for (index, name) in outputs {
-        writeln!(out, "output {index} {name}")?;
+    if native_inputs != 0 {
+        writeln!(out, "native_inputs {native_inputs}")?;
+    }
+    if let Some(name) = result_subdir {
+        writeln!(out, "result_subdir {name}")?;
+    }
+    if first_result != 0 {
+        writeln!(out, "first_result {first_result}")?;
+    }
+    for OutputFile { index, file_name, float } in outputs {
+        let key = if float { "output" } else { "output_native" };
+        writeln!(out, "{key} {index} {file_name}")?;
     }
     for files in inferences {
         out.write_str("inference ")?;
@@ -302,8 +363,21 @@ mod tests {
     fn example() -> Text {
         let mut text = Text { bytes: [0; 512], length: 0 };
         let lines: [&[&str]; 2] = [&["/in/0_a.raw", "/in/0_b.raw"], &["/in/1_a.raw", "/in/1_b.raw"]];
-        let outputs = [(1u32, "probs.raw"), (0, "logits.raw")];
-        let fields = Fields { context: 3, graph: 0, flags: 2, output_dir: "/out dir", keep: Some(1) };
+        let outputs = [
+            OutputFile { index: 1u32, file_name: "probs.raw", float: true },
+            OutputFile { index: 0, file_name: "logits.raw", float: true },
+            OutputFile { index: 0, file_name: "logits_native.raw", float: false },
+        ];
+        let fields = Fields {
+            context: 3,
+            graph: 0,
+            flags: 3,
+            output_dir: "/out dir",
+            keep: Some(1),
+            native_inputs: 2,
+            result_subdir: Some("g"),
+            first_result: 7,
+        };
         write(&mut text, &fields, outputs.into_iter(), lines.into_iter()).unwrap();
         text
     }
@@ -312,11 +386,14 @@ mod tests {
     fn a_job_round_trips() {
         let text = example();
         let job = Job::parse(&text.bytes[..text.length]).unwrap();
-        assert_eq!((job.context, job.graph, job.flags, job.output_dir, job.keep), (3, 0, 2, &b"/out dir"[..], 1));
-        assert_eq!((job.inference_count, job.output_count), (2, 2));
+        assert_eq!((job.context, job.graph, job.flags, job.output_dir, job.keep), (3, 0, 3, &b"/out dir"[..], 1));
+        assert_eq!((job.inference_count, job.output_count, job.result_subdir), (2, 3, Some(&b"g"[..])));
+        assert_eq!(job.first_result, 7);
+        assert_eq!((job.input_is_float(0), job.input_is_float(1), job.input_is_float(40)), (true, false, true));
         let mut outputs = job.outputs();
-        assert_eq!(outputs.next(), Some((1, &b"probs.raw"[..])));
-        assert_eq!(outputs.next(), Some((0, &b"logits.raw"[..])));
+        assert_eq!(outputs.next(), Some(OutputFile { index: 1, file_name: &b"probs.raw"[..], float: true }));
+        assert_eq!(outputs.next(), Some(OutputFile { index: 0, file_name: &b"logits.raw"[..], float: true }));
+        assert_eq!(outputs.next(), Some(OutputFile { index: 0, file_name: &b"logits_native.raw"[..], float: false }));
         assert_eq!(outputs.next(), None);
         let mut inferences = job.inferences();
         let mut first = inferences.next().unwrap();
@@ -347,9 +424,13 @@ mod tests {
             ("lpai-job 1", "lpai-job 2", 1),
             ("context 3", "context x", 2),
             ("graph 0\n", "graph 0\ngraph 1\n", 4),
-            ("output 1 probs.raw", "output 1 a/b.raw", 7),
-            ("inference /in/1_a.raw", "inference \t/in/1_a.raw", 10),
-            ("flags 2\n", "", 6),
+            ("output 1 probs.raw", "output 1 a/b.raw", 10),
+            ("output_native 0", "output_native x", 12),
+            ("native_inputs 2", "native_inputs -1", 7),
+            ("result_subdir g", "result_subdir a/b", 8),
+            ("inference /in/1_a.raw", "inference \t/in/1_a.raw", 14),
+            ("first_result 7", "first_result x", 9),
+            ("flags 3\n", "", 9),
         ] {
             let (changed, length) = replace(from, to);
             let refused = Job::parse(&changed[..length]).unwrap_err();

@@ -8,6 +8,7 @@ pub mod farf;
 pub mod job;
 pub mod metadata;
 pub mod qnn;
+pub mod quantize;
 pub mod shell_frame;
 pub mod wire;
 

@@ -8,6 +8,25 @@
 pub const LOAD_PERSISTENT_BINARY: u32 = 1;
 /// `load` / `load_file` flag: every graph in LPAI island mode.
 pub const LOAD_ISLAND: u32 = 2;
+/// `load` / `load_file` flag: set QNN's context PRIORITY to the value in bits 8..16 ([`load_priority`]).
+pub const LOAD_PRIORITY: u32 = 4;
+
+/// The `load` flags asking for context priority `priority` (QNN's LOW 0 .. HIGH 200); `None` for a value that does
+/// not fit in the flags' priority byte.
+pub const fn load_priority(priority: u32) -> Option<u32> {
+    if priority > 0xFF {
+        return None;
+    }
+    Some(LOAD_PRIORITY | priority << 8)
+}
+
+/// The context priority `load` flags ask for, if any.
+pub const fn priority_of_load(flags: u32) -> Option<u32> {
+    if flags & LOAD_PRIORITY == 0 {
+        return None;
+    }
+    Some((flags >> 8) & 0xFF)
+}
 /// `execute` flag: inputs are float32 (the skel quantizes them).
 pub const EXECUTE_FLOAT_INPUTS: u32 = 1;
 /// `execute` flag: outputs as float32 (the skel dequantizes them).

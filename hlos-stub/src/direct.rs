@@ -2,10 +2,9 @@
 //! what the skel wrote beside the results (each inference's DSP execute time).
 
 use crate::net_run::Plan;
-use crate::output;
 use crate::stub::Stub;
 use anyhow::{bail, Context as _, Result};
-use lpai_direct::job::{self, Report, TIMES_FILE_NAME};
+use lpai_direct::job::{self, OutputFile, Report, TIMES_FILE_NAME};
 use std::ffi::CString;
 use std::path::{Path, PathBuf};
 
@@ -30,9 +29,15 @@ fn job_path(path: &Path, what: &str) -> Result<String> {
 }
 
 /// Runs the whole list as one job: the skel reads the inputs, executes and writes `Result_<i>/` under
-/// `output_dir` (created here, then named absolutely).
-pub fn run_job(stub: &mut Stub, plan: &Plan<'_>, output_dir: &Path, keep: Option<usize>) -> Result<JobOutcome> {
-    let Plan { context, graph_index, graph, list, execute_flags } = *plan;
+/// `output_dir` (created here, then named absolutely), numbering results from `first_result`.
+pub fn run_job(
+    stub: &mut Stub,
+    plan: &Plan<'_>,
+    output_dir: &Path,
+    keep: Option<usize>,
+    first_result: usize,
+) -> Result<JobOutcome> {
+    let Plan { context, graph_index, list, kinds, result_subdir, .. } = *plan;
     std::fs::create_dir_all(output_dir).with_context(|| format!("cannot create {}", output_dir.display()))?;
     let directory = job_path(output_dir, "output directory")?;
     let lines: Vec<Vec<String>> = list
@@ -41,23 +46,25 @@ pub fn run_job(stub: &mut Stub, plan: &Plan<'_>, output_dir: &Path, keep: Option
         .map(|line| line.files.iter().map(|file| job_path(file, "input file")).collect())
         .collect::<Result<_>>()?;
     let line_refs: Vec<Vec<&str>> = lines.iter().map(|files| files.iter().map(String::as_str).collect()).collect();
-    let names: Vec<(u32, String)> =
-        list.outputs.iter().map(|&index| (index as u32, output::file_name(&graph.outputs[index].name))).collect();
     let mut text = String::new();
+    let (flags, native_inputs) = kinds.job_flags();
+    let as_u32 = |count: usize| u32::try_from(count).unwrap_or(u32::MAX);
     let fields = job::Fields {
         context,
         graph: graph_index as u32,
-        flags: execute_flags,
+        flags,
         output_dir: &directory,
-        keep: keep.map(|keep| u32::try_from(keep).unwrap_or(u32::MAX)),
+        keep: keep.map(|keep| as_u32(keep.saturating_sub(first_result))),
+        native_inputs,
+        result_subdir,
+        first_result: as_u32(first_result),
     };
-    job::write(
-        &mut text,
-        &fields,
-        names.iter().map(|(index, name)| (*index, name.as_str())),
-        line_refs.iter().map(Vec::as_slice),
-    )
-    .context("writing the job")?;
+    let outputs = kinds.outputs.iter().map(|file| OutputFile {
+        index: file.index,
+        file_name: file.file_name.as_str(),
+        float: file.float,
+    });
+    job::write(&mut text, &fields, outputs, line_refs.iter().map(Vec::as_slice)).context("writing the job")?;
     let text = CString::new(text).context("the job holds a NUL byte")?;
     let report = stub.run_job(&text).map_err(|error| anyhow::anyhow!("running the job on the skel: {error}"))?;
     let times_file = PathBuf::from(&directory).join(TIMES_FILE_NAME);

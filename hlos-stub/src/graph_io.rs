@@ -1,9 +1,8 @@
-//! What a graph's tensors take in a run: the bytes each tensor has on the wire in float or native mode, what
-//! each input file must hold, and whether float mode can convert every tensor.
+//! What a graph's tensors take in a run: the bytes each tensor has on the wire in float or native mode, and what
+//! each input file must hold.
 
 use crate::input_list::ExpectedInput;
 use crate::stub::{GraphDescription, TensorDescription};
-use anyhow::{bail, Result};
 use lpai_direct::wire::io_bytes;
 
 /// The tensor's QNN data type without the `QNN_DATATYPE_` prefix ("UFIXED_POINT_8").
@@ -19,16 +18,19 @@ pub fn wire_sizes(tensors: &[TensorDescription], float: bool) -> Vec<usize> {
 
 /// Bytes one tensor takes on the wire; a size past the address space (only possible on a 32-bit HLOS) is
 /// `usize::MAX`, which no file or buffer matches, so it is refused as a size mismatch.
-fn wire_bytes(float: bool, tensor: &TensorDescription) -> usize {
+pub fn wire_bytes(float: bool, tensor: &TensorDescription) -> usize {
     io_bytes(float, tensor.elements, tensor.native_bytes).unwrap_or(usize::MAX)
 }
 
-/// What each input file must hold, with a hint for a file that has the other kind's size.
-pub fn expected_inputs(graph: &GraphDescription, native: bool) -> Vec<ExpectedInput> {
+/// What each input file must hold (float32 where `float_inputs` says so, else native), with a hint for a file that
+/// has the other kind's size.
+pub fn expected_inputs(graph: &GraphDescription, float_inputs: &[bool]) -> Vec<ExpectedInput> {
     graph
         .inputs
         .iter()
-        .map(|tensor| {
+        .zip(float_inputs)
+        .map(|(tensor, float)| {
+            let native = !float;
             let native_size =
                 (wire_bytes(false, tensor), format!("{} {} elements", tensor.elements, data_type_name(tensor)));
             let float_size = (wire_bytes(true, tensor), format!("{} float32 elements", tensor.elements));
@@ -41,27 +43,6 @@ pub fn expected_inputs(graph: &GraphDescription, native: bool) -> Vec<ExpectedIn
             ExpectedInput { name: tensor.name.clone(), bytes: expected.0, what: expected.1, other_kind }
         })
         .collect()
-}
-
-/// Refuses float mode, before anything runs, for every tensor the skel cannot convert to or from float32.
-pub fn check_float_conversion(graph: &GraphDescription, float_inputs: bool, float_outputs: bool) -> Result<()> {
-    let inputs = graph.inputs.iter().filter(|_| float_inputs).map(|tensor| ("input", tensor));
-    let outputs = graph.outputs.iter().filter(|_| float_outputs).map(|tensor| ("output", tensor));
-    let refused: Vec<String> = inputs
-        .chain(outputs)
-        .filter(|(_, tensor)| !tensor.convertible)
-        .map(|(kind, tensor)| {
-            format!(
-                "{kind} '{}' ({}) has no float32 conversion: pass --use_native_{kind}_files",
-                tensor.name,
-                data_type_name(tensor)
-            )
-        })
-        .collect();
-    if !refused.is_empty() {
-        bail!("graph {} cannot run with float32 files: {}", graph.name, refused.join("; "));
-    }
-    Ok(())
 }
 
 #[cfg(test)]
@@ -97,25 +78,10 @@ mod tests {
     }
 
     #[test]
-    fn float_mode_refuses_unconvertible_tensors_by_name_and_type() {
-        let described = graph(
-            vec![tensor("ids", DataType::INT_32, 16, false), tensor("x", DataType::UFIXED_POINT_8, 4, true)],
-            vec![tensor("half", DataType::FLOAT_16, 8, false)],
-        );
-        let message = check_float_conversion(&described, true, true).unwrap_err().to_string();
-        assert!(message.contains("input 'ids' (INT_32) has no float32 conversion: pass --use_native_input_files"));
-        assert!(message.contains("output 'half' (FLOAT_16) has no float32 conversion: pass --use_native_output_files"));
-        assert!(!message.contains("'x'"), "{message}");
-        let message = check_float_conversion(&described, false, true).unwrap_err().to_string();
-        assert!(!message.contains("'ids'"), "{message}");
-        assert!(check_float_conversion(&described, false, false).is_ok());
-    }
-
-    #[test]
     fn sizes_follow_the_mode() {
         let tensors = [tensor("x", DataType::UFIXED_POINT_16, 8, true)];
         assert_eq!((wire_sizes(&tensors, true), wire_sizes(&tensors, false)), (vec![16], vec![8]));
-        let expected = expected_inputs(&graph(tensors.to_vec(), Vec::new()), false);
+        let expected = expected_inputs(&graph(tensors.to_vec(), Vec::new()), &[true]);
         assert_eq!((expected[0].bytes, expected[0].other_kind.as_ref().map(|other| other.0)), (16, Some(8)));
     }
 }

@@ -5,12 +5,14 @@
 
 pub mod c_api;
 pub mod direct;
+pub mod file_kinds;
 pub mod graph_io;
 pub mod input_list;
 pub mod inspect;
 pub mod lpai_config;
 pub mod metadata;
 pub mod net_run;
+pub mod net_run_config;
 pub mod output;
 pub mod run_record;
 pub mod settings;

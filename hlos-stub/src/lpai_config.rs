@@ -1,28 +1,12 @@
-//! qnn-net-run's `--config_file` for LPAI: either the backend-extensions JSON
-//! (`{"backend_extensions": {"config_file_path": "lpaiParams.conf", ...}}`) or an `lpaiParams.conf` itself, with
-//! the keys the LPAI net-run extension documents. Unknown keys in the conf are refused by name, so a typo is not
-//! ignored; the backend-extensions JSON's other top-level keys (`context_configs`, `graph_configs`, ...) are
-//! qnn-net-run's and are ignored. `config_file_path` is followed one level only; a relative one is taken from the
-//! JSON file's directory first, then from the current directory.
+//! The `lpaiParams.conf`: the keys the LPAI net-run extension documents, plus lpai-direct's own `lpai_direct`
+//! section (`{"lpai_direct": {"island": true}}`: load every graph in LPAI island mode). Unknown keys are refused by
+//! name, so a typo is not ignored. qnn-net-run's config file that points to it is read by
+//! [`crate::net_run_config`].
 
 use anyhow::{bail, Context, Result};
 use lpai_direct::qnn::lpai;
 use serde::Deserialize;
-use std::path::{Path, PathBuf};
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Extensions {
-    #[allow(dead_code)] // reason: accepted for qnn-net-run compatibility; lpai-direct loads no extension library
-    shared_library_path: Option<String>,
-    config_file_path: String,
-}
-
-/// The backend-extensions JSON; its other top-level keys belong to qnn-net-run and are ignored.
-#[derive(Debug, Default, Deserialize)]
-struct Outer {
-    backend_extensions: Extensions,
-}
+use std::path::Path;
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -30,6 +14,14 @@ struct Params {
     lpai_backend: Option<Backend>,
     lpai_graph: Option<Graph>,
     lpai_profile: Option<Profile>,
+    lpai_direct: Option<Ours>,
+}
+
+/// lpai-direct's own section.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Ours {
+    island: Option<bool>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -74,6 +66,8 @@ pub struct LpaiConfig {
     pub affinity: Option<lpai::CoreAffinity>,
     /// `lpai_profile.level`: basic 1, detailed 2.
     pub profiling_level: Option<u32>,
+    /// `lpai_direct.island`: load every graph in LPAI island mode.
+    pub island: bool,
 }
 
 fn choice(file: &Path, key: &str, value: &str, choices: &[(&str, u32)]) -> Result<u32> {
@@ -86,57 +80,8 @@ fn choice(file: &Path, key: &str, value: &str, choices: &[(&str, u32)]) -> Resul
     }
 }
 
-fn read_json(path: &Path) -> Result<serde_json::Value> {
-    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read config file {}", path.display()))?;
-    serde_json::from_str(&text).with_context(|| format!("config file {} is not JSON", path.display()))
-}
-
-/// Where a backend-extensions file's `config_file_path` points: an absolute path as it is; a relative one beside
-/// `json` when it exists there, else from `current_directory`.
-fn resolve(json: &Path, config_file_path: &Path, current_directory: &Path) -> Result<PathBuf> {
-    if config_file_path.is_absolute() {
-        return Ok(config_file_path.to_path_buf());
-    }
-    let beside = json.parent().unwrap_or(Path::new("")).join(config_file_path);
-    if beside.exists() {
-        return Ok(beside);
-    }
-    let from_current = current_directory.join(config_file_path);
-    if from_current.exists() {
-        return Ok(from_current);
-    }
-    bail!(
-        "config file {}: config_file_path {} is neither beside it ({}) nor in the current directory ({})",
-        json.display(),
-        config_file_path.display(),
-        beside.display(),
-        from_current.display()
-    )
-}
-
-/// Reads a config file (the backend-extensions JSON or the lpaiParams.conf it points to).
-pub fn read(path: &Path) -> Result<LpaiConfig> {
-    let value = read_json(path)?;
-    if value.get("backend_extensions").is_none() {
-        return from_params(path, value);
-    }
-    let outer: Outer = serde_json::from_value(value).with_context(|| format!("config file {}", path.display()))?;
-    let current_directory = std::env::current_dir().unwrap_or_default();
-    let inner = resolve(path, Path::new(&outer.backend_extensions.config_file_path), &current_directory)?;
-    let inner_value = read_json(&inner)?;
-    if inner_value.get("backend_extensions").is_some() {
-        bail!(
-            "config file {}: its config_file_path {} is another backend-extensions file; it must name an \
-             lpaiParams.conf",
-            path.display(),
-            inner.display()
-        );
-    }
-    from_params(&inner, inner_value)
-}
-
 /// Reads an lpaiParams.conf's keys (`path` names it in messages).
-fn from_params(path: &Path, value: serde_json::Value) -> Result<LpaiConfig> {
+pub fn from_params(path: &Path, value: serde_json::Value) -> Result<LpaiConfig> {
     let params: Params = serde_json::from_value(value).with_context(|| format!("config file {}", path.display()))?;
     let backend = params.lpai_backend.unwrap_or_default();
     let target = backend
@@ -171,35 +116,31 @@ fn from_params(path: &Path, value: serde_json::Value) -> Result<LpaiConfig> {
         .and_then(|profile| profile.level)
         .map(|v| choice(path, "lpai_profile.level", &v, &[("basic", 1), ("detailed", 2)]))
         .transpose()?;
-    Ok(LpaiConfig { target, hw_version, perf, affinity, profiling_level })
+    let island = params.lpai_direct.and_then(|ours| ours.island).unwrap_or(false);
+    Ok(LpaiConfig { target, hw_version, perf, affinity, profiling_level, island })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
-        let path = dir.join(name);
-        std::fs::write(&path, text).unwrap();
-        path
+    fn read(path: &Path) -> Result<LpaiConfig> {
+        let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+        from_params(path, serde_json::from_str(&text)?)
     }
 
     #[test]
-    fn documented_keys_map_to_qnn_numbers_through_the_extensions_file() {
+    fn documented_keys_map_to_qnn_numbers() {
         let dir = tempfile::tempdir().unwrap();
-        write(
-            dir.path(),
-            "lpaiParams.conf",
+        let conf = dir.path().join("lpaiParams.conf");
+        std::fs::write(
+            &conf,
             r#"{"lpai_backend": {"target_env": "adsp", "enable_hw_ver": "v5_1"},
                 "lpai_graph": {"execute": {"fps": 30, "client_type": "non_real_time", "affinity": "hard", "core_selection": 2}},
-                "lpai_profile": {"level": "detailed"}}"#,
-        );
-        let outer = write(
-            dir.path(),
-            "config.json",
-            r#"{"backend_extensions": {"shared_library_path": "libQnnLpaiNetRunExtensions.so", "config_file_path": "lpaiParams.conf"}}"#,
-        );
-        let config = read(&outer).unwrap();
+                "lpai_profile": {"level": "detailed"}, "lpai_direct": {"island": true}}"#,
+        )
+        .unwrap();
+        let config = read(&conf).unwrap();
         assert_eq!(config.target, Some(2));
         assert_eq!(config.hw_version, Some(0x0001_0005));
         assert_eq!(
@@ -211,69 +152,23 @@ mod tests {
             Some(lpai::CoreAffinity { affinity: lpai::CoreAffinityType::HARD, core_selection: 2 })
         );
         assert_eq!(config.profiling_level, Some(2));
-        let empty = write(dir.path(), "empty.conf", "{}");
-        assert_eq!(
-            read(&empty).unwrap(),
-            LpaiConfig { target: None, hw_version: None, perf: None, affinity: None, profiling_level: None }
-        );
+        assert!(config.island);
+        std::fs::write(&conf, "{}").unwrap();
+        assert_eq!(read(&conf).unwrap(), LpaiConfig::default());
     }
 
     #[test]
     fn typos_and_bad_values_are_named() {
         let dir = tempfile::tempdir().unwrap();
-        let typo = write(dir.path(), "typo.conf", r#"{"lpai_graph": {"execute": {"fpss": 3}}}"#);
+        let typo = dir.path().join("typo.conf");
+        std::fs::write(&typo, r#"{"lpai_graph": {"execute": {"fpss": 3}}}"#).unwrap();
         assert!(format!("{:#}", read(&typo).unwrap_err()).contains("unknown field `fpss`"));
-        let bad = write(dir.path(), "bad.conf", r#"{"lpai_backend": {"enable_hw_ver": "v9"}}"#);
+        let bad = dir.path().join("bad.conf");
+        std::fs::write(&bad, r#"{"lpai_backend": {"enable_hw_ver": "v9"}}"#).unwrap();
         let message = format!("{:#}", read(&bad).unwrap_err());
         assert!(
             message.contains("lpai_backend.enable_hw_ver is \"v9\"; expected one of v5, v5_1, v6, v7"),
             "{message}"
         );
-        assert!(format!("{:#}", read(&dir.path().join("absent.conf")).unwrap_err()).contains("absent.conf"));
-    }
-
-    #[test]
-    fn the_extensions_file_is_followed_one_level_only() {
-        let dir = tempfile::tempdir().unwrap();
-        let itself = dir.path().join("self.json");
-        let text = format!(r#"{{"backend_extensions": {{"config_file_path": "{}"}}}}"#, itself.display());
-        std::fs::write(&itself, text).unwrap();
-        let message = format!("{:#}", read(&itself).unwrap_err());
-        assert!(message.contains("another backend-extensions file"), "{message}");
-        write(dir.path(), "second.json", r#"{"backend_extensions": {"config_file_path": "lpaiParams.conf"}}"#);
-        write(dir.path(), "lpaiParams.conf", r#"{"lpai_backend": {"target_env": "arm"}}"#);
-        let first = write(dir.path(), "first.json", r#"{"backend_extensions": {"config_file_path": "second.json"}}"#);
-        let message = format!("{:#}", read(&first).unwrap_err());
-        assert!(message.contains("first.json") && message.contains("second.json"), "{message}");
-    }
-
-    #[test]
-    fn qnn_net_run_top_level_keys_are_ignored_but_the_conf_stays_strict() {
-        let dir = tempfile::tempdir().unwrap();
-        write(dir.path(), "lpaiParams.conf", r#"{"lpai_backend": {"target_env": "arm"}}"#);
-        let outer = write(
-            dir.path(),
-            "config.json",
-            r#"{"backend_extensions": {"config_file_path": "lpaiParams.conf"},
-                "context_configs": {"context_priority": "high"}, "graph_configs": [{"graph_name": "g"}]}"#,
-        );
-        assert_eq!(read(&outer).unwrap().target, Some(1));
-        let conf = write(dir.path(), "extra.conf", r#"{"context_configs": {}}"#);
-        assert!(format!("{:#}", read(&conf).unwrap_err()).contains("unknown field `context_configs`"));
-    }
-
-    #[test]
-    fn a_relative_conf_is_found_beside_the_json_first_then_in_the_current_directory() {
-        let json_dir = tempfile::tempdir().unwrap();
-        let current = tempfile::tempdir().unwrap();
-        let json = json_dir.path().join("config.json");
-        let conf = Path::new("lpaiParams.conf");
-        write(current.path(), "lpaiParams.conf", "{}");
-        assert_eq!(resolve(&json, conf, current.path()).unwrap(), current.path().join(conf));
-        write(json_dir.path(), "lpaiParams.conf", "{}");
-        assert_eq!(resolve(&json, conf, current.path()).unwrap(), json_dir.path().join(conf));
-        let message = resolve(&json, Path::new("absent.conf"), current.path()).unwrap_err().to_string();
-        assert!(message.contains("absent.conf") && message.contains("current directory"), "{message}");
-        assert_eq!(resolve(&json, Path::new("/x/y.conf"), current.path()).unwrap(), Path::new("/x/y.conf"));
     }
 }

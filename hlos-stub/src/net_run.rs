@@ -3,19 +3,23 @@
 //! list, then run every line and write its outputs. Every transport runs this same code.
 
 use crate::direct;
+use crate::file_kinds::{self, FileKinds, FileSettings};
 use crate::graph_io;
 use crate::input_list;
 use crate::input_list::InputList;
-use crate::lpai_config::{self, LpaiConfig};
+use crate::lpai_config::LpaiConfig;
 use crate::metadata;
+use crate::net_run_config::{self, NetRunConfig};
 use crate::output;
 use crate::run_record::{self, RunRecord};
+use crate::settings::PerfProfile;
 pub use crate::settings::Settings;
 use crate::stub::fastrpc::{self, FastRpc, FastRpcOptions, Pd};
 use crate::stub::{default_transport_trying, flags, Configuration, GraphDescription, ProfileEvent, Stub, StubError};
 use crate::stub::{Local, Qemu, QemuOptions, SkelLocation, TransportKind, PRIORITY_UNCHANGED, TARGET_DEFAULT};
 use crate::stub::{Named, Transport};
 use anyhow::{anyhow, bail, Context as _, Result};
+use lpai_direct::qnn::lpai;
 use std::ffi::CString;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
@@ -141,11 +145,113 @@ fn read_input(file: &Path, destination: &mut [u8]) -> Result<()> {
     Ok(())
 }
 
+/// The input lists of a run: one for the graph chosen (`--graph_name`, else the first), or qnn-net-run's
+/// comma-separated list with one entry per graph of the binary, `__` skipping a graph. Answers (graph index, list)
+/// pairs in graph order, and whether the lists were given per graph (results then go to `Result_<i>/<graph>/`). A
+/// path that exists as it is counts as one list even if it holds a comma.
+fn graph_lists(
+    settings: &Settings,
+    graphs: &[GraphDescription],
+    config: &NetRunConfig,
+) -> Result<(Vec<(usize, PathBuf)>, bool)> {
+    let names: Vec<&str> = graphs.iter().map(|graph| graph.name.as_str()).collect();
+    let given = settings.input_list.to_string_lossy().into_owned();
+    let entries: Vec<&str> =
+        if settings.input_list.exists() { vec![given.as_str()] } else { given.split(',').collect() };
+    let chosen: Vec<(usize, PathBuf)> = if entries.len() == 1 {
+        let index = match &settings.graph_name {
+            Some(name) => names
+                .iter()
+                .position(|graph| graph == name)
+                .with_context(|| format!("the context has no graph '{name}' (graphs: {})", names.join(", ")))?,
+            None => 0,
+        };
+        if index >= graphs.len() {
+            bail!("the context binary holds no graph");
+        }
+        vec![(index, settings.input_list.clone())]
+    } else {
+        if settings.graph_name.is_some() {
+            bail!("--graph_name picks one graph, but --input_list gives {} lists (one per graph)", entries.len());
+        }
+        if entries.len() != graphs.len() {
+            bail!(
+                "--input_list gives {} comma-separated lists, but the context has {} graphs ({}); give one list per \
+                 graph, `__` for a graph to skip",
+                entries.len(),
+                graphs.len(),
+                names.join(", ")
+            );
+        }
+        entries
+            .iter()
+            .enumerate()
+            .filter(|(_, entry)| entry.trim() != "__")
+            .map(|(index, entry)| (index, PathBuf::from(entry.trim())))
+            .collect()
+    };
+    if chosen.is_empty() {
+        bail!("--input_list skips every graph (`__` for each)");
+    }
+    for (index, _) in &chosen {
+        if !config.enabled(names[*index]) {
+            bail!(
+                "graph {} is not in the config file's context_configs.enable_graphs; leave it out (`__` in \
+                 --input_list, or another --graph_name)",
+                names[*index]
+            );
+        }
+    }
+    Ok((chosen, entries.len() > 1))
+}
+
+/// LPAI's default core affinity: soft, any core.
+const DEFAULT_AFFINITY: lpai::CoreAffinity =
+    lpai::CoreAffinity { affinity: lpai::CoreAffinityType::SOFT, core_selection: 0 };
+
+/// The LPAI performance for a graph: `--perf_profile`'s ftrt_ratio and client type over the config file's, with the
+/// config file's fps, affinity and core selection (or LPAI's defaults); `None` when neither asks for any.
+fn graph_performance(settings: &Settings, lpai: &LpaiConfig) -> Option<(lpai::PerfCfg, lpai::CoreAffinity)> {
+    let from_profile = settings.perf_profile.and_then(PerfProfile::lpai);
+    if lpai.perf.is_none() && from_profile.is_none() {
+        return None;
+    }
+    let mut perf = lpai.perf.unwrap_or_default();
+    if let Some((ftrt_ratio, real_time)) = from_profile {
+        perf.ftrt_ratio = ftrt_ratio;
+        perf.client_type =
+            if real_time { lpai::ClientPerfType::REAL_TIME } else { lpai::ClientPerfType::NON_REAL_TIME };
+    }
+    Some((perf, lpai.affinity.unwrap_or(DEFAULT_AFFINITY)))
+}
+
+/// The `load` flags: PERSISTENT_BINARY (`--persistent_binary` or the config file's `is_persistent_binary`), island
+/// mode (the conf's `lpai_direct.island`) and the context priority.
+fn load_flags(settings: &Settings, config: &NetRunConfig) -> u32 {
+    let persistent = settings.persistent_binary || config.persistent_binary;
+    let priority = config.context_priority.and_then(lpai_direct::wire::load_priority).unwrap_or(0);
+    (if persistent { flags::PERSISTENT_BINARY } else { 0 })
+        | (if config.lpai.island { lpai_direct::wire::LOAD_ISLAND } else { 0 })
+        | priority
+}
+
 /// Runs the job the settings describe.
 pub fn run(settings: &Settings) -> Result<Summary> {
     let binary_path = &settings.retrieve_context;
     std::fs::metadata(binary_path)
         .with_context(|| format!("context binary {} cannot be read", binary_path.display()))?;
+    let native_inputs = match &settings.native_input_tensor_names {
+        Some(text) => file_kinds::parse_native_input_names(text)?,
+        None => Vec::new(),
+    };
+    let config = match &settings.config_file {
+        Some(path) => net_run_config::read(path)?,
+        None => NetRunConfig::default(),
+    };
+    for warning in &config.warnings {
+        eprintln!("lpai-net-run: warning: {warning}");
+    }
+    let lpai = &config.lpai;
     let (transport, note) = transport(settings)?;
     if let Some(note) = note {
         eprintln!("lpai-net-run: note: {note}");
@@ -156,10 +262,6 @@ pub fn run(settings: &Settings) -> Result<Summary> {
     if transport.name() != "fastrpc" && is_path && !settings.backend.is_file() {
         bail!("backend library {} does not exist", settings.backend.display());
     }
-    let lpai = match &settings.config_file {
-        Some(path) => lpai_config::read(path)?,
-        None => LpaiConfig::default(),
-    };
     let uri = fastrpc::skel_uri(settings.domain, settings.session);
     let mut stub = Stub::open(transport, &uri).map_err(failed("opening the skel".into()))?;
     // Without a system library of its own (the default) the skel gets the metadata record read here.
@@ -171,14 +273,14 @@ pub fn run(settings: &Settings) -> Result<Summary> {
         backend: c_path(&settings.backend)?,
         system_library: dsp_system_library,
         log_level: settings.log_level,
-        profiling_level: qnn_profiling_level(settings, &lpai),
+        profiling_level: qnn_profiling_level(settings, lpai),
         lpai_hw_version: lpai.hw_version.unwrap_or(0),
         lpai_target: lpai.target.unwrap_or(TARGET_DEFAULT),
-        arena_bytes: settings.arena_bytes.unwrap_or(0),
+        arena_bytes: settings.arena_bytes.or(config.memory_limit_hint).unwrap_or(0),
     };
     stub.configure(&configuration).map_err(|error| anyhow!("{error}"))?;
 
-    let load_flags = if settings.persistent_binary { flags::PERSISTENT_BINARY } else { 0 };
+    let load_flags = load_flags(settings, &config);
     let what = format!("context binary {}", binary_path.display());
     let binary = if settings.dsp_reads_context && settings.dsp_system_library.is_some() {
         Vec::new()
@@ -204,57 +306,84 @@ pub fn run(settings: &Settings) -> Result<Summary> {
         (false, None) => stub.load(&binary, load_flags),
         (false, Some(record)) => stub.load_with_metadata(&binary, record, load_flags),
     }
-    .map_err(failed(what))?;
+    .map_err(|error| load_failure(&what, load_flags, error))?;
     let load_us = load_started.elapsed().as_micros() as u64;
 
     let mut graphs = Vec::new();
     for index in 0..graph_count {
         graphs.push(stub.describe(context, index).map_err(failed(format!("describing graph {index}")))?);
     }
-    let graph_index = match &settings.graph_name {
-        Some(name) => graphs.iter().position(|g| &g.name == name).with_context(|| {
-            let names: Vec<&str> = graphs.iter().map(|g| g.name.as_str()).collect();
-            format!("the context has no graph '{name}' (graphs: {})", names.join(", "))
-        })?,
-        None => 0,
+    let (lists, per_graph) = graph_lists(settings, &graphs, &config)?;
+    let running: Vec<&GraphDescription> = lists.iter().map(|(index, _)| &graphs[*index]).collect();
+    if let Some(message) = file_kinds::unknown_native_inputs(&native_inputs, &running) {
+        bail!(message);
+    }
+    let file_settings = FileSettings {
+        all_inputs_native: settings.use_native_input_files,
+        native_inputs: &native_inputs,
+        output_data_type: settings.output_data_type,
     };
-    let graph = graphs.get(graph_index).context("the context binary holds no graph")?;
-    let float_in = !settings.use_native_input_files;
-    let float_out = !settings.use_native_output_files;
-    graph_io::check_float_conversion(graph, float_in, float_out)?;
-    if let (Some(perf), Some(affinity)) = (lpai.perf, lpai.affinity) {
-        let what = format!("setting LPAI performance of graph {}", graph.name);
-        stub.set_performance(context, graph_index as u32, perf, affinity, PRIORITY_UNCHANGED).map_err(failed(what))?;
+    // Every list is checked against its graph before the first inference runs.
+    let mut plans = Vec::new();
+    for (graph_index, list_path) in &lists {
+        let graph = &graphs[*graph_index];
+        let all_outputs: Vec<usize> = (0..graph.outputs.len()).collect();
+        let float_inputs = FileKinds::new(graph, &file_settings, &all_outputs)?.float_inputs;
+        let output_names: Vec<&str> = graph.outputs.iter().map(|tensor| tensor.name.as_str()).collect();
+        let expected = graph_io::expected_inputs(graph, &float_inputs);
+        let mut list = input_list::read(list_path, &expected, &output_names)?;
+        if let Some(count) = settings.num_inferences {
+            // qnn-net-run's --num_inferences: the list's lines over and over.
+            list.lines = list.lines.iter().cycle().take(count).cloned().collect();
+        }
+        let kinds = FileKinds::new(graph, &file_settings, &list.outputs)?;
+        plans.push((*graph_index, list, kinds));
     }
-    let output_names: Vec<&str> = graph.outputs.iter().map(|tensor| tensor.name.as_str()).collect();
-    let expected = graph_io::expected_inputs(graph, settings.use_native_input_files);
-    let mut list = input_list::read(&settings.input_list, &expected, &output_names)?;
-    if let Some(count) = settings.num_inferences {
-        // qnn-net-run's --num_inferences: the list's lines over and over.
-        list.lines = list.lines.iter().cycle().take(count).cloned().collect();
-    }
-
-    let execute_flags =
-        if float_in { flags::FLOAT_INPUTS } else { 0 } | if float_out { flags::FLOAT_OUTPUTS } else { 0 };
+    let graph_names: Vec<&str> = running.iter().map(|graph| graph.name.as_str()).collect();
+    let first = running[0];
     let mut summary = Summary {
         transport: stub.transport().name().to_string(),
         skel_place: stub.transport().place(),
-        graph: graph.name.clone(),
-        arena_used: graph.arena_used as usize,
-        arena_capacity: graph.arena_capacity as usize,
-        lpai_memory: (graph.scratch_bytes, graph.persistent_bytes),
+        graph: graph_names.join(", "),
+        arena_used: first.arena_used as usize,
+        arena_capacity: first.arena_capacity as usize,
+        lpai_memory: (first.scratch_bytes, first.persistent_bytes),
         ..Summary::default()
     };
     let mut record = RunRecord {
         mode: if settings.direct_mode { "direct" } else { "traditional" },
         transport: summary.transport.clone(),
-        inferences: list.lines.len(),
         load_us,
         arena_high_water_bytes: summary.arena_used,
         ..RunRecord::default()
     };
-    let plan = Plan { context, graph_index, graph, list: &list, execute_flags };
-    let ran = run_inferences(&mut stub, &plan, settings, configuration.profiling_level, &mut summary, &mut record);
+    let ran = (|| -> Result<()> {
+        for (graph_index, list, kinds) in &plans {
+            let graph = &graphs[*graph_index];
+            let priority = config.graph(&graph.name).and_then(|setting| setting.priority);
+            let performance = graph_performance(settings, lpai);
+            if performance.is_some() || priority.is_some() {
+                let (perf, affinity) = performance.unwrap_or((lpai::PerfCfg::default(), DEFAULT_AFFINITY));
+                let what = format!("setting the performance of graph {}", graph.name);
+                let priority = priority.unwrap_or(PRIORITY_UNCHANGED);
+                stub.set_performance(context, *graph_index as u32, perf, affinity, priority).map_err(failed(what))?;
+            }
+            let plan = Plan {
+                context,
+                graph_index: *graph_index,
+                graph,
+                list,
+                kinds,
+                result_subdir: per_graph.then_some(graph.name.as_str()),
+            };
+            run_inferences(&mut stub, &plan, settings, &mut summary, &mut record)?;
+        }
+        if configuration.profiling_level != 0 {
+            summary.profile = stub.profile(context).map_err(failed("reading the profile".into()))?;
+        }
+        stub.unload(context).map_err(failed("unloading the context".into()))?;
+        Ok(())
+    })();
     // Every run that passed the checks records itself, a failed one too (with what it did and why it stopped).
     record.inferences = summary.execute_micros.len();
     record.dsp_execute_us = summary.execute_micros.clone();
@@ -270,33 +399,54 @@ pub fn run(settings: &Settings) -> Result<Summary> {
     Ok(summary)
 }
 
-/// Runs the inferences (directly on the skel or one call each), reads the profile and unloads the context.
+/// The one-line error for a backend that refuses PERSISTENT_BINARY (libQnnHtp does; LPAI needs it).
+pub const PERSISTENT_BINARY_REFUSED: &str = "the backend does not take persistent binaries (the config file's \
+     context_configs.is_persistent_binary, or --persistent_binary, asks for one); only LPAI backends do: leave it out \
+     for this backend";
+
+/// A failed load, with what a refused PERSISTENT_BINARY means instead of the skel's long story.
+fn load_failure(what: &str, load_flags: u32, error: StubError) -> anyhow::Error {
+    let persistent = load_flags & flags::PERSISTENT_BINARY != 0;
+    if persistent && error.to_string().contains("refused the PERSISTENT_BINARY context config") {
+        return anyhow!("{what}: {PERSISTENT_BINARY_REFUSED}");
+    }
+    anyhow!("{what}: {error}")
+}
+
+/// Runs one graph's inferences (directly on the skel or one call each); with `--duration`, over and over until
+/// that many seconds have passed.
 fn run_inferences(
     stub: &mut Stub,
     plan: &Plan<'_>,
     settings: &Settings,
-    profiling_level: u32,
     summary: &mut Summary,
     record: &mut RunRecord,
 ) -> Result<()> {
-    if settings.direct_mode {
-        let outcome = direct::run_job(stub, plan, &settings.output_dir, settings.keep_num_outputs)?;
-        summary.execute_micros = outcome.execute_micros;
-        let clock_hz = u128::from(outcome.report.clock_hz.max(1));
-        let micros = |ticks: u64| (u128::from(ticks) * 1_000_000 / clock_hz) as u64;
-        record.dsp_load_us = Some(micros(outcome.report.load_ticks));
-        record.dsp_finalize_us = Some(micros(outcome.report.finalize_ticks));
-    } else {
-        run_traditional(stub, plan, &settings.output_dir, settings.keep_num_outputs, summary, record)?;
+    let started = Instant::now();
+    let mut first_result = 0;
+    loop {
+        let ran = if settings.direct_mode {
+            let outcome = direct::run_job(stub, plan, &settings.output_dir, settings.keep_num_outputs, first_result)?;
+            let clock_hz = u128::from(outcome.report.clock_hz.max(1));
+            let micros = |ticks: u64| (u128::from(ticks) * 1_000_000 / clock_hz) as u64;
+            record.dsp_load_us = Some(micros(outcome.report.load_ticks));
+            record.dsp_finalize_us = Some(micros(outcome.report.finalize_ticks));
+            let count = outcome.execute_micros.len();
+            summary.execute_micros.extend(outcome.execute_micros);
+            count
+        } else {
+            let deadline = settings.duration.map(|seconds| (started, seconds));
+            run_traditional(stub, plan, settings, first_result, deadline, summary, record)?
+        };
+        first_result += ran;
+        let done = settings.duration.is_none_or(|seconds| started.elapsed().as_secs_f64() >= seconds);
+        if done || ran == 0 {
+            return Ok(());
+        }
     }
-    if profiling_level != 0 {
-        summary.profile = stub.profile(plan.context).map_err(failed("reading the profile".into()))?;
-    }
-    stub.unload(plan.context).map_err(failed("unloading the context".into()))?;
-    Ok(())
 }
 
-/// What the inferences of a run work on, after the up-front checks.
+/// What one graph's inferences work on, after the up-front checks.
 pub struct Plan<'a> {
     /// The loaded context.
     pub context: i32,
@@ -306,33 +456,64 @@ pub struct Plan<'a> {
     pub graph: &'a GraphDescription,
     /// The checked input list.
     pub list: &'a InputList,
-    /// `execute`'s float flags.
-    pub execute_flags: u32,
+    /// How each input and output file is kept.
+    pub kinds: &'a FileKinds,
+    /// Results go to `Result_<i>/<this>/` (runs of several graphs).
+    pub result_subdir: Option<&'a str>,
 }
 
-/// The traditional loop: one `execute` call per inference, inputs read and results written here.
+impl Plan<'_> {
+    /// The directory inference `result_index`'s files go to.
+    pub fn result_directory(&self, output_dir: &Path, result_index: usize) -> PathBuf {
+        let directory = output_dir.join(format!("Result_{result_index}"));
+        match self.result_subdir {
+            Some(subdir) => directory.join(subdir),
+            None => directory,
+        }
+    }
+}
+
+/// The traditional loop: one `execute` call per inference, inputs read and results written here; results are
+/// numbered from `first_result`. With a deadline (start, seconds) it stops after the inference that reaches it.
+/// Answers how many inferences ran.
 fn run_traditional(
     stub: &mut Stub,
     plan: &Plan<'_>,
-    output_dir: &Path,
-    keep: Option<usize>,
+    settings: &Settings,
+    first_result: usize,
+    deadline: Option<(Instant, f64)>,
     summary: &mut Summary,
     record: &mut RunRecord,
-) -> Result<()> {
-    let Plan { context, graph_index, graph, list, execute_flags } = *plan;
+) -> Result<usize> {
+    let Plan { context, graph_index, graph, list, kinds, .. } = *plan;
+    let execute_flags = kinds.execute_flags();
     let (float_in, float_out) = (execute_flags & flags::FLOAT_INPUTS != 0, execute_flags & flags::FLOAT_OUTPUTS != 0);
     let input_sizes = graph_io::wire_sizes(&graph.inputs, float_in);
     let output_sizes = graph_io::wire_sizes(&graph.outputs, float_out);
-    let output_offsets: Vec<usize> =
-        output_sizes.iter().scan(0, |at, size| Some(std::mem::replace(at, *at + size))).collect();
+    let offsets = |sizes: &[usize]| -> Vec<usize> {
+        sizes.iter().scan(0, |at, size| Some(std::mem::replace(at, *at + size))).collect()
+    };
+    let (input_offsets, output_offsets) = (offsets(&input_sizes), offsets(&output_sizes));
     let mut inputs = stub.transport().buffer(input_sizes.iter().sum());
     let mut outputs = stub.transport().buffer(output_sizes.iter().sum());
-    let progress = indicatif::ProgressBar::new(list.lines.len() as u64);
-    for (result_index, line) in list.lines.iter().enumerate() {
-        let mut offset = 0;
-        for (file, size) in line.files.iter().zip(&input_sizes) {
-            read_input(file, &mut inputs[offset..offset + size])?;
-            offset += size;
+    let progress = match deadline {
+        Some(_) => indicatif::ProgressBar::new_spinner(),
+        None => indicatif::ProgressBar::new(list.lines.len() as u64),
+    };
+    let mut ran = 0;
+    for (position, line) in list.lines.iter().enumerate() {
+        for (index, file) in line.files.iter().enumerate() {
+            let slot = &mut inputs[input_offsets[index]..input_offsets[index] + input_sizes[index]];
+            if float_in || !kinds.float_inputs[index] {
+                read_input(file, slot)?;
+            } else {
+                // A float file for a tensor that travels native: converted here, as the skel would.
+                let tensor = &graph.inputs[index];
+                let mut float_bytes = vec![0u8; graph_io::wire_bytes(true, tensor)];
+                read_input(file, &mut float_bytes)?;
+                file_kinds::quantize_input(tensor, &float_bytes, slot)
+                    .with_context(|| format!("input list line {}", line.number))?;
+            }
         }
         let started = Instant::now();
         let executed = stub
@@ -341,21 +522,30 @@ fn run_traditional(
         record.host_round_trip_us.push(started.elapsed().as_micros() as u64);
         summary.execute_micros.push(graph.micros(executed.dsp_ticks));
         progress.inc(1);
-        if keep.is_some_and(|keep| result_index >= keep) {
-            continue;
+        ran += 1;
+        let result_index = first_result + position;
+        if !settings.keep_num_outputs.is_some_and(|keep| result_index >= keep) {
+            let directory = plan.result_directory(&settings.output_dir, result_index);
+            std::fs::create_dir_all(&directory).with_context(|| format!("cannot create {}", directory.display()))?;
+            for file in &kinds.outputs {
+                let index = file.index as usize;
+                let slot = &outputs[output_offsets[index]..output_offsets[index] + output_sizes[index]];
+                let path = directory.join(&file.file_name);
+                if float_out || !file.float {
+                    output::write_whole(&path, slot)?;
+                } else {
+                    let bytes = file_kinds::output_file_bytes(&graph.outputs[index], file, slot)?;
+                    output::write_whole(&path, &bytes)?;
+                }
+            }
         }
-        let directory = output_dir.join(format!("Result_{result_index}"));
-        std::fs::create_dir_all(&directory).with_context(|| format!("cannot create {}", directory.display()))?;
-        for &index in &list.outputs {
-            let (offset, size) = (output_offsets[index], output_sizes[index]);
-            let file = directory.join(output::file_name(&graph.outputs[index].name));
-            output::write_whole(&file, &outputs[offset..offset + size])?;
+        if deadline.is_some_and(|(start, seconds)| start.elapsed().as_secs_f64() >= seconds) {
+            break;
         }
     }
     progress.finish_and_clear();
-    Ok(())
+    Ok(ran)
 }
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -4,10 +4,19 @@ use anyhow::{Context, Result};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+/// The tensor's name with path separators made safe.
+fn safe_name(tensor: &str) -> String {
+    tensor.chars().map(|c| if matches!(c, '/' | '\\' | ':') { '_' } else { c }).collect()
+}
+
 /// The file name qnn-net-run gives an output tensor: its name with path separators made safe, plus `.raw`.
 pub fn file_name(tensor: &str) -> String {
-    let safe: String = tensor.chars().map(|c| if matches!(c, '/' | '\\' | ':') { '_' } else { c }).collect();
-    format!("{safe}.raw")
+    format!("{}.raw", safe_name(tensor))
+}
+
+/// The file name qnn-net-run gives an output tensor's native bytes next to its float32 file: `<name>_native.raw`.
+pub fn native_file_name(tensor: &str) -> String {
+    format!("{}_native.raw", safe_name(tensor))
 }
 
 /// Writes `bytes` to `path` through a temporary sibling and a rename, so readers never see a partial file.
@@ -33,6 +42,7 @@ mod tests {
     #[test]
     fn names_are_made_safe_and_files_appear_whole() {
         assert_eq!(file_name("a/b:c"), "a_b_c.raw");
+        assert_eq!(native_file_name("a/b"), "a_b_native.raw");
         let dir = std::env::temp_dir().join(format!("lpai-output-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("x.raw");

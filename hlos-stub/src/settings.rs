@@ -1,6 +1,7 @@
 //! What a net-run job needs, as plain values: the `lpai-net-run` binary fills them from its flags, and other
 //! programs can fill them directly. The library itself parses no command line.
 
+use crate::file_kinds::OutputDataType;
 use crate::stub::fastrpc::{Domain, Pd};
 use crate::stub::TransportKind;
 use std::path::PathBuf;
@@ -37,8 +38,10 @@ pub struct Settings {
     pub output_dir: PathBuf,
     /// Input files hold native (quantized) bytes instead of float32.
     pub use_native_input_files: bool,
-    /// Write outputs' native bytes instead of float32.
-    pub use_native_output_files: bool,
+    /// `--native_input_tensor_names`: these inputs' files are native (`t1,t2` or `graph:t1,t2;graph2:t3`).
+    pub native_input_tensor_names: Option<String>,
+    /// How outputs are written (`--use_native_output_files` is [`OutputDataType::NativeOnly`]).
+    pub output_data_type: OutputDataType,
     /// The HLOS side's libQnnSystem, which reads the binary's metadata here for the skel (`None`: libQnnSystem.so
     /// beside the backend); unused when the skel has its own ([`Settings::dsp_system_library`]).
     pub system_library: Option<PathBuf>,
@@ -86,6 +89,72 @@ pub struct Settings {
     pub num_inferences: Option<usize>,
     /// Save the results of the first this many inferences only (`None`: all).
     pub keep_num_outputs: Option<usize>,
+    /// Loop over the input list until this many seconds have passed (`None`: as many inferences as asked).
+    pub duration: Option<f64>,
+    /// qnn-net-run's `--perf_profile`, applied as LPAI performance settings (`None`: the config file's).
+    pub perf_profile: Option<PerfProfile>,
+}
+
+/// qnn-net-run's `--perf_profile` values, and the LPAI performance each sets on the DSP: `ftrt_ratio` (how much
+/// faster than real time the engine is clocked, 10 being LPAI's default) and the client type. These numbers are
+/// lpai-direct's choice, not Qualcomm's: LPAI has no power profiles of its own. `fps`, affinity and core selection
+/// stay the config file's (or LPAI's defaults).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PerfProfile {
+    /// ftrt_ratio 40, real time.
+    Burst,
+    /// ftrt_ratio 20, real time.
+    HighPerformance,
+    /// ftrt_ratio 20, real time.
+    SustainedHighPerformance,
+    /// ftrt_ratio 10 (LPAI's default), real time.
+    Balanced,
+    /// ftrt_ratio 10 (LPAI's default), real time.
+    Default,
+    /// ftrt_ratio 5, real time.
+    LowBalanced,
+    /// ftrt_ratio 10, non-real time.
+    HighPowerSaver,
+    /// ftrt_ratio 5, non-real time.
+    PowerSaver,
+    /// ftrt_ratio 2, non-real time.
+    LowPowerSaver,
+    /// ftrt_ratio 1, non-real time.
+    ExtremePowerSaver,
+    /// Leaves the DSP's settings alone (the config file's still apply).
+    SystemSettings,
+}
+
+impl PerfProfile {
+    /// Every profile with its qnn-net-run name.
+    pub const ALL: [(PerfProfile, &'static str); 11] = [
+        (PerfProfile::Burst, "burst"),
+        (PerfProfile::HighPerformance, "high_performance"),
+        (PerfProfile::SustainedHighPerformance, "sustained_high_performance"),
+        (PerfProfile::Balanced, "balanced"),
+        (PerfProfile::Default, "default"),
+        (PerfProfile::LowBalanced, "low_balanced"),
+        (PerfProfile::HighPowerSaver, "high_power_saver"),
+        (PerfProfile::PowerSaver, "power_saver"),
+        (PerfProfile::LowPowerSaver, "low_power_saver"),
+        (PerfProfile::ExtremePowerSaver, "extreme_power_saver"),
+        (PerfProfile::SystemSettings, "system_settings"),
+    ];
+
+    /// The `ftrt_ratio` and real-time flag it sets; `None` for [`PerfProfile::SystemSettings`].
+    pub fn lpai(self) -> Option<(u32, bool)> {
+        match self {
+            PerfProfile::Burst => Some((40, true)),
+            PerfProfile::HighPerformance | PerfProfile::SustainedHighPerformance => Some((20, true)),
+            PerfProfile::Balanced | PerfProfile::Default => Some((10, true)),
+            PerfProfile::LowBalanced => Some((5, true)),
+            PerfProfile::HighPowerSaver => Some((10, false)),
+            PerfProfile::PowerSaver => Some((5, false)),
+            PerfProfile::LowPowerSaver => Some((2, false)),
+            PerfProfile::ExtremePowerSaver => Some((1, false)),
+            PerfProfile::SystemSettings => None,
+        }
+    }
 }
 
 impl Settings {
@@ -101,7 +170,8 @@ impl Settings {
             input_list: input_list.into(),
             output_dir: PathBuf::from("output"),
             use_native_input_files: false,
-            use_native_output_files: false,
+            native_input_tensor_names: None,
+            output_data_type: OutputDataType::FloatOnly,
             system_library: None,
             dsp_system_library: None,
             graph_name: None,
@@ -122,6 +192,8 @@ impl Settings {
             direct_mode: false,
             num_inferences: None,
             keep_num_outputs: None,
+            duration: None,
+            perf_profile: None,
         }
     }
 }

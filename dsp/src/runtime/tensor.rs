@@ -54,24 +54,7 @@ impl<'t> TensorInfo<'t> {
             bytes,
             elements,
             quantization,
-            encoding: encoding_of(common.data_type, quantization),
+            encoding: Encoding::of(common.data_type, quantization),
         })
-    }
-}
-
-fn encoding_of(data_type: DataType, scale_offset: Option<lpai_direct::qnn::ScaleOffset>) -> Option<Encoding> {
-    let quantized = scale_offset.map(|q| (q.scale, q.offset));
-    let (scale, offset) = quantized.unwrap_or((1.0, 0));
-    match data_type {
-        DataType::FLOAT_32 => Some(Encoding::Float32),
-        DataType::UFIXED_POINT_8 if quantized.is_some() => Some(Encoding::Unsigned8 { scale, offset }),
-        DataType::UFIXED_POINT_16 if quantized.is_some() => Some(Encoding::Unsigned16 { scale, offset }),
-        DataType::SFIXED_POINT_8 if quantized.is_some() => Some(Encoding::Signed8 { scale, offset }),
-        DataType::SFIXED_POINT_16 if quantized.is_some() => Some(Encoding::Signed16 { scale, offset }),
-        DataType::UINT_8 | DataType::BOOL_8 => Some(Encoding::Unsigned8 { scale: 1.0, offset: 0 }),
-        DataType::INT_8 => Some(Encoding::Signed8 { scale: 1.0, offset: 0 }),
-        DataType::UINT_16 => Some(Encoding::Unsigned16 { scale: 1.0, offset: 0 }),
-        DataType::INT_16 => Some(Encoding::Signed16 { scale: 1.0, offset: 0 }),
-        _ => None,
     }
 }

@@ -15,7 +15,7 @@ use crate::runtime::{Graph, RuntimeError};
 use lpai_direct::aee::{EBADPARM, EFAILED, ENOMEMORY};
 use lpai_direct::codec::{self, Decoded};
 use lpai_direct::job::{Job, Report, TIMES_FILE_NAME};
-use lpai_direct::wire::{io_bytes, EXECUTE_FLOAT_INPUTS, EXECUTE_FLOAT_OUTPUTS};
+use lpai_direct::wire::io_bytes;
 
 /// One NUL-terminated path built from parts, on the stack; the job reuses it for every path it opens, so its
 /// frames hold one path buffer, not one per path (the stack budget).
@@ -160,14 +160,14 @@ fn file_bytes(graph: &Graph<'_>, output: bool, index: usize, float: bool) -> Opt
 }
 
 /// Checks every inference line before the first runs: one file per input, each of the size the tensor takes.
-fn check_inputs<'t>(job: &Job<'t>, graph: &Graph<'_>, float_in: bool, path: &mut CPath) -> Result<u64, Failure<'t>> {
+fn check_inputs<'t>(job: &Job<'t>, graph: &Graph<'_>, path: &mut CPath) -> Result<u64, Failure<'t>> {
     let mut total = 0u64;
     for (line, files) in (1u32..).zip(job.inferences()) {
         let mut count = 0usize;
         for (index, file) in files.enumerate() {
             let mismatch =
                 || Failure::new(line, File::None, Cause::Mismatch("more input files than the graph has inputs"));
-            let expected = file_bytes(graph, false, index, float_in).ok_or_else(mismatch)?;
+            let expected = file_bytes(graph, false, index, job.input_is_float(index)).ok_or_else(mismatch)?;
             let path = path.set(&[file]).ok_or(Failure::new(line, File::Input(file), Cause::PathTooLong))?;
             match Current::file_size(path) {
                 Ok(size) if size == expected as u64 => total = total.saturating_add(size),
@@ -233,20 +233,19 @@ fn write_output(
 
 /// Runs every inference of `job` on `graph`; answers the report (without the context's figures).
 fn run<'t>(job: &Job<'t>, graph: &mut Graph<'_>) -> Result<Report, Failure<'t>> {
-    let (float_in, float_out) = (job.flags & EXECUTE_FLOAT_INPUTS != 0, job.flags & EXECUTE_FLOAT_OUTPUTS != 0);
     let before_any = |cause| Failure::new(0, File::None, cause);
-    if job.outputs().any(|(index, _)| index as usize >= graph.output_count()) {
+    if job.outputs().any(|file| file.index as usize >= graph.output_count()) {
         return Err(before_any(Cause::Mismatch("the job selects an output the graph does not have")));
     }
     let mut path = CPath::new();
-    let bytes_read = check_inputs(job, graph, float_in, &mut path)?;
+    let bytes_read = check_inputs(job, graph, &mut path)?;
     let mut report = Report { bytes_read, finalize_ticks: graph.finalize_ticks(), ..Report::default() };
     // One staging buffer for float conversion and one for the times, allocated once for the whole job.
-    let largest = |output: bool, count: usize, float: bool| {
-        (0..count).filter_map(|index| file_bytes(graph, output, index, float)).max().unwrap_or(0)
-    };
-    let staging_bytes =
-        largest(false, graph.input_count(), float_in).max(largest(true, graph.output_count(), float_out));
+    let largest_input =
+        (0..graph.input_count()).filter_map(|index| file_bytes(graph, false, index, job.input_is_float(index))).max();
+    let largest_output =
+        job.outputs().filter_map(|file| file_bytes(graph, true, file.index as usize, file.float)).max();
+    let staging_bytes = largest_input.unwrap_or(0).max(largest_output.unwrap_or(0));
     let times_bytes = (job.inference_count as usize).checked_mul(4).ok_or(before_any(Cause::NoMemory))?;
     let mut staging = Memory::allocate(staging_bytes).ok_or(before_any(Cause::NoMemory))?;
     let mut times = Memory::allocate(times_bytes).ok_or(before_any(Cause::NoMemory))?;
@@ -257,7 +256,7 @@ fn run<'t>(job: &Job<'t>, graph: &mut Graph<'_>) -> Result<Report, Failure<'t>> 
     for (number, files) in (0u32..).zip(job.inferences()) {
         let line = number + 1;
         for (index, file) in files.enumerate() {
-            read_input(graph, &mut staging, (line, index, file), float_in, &mut path)?;
+            read_input(graph, &mut staging, (line, index, file), job.input_is_float(index), &mut path)?;
         }
         let execution = graph.execute().map_err(|error| Failure::new(line, File::None, Cause::Runtime(error)))?;
         report.attempts = report.attempts.saturating_add(execution.attempts);
@@ -271,16 +270,28 @@ fn run<'t>(job: &Job<'t>, graph: &mut Graph<'_>) -> Result<Report, Failure<'t>> 
             continue;
         }
         let mut digits = [0u8; 10];
-        let digits = decimal(number, &mut digits);
+        let digits = decimal(job.first_result.saturating_add(number), &mut digits);
         let in_result = |file, cause| Failure::new(line, file, cause);
         let result =
             path.set(&[output_dir, b"/Result_", digits]).ok_or(in_result(File::ResultDirectory, Cause::PathTooLong))?;
         Current::create_directory(result).map_err(|error| in_result(File::ResultDirectory, Cause::Platform(error)))?;
-        for (index, name) in job.outputs() {
+        let (slash, subdir): (&[u8], &[u8]) = match job.result_subdir {
+            Some(subdir) => (b"/", subdir),
+            None => (b"", b""),
+        };
+        if job.result_subdir.is_some() {
+            let inner = path
+                .set(&[output_dir, b"/Result_", digits, slash, subdir])
+                .ok_or(in_result(File::ResultDirectory, Cause::PathTooLong))?;
+            Current::create_directory(inner)
+                .map_err(|error| in_result(File::ResultDirectory, Cause::Platform(error)))?;
+        }
+        for output in job.outputs() {
+            let name = output.file_name;
             let file = path
-                .set(&[output_dir, b"/Result_", digits, b"/", name])
+                .set(&[output_dir, b"/Result_", digits, slash, subdir, b"/", name])
                 .ok_or(in_result(File::Result(name), Cause::PathTooLong))?;
-            let written = write_output(graph, &mut staging, index as usize, file, float_out)
+            let written = write_output(graph, &mut staging, output.index as usize, file, output.float)
                 .map_err(|cause| in_result(File::Result(name), cause))?;
             report.bytes_written = report.bytes_written.saturating_add(written as u64);
         }

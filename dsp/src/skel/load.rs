@@ -11,8 +11,8 @@ use crate::runtime::{BinarySource, ContextOptions, Island};
 use lpai_direct::aee::{EBADPARM, EBADSTATE, EFAILED, ENOMEMORY, EUNSUPPORTED};
 use lpai_direct::codec::{self, Decoded};
 use lpai_direct::metadata::{MetadataError, Record};
-use lpai_direct::qnn::ProfileLevel;
-use lpai_direct::wire::{LOAD_ISLAND, LOAD_PERSISTENT_BINARY};
+use lpai_direct::qnn::{Priority, ProfileLevel};
+use lpai_direct::wire::{priority_of_load, LOAD_ISLAND, LOAD_PERSISTENT_BINARY};
 
 /// Where one load method keeps its parameters.
 struct Params {
@@ -147,6 +147,7 @@ pub(super) fn load(session: &mut Session, call: &mut Decoded<'_>, id: u32) -> An
     let options = ContextOptions {
         persistent_binary: flags & LOAD_PERSISTENT_BINARY != 0,
         island: if flags & LOAD_ISLAND != 0 { Island::AllGraphs } else { Island::Off },
+        priority: priority_of_load(flags).map(Priority),
         profiling: (profiling_level != 0).then_some(ProfileLevel(profiling_level)),
         ..ContextOptions::default()
     };

@@ -5,7 +5,8 @@ use crate::inspect_command::InspectOptions;
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 pub use clap::Parser;
 use clap::ValueEnum;
-use lpai_direct_stub::settings::{self, Settings};
+use lpai_direct_stub::file_kinds::OutputDataType;
+use lpai_direct_stub::settings::{self, PerfProfile, Settings};
 use lpai_direct_stub::stub::fastrpc::{Domain, Pd};
 use lpai_direct_stub::stub::{names, Named, TransportKind};
 use std::ffi::OsString;
@@ -44,9 +45,22 @@ pub struct Options {
     #[arg(long = "use_native_input_files")]
     pub use_native_input_files: bool,
 
-    /// Write outputs in the tensors' native type instead of float32.
-    #[arg(long = "use_native_output_files")]
+    /// Write outputs in the tensors' native type instead of float32 (--output_data_type native_only).
+    #[arg(long = "use_native_output_files", conflicts_with = "output_data_type")]
     pub use_native_output_files: bool,
+
+    /// These inputs' files hold native data, the others float32: `t1,t2`, or `graph:t1,t2;graph2:t3` per graph.
+    #[arg(long = "native_input_tensor_names", value_name = "NAMES", conflicts_with_all = ["use_native_input_files", "input_data_type"])]
+    pub native_input_tensor_names: Option<String>,
+
+    /// How outputs are written: float_only (`<name>.raw`), native_only (`<name>.raw`), float_and_native (float in
+    /// `<name>.raw`, native in `<name>_native.raw`; a float32 tensor once, as `<name>.raw`).
+    #[arg(long = "output_data_type", value_enum)]
+    pub output_data_type: Option<OutputDataTypeName>,
+
+    /// Input files' data type: float (float32) or native (--use_native_input_files).
+    #[arg(long = "input_data_type", value_enum, conflicts_with = "use_native_input_files")]
+    pub input_data_type: Option<InputDataType>,
 
     /// The HLOS side's libQnnSystem, which reads the binary's tensor metadata here and sends the skel the metadata
     /// record [default: libQnnSystem.so beside --backend]; unused with --dsp_system_library FILE.
@@ -132,8 +146,20 @@ pub struct Options {
     pub direct_mode: bool,
 
     /// Run this many inferences, cycling through the input list (qnn-net-run's --num_inferences).
-    #[arg(long = "num_inferences", value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long = "num_inferences", value_name = "N", value_parser = clap::value_parser!(u32).range(1..), conflicts_with = "duration")]
     pub num_inferences: Option<u32>,
+
+    /// Loop over the input list until this many seconds have passed (results keep counting up: Result_0, 1, ...).
+    #[arg(long = "duration", value_name = "SECONDS", value_parser = positive_seconds)]
+    pub duration: Option<f64>,
+
+    /// Performance profile, applied as LPAI performance settings on the DSP (see the README's table).
+    #[arg(long = "perf_profile", value_name = "PROFILE", value_parser = perf_profile())]
+    pub perf_profile: Option<PerfProfile>,
+
+    /// Accepted for qnn-net-run scripts: every execute is synchronous already.
+    #[arg(long = "synchronous")]
+    pub synchronous: bool,
 
     /// Save the results of the first N inferences only (qnn-net-run's --keep_num_outputs).
     #[arg(long = "keep_num_outputs", value_name = "N")]
@@ -145,6 +171,74 @@ pub struct Options {
 fn named<T: Named + Send + Sync>() -> impl TypedValueParser<Value = T> {
     let values = T::ALL.iter().map(|value| PossibleValue::new(value.name()).help(value.description()));
     PossibleValuesParser::new(values).try_map(|name| names::parse::<T>(&name))
+}
+
+/// `--duration`: a positive number of seconds.
+fn positive_seconds(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(seconds) if seconds > 0.0 && seconds.is_finite() => Ok(seconds),
+        _ => Err(format!("`{text}` is not a positive number of seconds")),
+    }
+}
+
+/// `--perf_profile`'s values, named as qnn-net-run names them.
+fn perf_profile() -> impl TypedValueParser<Value = PerfProfile> {
+    let names = PerfProfile::ALL.iter().map(|(_, name)| PossibleValue::new(*name));
+    PossibleValuesParser::new(names).map(|name| {
+        PerfProfile::ALL.iter().find(|(_, known)| *known == name).map_or(PerfProfile::Default, |(profile, _)| *profile)
+    })
+}
+
+/// qnn-net-run's `--output_data_type` values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+#[value(rename_all = "snake_case")]
+pub enum OutputDataTypeName {
+    /// Float32 only.
+    FloatOnly,
+    /// Native only.
+    NativeOnly,
+    /// Both.
+    FloatAndNative,
+}
+
+/// qnn-net-run's `--input_data_type` values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum InputDataType {
+    /// Float32 files.
+    Float,
+    /// Native files.
+    Native,
+}
+
+/// qnn-net-run flags lpai-net-run refuses, each with why.
+pub const REFUSED_FLAGS: [(&str, &str); 14] = [
+    ("model", "lpai-net-run runs offline-prepared context binaries only: pass --retrieve_context"),
+    ("model_prefix", "it names functions of a --model library, and lpai-net-run runs context binaries only"),
+    ("op_packages", "op packages are registered when a graph is built; a prepared context binary carries its ops"),
+    ("debug", "per-layer outputs need a graph built from a --model library; a context binary exposes its outputs only"),
+    ("set_output_tensors", "intermediate tensors need a graph built from a --model library"),
+    ("shared_buffer", "the stub places tensors itself (and direct mode keeps them on the DSP)"),
+    ("batch_multiplier", "a prepared context binary has fixed shapes"),
+    ("max_input_cache_tensor_sets", "inputs are read per inference; there is no input cache"),
+    ("max_input_cache_size_mb", "inputs are read per inference; there is no input cache"),
+    ("platform_options", "they are HTP platform options; LPAI takes its settings from the config file"),
+    ("profiling_option", "LPAI profiling is chosen with --profiling_level alone"),
+    ("timeout", "LPAI graphs take no execute timeout"),
+    ("use_mmap", "the binary is sent with the load; --dsp_reads_context has the skel read it itself"),
+    (
+        "validate_binary",
+        "every binary's metadata is read and checked before the load; `lpai-net-run inspect BIN` shows it",
+    ),
+];
+
+/// The refusal for the first flag in `args` that lpai-net-run refuses, as one line.
+pub fn refused_flag(args: &[OsString]) -> Option<String> {
+    args.iter().skip(1).filter_map(|arg| arg.to_str()).find_map(|arg| {
+        let name = arg.strip_prefix("--")?;
+        let name = name.split_once('=').map_or(name, |(name, _)| name);
+        let (flag, why) = REFUSED_FLAGS.iter().find(|(flag, _)| *flag == name)?;
+        Some(format!("--{flag} is a qnn-net-run flag lpai-net-run does not take: {why}"))
+    })
 }
 
 /// qnn-net-run's profiling levels.
@@ -181,8 +275,13 @@ impl Options {
             retrieve_context: self.retrieve_context.clone(),
             input_list: self.input_list.clone(),
             output_dir: self.output_dir.clone(),
-            use_native_input_files: self.use_native_input_files,
-            use_native_output_files: self.use_native_output_files,
+            use_native_input_files: self.use_native_input_files || self.input_data_type == Some(InputDataType::Native),
+            native_input_tensor_names: self.native_input_tensor_names.clone(),
+            output_data_type: match (self.use_native_output_files, self.output_data_type) {
+                (true, _) | (false, Some(OutputDataTypeName::NativeOnly)) => OutputDataType::NativeOnly,
+                (false, Some(OutputDataTypeName::FloatAndNative)) => OutputDataType::FloatAndNative,
+                (false, Some(OutputDataTypeName::FloatOnly) | None) => OutputDataType::FloatOnly,
+            },
             system_library: self.system_library.clone(),
             dsp_system_library: Some(self.dsp_system_library.clone()).filter(|path| path.as_os_str() != "none"),
             graph_name: self.graph_name.clone(),
@@ -213,6 +312,8 @@ impl Options {
             direct_mode: self.direct_mode,
             num_inferences: self.num_inferences.map(|n| n as usize),
             keep_num_outputs: self.keep_num_outputs.map(|n| n as usize),
+            duration: self.duration,
+            perf_profile: self.perf_profile,
         }
     }
 }
@@ -227,9 +328,14 @@ pub enum Invocation {
 }
 
 /// Parses a command line (the program name first): a command's name as the first argument selects that command,
-/// anything else is a net-run. Exits with clap's message on a bad command line, as `Parser::parse` does.
+/// anything else is a net-run. Exits with clap's message on a bad command line, as `Parser::parse` does, and with
+/// the one-line reason for a qnn-net-run flag lpai-net-run refuses.
 pub fn parse_invocation<T: Into<OsString>>(args: impl IntoIterator<Item = T>) -> Invocation {
     let mut args: Vec<OsString> = args.into_iter().map(Into::into).collect();
+    if let Some(refusal) = refused_flag(&args) {
+        eprintln!("lpai-net-run: error: {refusal}");
+        std::process::exit(2);
+    }
     let command = args.get(1).and_then(|first| first.to_str()).map(str::to_owned);
     match command.as_deref() {
         Some("inspect") => {
@@ -280,6 +386,40 @@ mod tests {
         };
         assert_eq!(inspect.settings(), expected);
         assert!(matches!(parse_invocation(REQUIRED), Invocation::Run(_)));
+    }
+
+    #[test]
+    fn qnn_net_run_flags_that_mean_nothing_here_are_refused_with_a_reason() {
+        let args = |extra: &[&str]| -> Vec<OsString> { REQUIRED.iter().chain(extra).map(OsString::from).collect() };
+        let refusal = refused_flag(&args(&["--model=libm.so"])).unwrap();
+        assert_eq!(
+            refusal,
+            "--model is a qnn-net-run flag lpai-net-run does not take: lpai-net-run runs offline-prepared context \
+             binaries only: pass --retrieve_context"
+        );
+        assert!(refused_flag(&args(&["--shared_buffer"])).unwrap().starts_with("--shared_buffer is a qnn-net-run"));
+        assert_eq!(refused_flag(&args(&["--direct_mode", "model"])), None);
+    }
+
+    #[test]
+    fn data_type_flags_reach_the_settings_and_conflict_as_in_qnn_net_run() {
+        assert_eq!(settings(&["--output_data_type=float_and_native"]).output_data_type, OutputDataType::FloatAndNative);
+        assert_eq!(settings(&["--use_native_output_files"]).output_data_type, OutputDataType::NativeOnly);
+        assert!(settings(&["--input_data_type", "native"]).use_native_input_files);
+        let named = settings(&["--native_input_tensor_names", "g:a,b"]).native_input_tensor_names;
+        assert_eq!(named.as_deref(), Some("g:a,b"));
+        for pair in [
+            ["--use_native_output_files", "--output_data_type=native_only"],
+            ["--use_native_input_files", "--native_input_tensor_names=a"],
+            ["--num_inferences=3", "--duration=1"],
+        ] {
+            let error = Options::try_parse_from(REQUIRED.iter().chain(&pair)).unwrap_err().to_string();
+            assert!(error.contains("cannot be used with"), "{error}");
+        }
+        assert_eq!(settings(&["--perf_profile", "burst"]).perf_profile, Some(PerfProfile::Burst));
+        assert_eq!(settings(&["--duration", "0.5"]).duration, Some(0.5));
+        let error = Options::try_parse_from(REQUIRED.iter().chain(&["--duration=0"])).unwrap_err().to_string();
+        assert!(error.contains("not a positive number of seconds"), "{error}");
     }
 
     #[test]
