@@ -1,35 +1,76 @@
 #!/usr/bin/env bash
-# The demo: runs the bundled keyword-spotting model (tests/fixtures/kws_conv, an offline-prepared QNN context
-# binary) through lpai-net-run on the real QNN HTP backend, checks the outputs against ONNX Runtime's, then builds
-# the Hexagon skel, shows it is what the aDSP loader expects, and runs the dsp self-tests on Hexagon under qemu.
+# The demo. Runs the bundled keyword-spotting model (tests/fixtures/kws_conv, an offline-prepared QNN context binary)
+# in direct mode on this machine's real QNN HTP backend (libQnnHtp.so from onnxruntime-qnn, its x86 NPU emulator),
+# checks its outputs against ONNX Runtime's and prints the top classes; then a contract-model fixture in direct mode
+# on the virtual aDSP (the Hexagon skel .so under qemu-hexagon); prints the profile tables and writes the latency
+# chart. Everything it writes stays in target/demo/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 step() { printf '\n== %s\n' "$*"; }
+quiet_qnn() { grep -v LIBNATIVE || true; }
 bash scripts/setup.sh
 qnn=$(cat .venv/qnn-lib-dir)
+root=$PWD
+net_run=$root/target/release/lpai-net-run
+demo=$root/target/demo
+rm -rf "$demo"
+mkdir -p "$demo"
 
-step "building lpai-net-run and the host skel it loads (target/release/liblpai_direct_skel.so)"
-cargo build -q --release -p lpai-net-run -p lpai-direct-dsp
-out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
+step "building lpai-net-run, the host skel and the host contract model"
+cargo build -q --release -p lpai-net-run -p lpai-direct-dsp -p lpai-contract-lpai -p lpai-contract-system
 
-step "lpai-net-run on the bundled keyword-spotting model (libQnnHtp.so, float in, float out)"
-(cd tests/fixtures/kws_conv && "$OLDPWD/target/release/lpai-net-run" --backend "$qnn/libQnnHtp.so" \
-  --retrieve_context kws_conv_qnn.bin --input_list input_list_float.txt --output_dir "$out" 2>&1) | grep -v LIBNATIVE
-for result in "$out"/Result_*; do
-  reference=tests/fixtures/kws_conv/reference/float/$(basename "$result")/logits.raw
+step "[real QNN HTP backend] keyword spotting (kws_conv) in direct mode: 30 inferences, the skel runs the list"
+(cd tests/fixtures/kws_conv && "$net_run" --backend "$qnn/libQnnHtp.so" --retrieve_context kws_conv_qnn.bin \
+  --input_list input_list_float.txt --num_inferences 30 --keep_num_outputs 3 --direct_mode \
+  --profiling_level basic --output_dir "$demo/kws/direct" 2>&1) | quiet_qnn
+(cd tests/fixtures/kws_conv && "$net_run" --backend "$qnn/libQnnHtp.so" --retrieve_context kws_conv_qnn.bin \
+  --input_list input_list_float.txt --num_inferences 30 --keep_num_outputs 3 \
+  --profiling_level basic --output_dir "$demo/kws/traditional" 2>&1 >/dev/null) | quiet_qnn
+for result in "$demo"/kws/direct/Result_*; do
+  name=$(basename "$result")
+  reference=tests/fixtures/kws_conv/reference/float/$name/logits.raw
   if cmp -s "$result/logits.raw" "$reference"; then verdict="bit-identical to ONNX Runtime on the QNN EP"; else verdict="DIFFERS from ONNX Runtime"; fi
-  printf '%s/logits.raw: %s\n' "$(basename "$result")" "$verdict"
-  od -A n -t f4 -w48 "$result/logits.raw" | tr -s ' ' | sed 's/^/  logits:/'
+  top=$(.venv/bin/python - "$result/logits.raw" <<'EOF'
+import sys
+import numpy
+logits = numpy.fromfile(sys.argv[1], dtype=numpy.float32)
+order = numpy.argsort(-logits)[:3]
+print(", ".join(f"class {index} ({logits[index]:+.3f})" for index in order))
+EOF
+)
+  printf '%s: top classes %s; %s\n' "$name" "$top" "$verdict"
 done
 
-step "building the Hexagon skel (HEX_VER=${HEX_VER:-81}) and the qemu self-test executable"
-bash scripts/build-hexagon.sh
+step "building the Hexagon skel (HEX_VER=${HEX_VER:-81}), the virtual aDSP and the self-test executable"
+bash scripts/build-hexagon.sh >"$demo/build-hexagon.log" 2>&1 || { cat "$demo/build-hexagon.log"; exit 1; }
 skel=target/hexagon-unknown-linux-musl/release/liblpai_direct_skel.so
-step "the skel as the aDSP loader sees it"
 file "$skel"
-readelf -lW "$skel" | sed -n '/Program Headers/,/^$/p'
-readelf -dW "$skel" | grep -E 'NEEDED|0x70000001' || true
+
+step "[virtual aDSP: the Hexagon skel .so, loaded and run under qemu-hexagon; a contract model of libQnnLpai, not the vendor library] contract_single in direct mode, configured as qnn-net-run is"
+fixture=$root/tests/fixtures/contract_single
+work=$demo/contract
+mkdir -p "$work"
+cat >"$work/lpaiParams.conf" <<'EOF'
+{"lpai_backend": {"target_env": "adsp", "enable_hw_ver": "v6"},
+ "lpai_graph": {"execute": {"fps": 100, "ftrt_ratio": 10, "client_type": "real_time"}}}
+EOF
+cat >"$work/config.json" <<'EOF'
+{"backend_extensions": {"shared_library_path": "libQnnLpaiNetRunExtensions.so", "config_file_path": "lpaiParams.conf"},
+ "context_configs": {"is_persistent_binary": true}}
+EOF
+sed "s|:=|:=$fixture/|" "$fixture/input_list_float.txt" >"$work/input_list.txt"
+(cd "$work" && "$net_run" --transport qemu --backend "$root/target/virtual-adsp/libQnnLpaiContract.so" \
+  --system_library "$root/target/release/libQnnSystemContract.so" --retrieve_context "$fixture/contract_single.bin" \
+  --input_list input_list.txt --config_file config.json --direct_mode --profiling_level basic --output_dir "$work/direct" 2>&1)
+for result in "$work"/direct/Result_*; do
+  name=$(basename "$result")
+  if cmp -s "$result/out.raw" "$fixture/reference/float/$name/out.raw"; then verdict="the contract's expected output"; else verdict="DIFFERS from the contract's expected output"; fi
+  printf '%s/out.raw: %s\n' "$name" "$verdict"
+done
+
+step "the latency chart: DSP execute time vs host round trip, direct vs traditional"
+"$net_run" chart "$demo/kws"
+printf 'open %s in a browser\n' "$demo/kws/latency.svg"
 
 step "dsp self-tests on Hexagon (qemu-hexagon -cpu v73)"
 qemu-hexagon -cpu v73 target/hexagon-selftest/hexagon-unknown-linux-musl/release/lpai-dsp-selftest | tail -n 1
