@@ -392,9 +392,14 @@ pub fn run(settings: &Settings) -> Result<Summary> {
     let closed = stub.close().map_err(failed("closing the skel".into()));
     let outcome = ran.and(closed);
     record.error = outcome.as_ref().err().map(|error| format!("{error:#}"));
+    if configuration.profiling_level != 0 {
+        crate::profile::complete(&mut record, lpai.perf.map(|perf| perf.fps), &summary.profile);
+    }
     let written = run_record::write(&settings.output_dir, &record);
+    let traced = crate::trace::write_if_profiled(&settings.output_dir, &record);
     outcome?;
     written?;
+    traced?;
     summary.record = record;
     Ok(summary)
 }

@@ -37,6 +37,10 @@ pub struct RunRecord {
     /// Why the run stopped, when it failed after its checks (the record then says what it did until then).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// The profile (`--profiling_level`, or the config file's level), made by [`crate::profile::complete`];
+    /// absent when profiling was not asked for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub profile: Option<crate::profile::Profile>,
 }
 
 /// Writes the record into `output_dir`, whole or not at all.

@@ -1,6 +1,7 @@
 //! `lpai-net-run` options, spelled as qnn-net-run spells them so existing scripts keep working, and their
 //! translation into the library's [`Settings`].
 
+use crate::chart_command::ChartOptions;
 use crate::inspect_command::InspectOptions;
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 pub use clap::Parser;
@@ -20,7 +21,9 @@ use std::path::PathBuf;
     about,
     long_about = None,
     after_help = "Also: lpai-net-run inspect BIN [--system_library FILE] [--emit_metadata FILE] describes a context \
-                  binary's graphs and tensors and writes its metadata record (see lpai-net-run inspect --help)."
+                  binary's graphs and tensors and writes its metadata record (see lpai-net-run inspect --help); \
+                  lpai-net-run chart DIR draws the latency distribution of the runs recorded in DIR as DIR/latency.svg \
+                  (see lpai-net-run chart --help)."
 )]
 pub struct Options {
     /// QNN backend library the skel loads (libQnnLpai.so on the aDSP, found through ADSP_LIBRARY_PATH; with
@@ -81,7 +84,9 @@ pub struct Options {
     #[arg(long = "persistent_binary")]
     pub persistent_binary: bool,
 
-    /// Collect QNN profile events and print them after the run.
+    /// Collect QNN profile events and print them after the run, with a table of the times (nearest-rank
+    /// percentiles, the IPC share in traditional mode, the fps budget); OUTPUT_DIR/lpai_net_run.json gets a
+    /// `profile` object and OUTPUT_DIR/profile.trace.json a Chrome trace (Perfetto) of the run.
     #[arg(long = "profiling_level", value_enum)]
     pub profiling_level: Option<ProfilingLevel>,
 
@@ -325,6 +330,8 @@ pub enum Invocation {
     Run(Box<Options>),
     /// `inspect BIN ...`.
     Inspect(InspectOptions),
+    /// `chart DIR`.
+    Chart(ChartOptions),
 }
 
 /// Parses a command line (the program name first): a command's name as the first argument selects that command,
@@ -341,6 +348,10 @@ pub fn parse_invocation<T: Into<OsString>>(args: impl IntoIterator<Item = T>) ->
         Some("inspect") => {
             args.remove(1);
             Invocation::Inspect(InspectOptions::parse_from(args))
+        }
+        Some("chart") => {
+            args.remove(1);
+            Invocation::Chart(ChartOptions::parse_from(args))
         }
         _ => Invocation::Run(Box::new(Options::parse_from(args))),
     }
@@ -420,6 +431,15 @@ mod tests {
         assert_eq!(settings(&["--duration", "0.5"]).duration, Some(0.5));
         let error = Options::try_parse_from(REQUIRED.iter().chain(&["--duration=0"])).unwrap_err().to_string();
         assert!(error.contains("not a positive number of seconds"), "{error}");
+    }
+
+    #[test]
+    fn chart_is_a_command_of_its_own() {
+        let Invocation::Chart(chart) = parse_invocation(["lpai-net-run", "chart", "runs/kws"]) else {
+            panic!("expected chart");
+        };
+        assert_eq!(chart.dir, PathBuf::from("runs/kws"));
+        assert!(ChartOptions::try_parse_from(["lpai-net-run chart"]).is_err(), "DIR is required");
     }
 
     #[test]

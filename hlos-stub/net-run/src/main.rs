@@ -1,14 +1,15 @@
-//! `lpai-net-run`: parses the options, runs the job (or `inspect`), prints a summary; errors go to stderr with exit
-//! status 1.
+//! `lpai-net-run`: parses the options, runs the job (or `inspect`, or `chart`), prints a summary (and a profiled
+//! run's table); errors go to stderr with exit status 1.
 
-use lpai_direct_stub::net_run;
+use lpai_direct_stub::{net_run, profile};
 use lpai_net_run::cli::{parse_invocation, Invocation, Options};
-use lpai_net_run::inspect_command;
+use lpai_net_run::{chart_command, inspect_command};
 
 fn main() -> std::process::ExitCode {
     match parse_invocation(std::env::args_os()) {
         Invocation::Run(options) => run(&options),
         Invocation::Inspect(options) => inspect_command::run(&options),
+        Invocation::Chart(options) => chart_command::run(&options),
     }
 }
 
@@ -32,19 +33,14 @@ fn run(options: &Options) -> std::process::ExitCode {
                 summary.arena_used, summary.arena_capacity, summary.lpai_memory.0, summary.lpai_memory.1
             );
             for event in &summary.profile {
-                let unit = match event.unit {
-                    1 => "us",
-                    2 => "bytes",
-                    3 => "cycles",
-                    4 => "count",
-                    _ => "",
-                };
+                let unit = profile::unit_name(event.unit);
                 let indent = "  ".repeat(event.depth as usize + 1);
                 println!(
                     "profile:{indent}{}: {} {unit} (event type {})",
                     event.identifier, event.value, event.event_type
                 );
             }
+            print!("{}", profile::table(&summary.record));
             println!("lpai-net-run: outputs in {}", options.output_dir.display());
             std::process::ExitCode::SUCCESS
         }
