@@ -14,4 +14,5 @@ pub mod net_run;
 pub mod output;
 pub mod run_record;
 pub mod settings;
+pub mod stage;
 pub mod stub;

@@ -135,6 +135,18 @@ pub fn read(path: &Path) -> Result<LpaiConfig> {
     from_params(&inner, inner_value)
 }
 
+/// The lpaiParams.conf a config file stands for: the file itself, or the conf a backend-extensions JSON's
+/// `config_file_path` names (found as [`read`] finds it).
+pub fn params_file(path: &Path) -> Result<PathBuf> {
+    let value = read_json(path)?;
+    if value.get("backend_extensions").is_none() {
+        return Ok(path.to_path_buf());
+    }
+    let outer: Outer = serde_json::from_value(value).with_context(|| format!("config file {}", path.display()))?;
+    let current_directory = std::env::current_dir().unwrap_or_default();
+    resolve(path, Path::new(&outer.backend_extensions.config_file_path), &current_directory)
+}
+
 /// Reads an lpaiParams.conf's keys (`path` names it in messages).
 fn from_params(path: &Path, value: serde_json::Value) -> Result<LpaiConfig> {
     let params: Params = serde_json::from_value(value).with_context(|| format!("config file {}", path.display()))?;

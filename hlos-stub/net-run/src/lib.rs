@@ -3,3 +3,4 @@
 
 pub mod cli;
 pub mod inspect_command;
+pub mod stage_command;

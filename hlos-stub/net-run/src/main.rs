@@ -1,14 +1,15 @@
-//! `lpai-net-run`: parses the options, runs the job (or `inspect`), prints a summary; errors go to stderr with exit
-//! status 1.
+//! `lpai-net-run`: parses the options, runs the job (or `inspect`, `stage`), prints a summary; errors go to stderr
+//! with exit status 1.
 
 use lpai_direct_stub::net_run;
 use lpai_net_run::cli::{parse_invocation, Invocation, Options};
-use lpai_net_run::inspect_command;
+use lpai_net_run::{inspect_command, stage_command};
 
 fn main() -> std::process::ExitCode {
     match parse_invocation(std::env::args_os()) {
         Invocation::Run(options) => run(&options),
         Invocation::Inspect(options) => inspect_command::run(&options),
+        Invocation::Stage(options) => stage_command::run(&options),
     }
 }
 
