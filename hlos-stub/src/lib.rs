@@ -19,5 +19,6 @@ pub mod output;
 pub mod profile;
 pub mod run_record;
 pub mod settings;
+pub mod stage;
 pub mod stub;
 pub mod trace;

@@ -7,7 +7,9 @@ use anyhow::{anyhow, bail, Context as _, Result};
 use libloading::Library;
 use lpai_direct::metadata::{self, from_qnn, Quantization, Record, TensorMeta, WriteError, Writer};
 use lpai_direct::qnn::error::{code as error_code, error_name};
-use lpai_direct::qnn::{self, BinaryInfo, SystemContextHandle, SystemInterface, SystemInterfaceGetProvidersFn};
+use lpai_direct::qnn::{
+    self, BinaryInfo, SystemContextHandle, SystemInterface, SystemInterfaceGetProvidersFn, Version,
+};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -86,6 +88,12 @@ impl HostSystemLibrary {
 
     /// The metadata record of the context binary `binary` (`what` names it in errors).
     pub fn record(&self, binary: &[u8], what: &str) -> Result<Vec<u8>> {
+        Ok(self.read(binary, what)?.record)
+    }
+
+    /// What the context binary `binary` records (`what` names it in errors): its backend, versions and SoC, and its
+    /// metadata record.
+    pub fn read(&self, binary: &[u8], what: &str) -> Result<BinaryMetadata> {
         let shown = self.path.display();
         let missing = |name| anyhow!("the system library {shown} does not implement {name}");
         let create = self.table().system_context_create.ok_or_else(|| missing("systemContextCreate"))?;
@@ -115,7 +123,24 @@ impl HostSystemLibrary {
             );
         }
         // SAFETY: non-null, owned by the system context.
-        let graphs = unsafe { &*info }.graphs().with_context(|| format!("{what}: unknown binary info version"))?;
+        let info = unsafe { &*info };
+        let graphs = info.graphs().with_context(|| format!("{what}: unknown binary info version"))?;
+        let versions = info.versions().with_context(|| format!("{what}: unknown binary info version"))?;
+        // SAFETY: the strings, when not null, are NUL-terminated and owned by the system context, alive here.
+        let (build_id, soc_version) = unsafe { (owned_text(versions.build_id), owned_text(versions.soc_version)) };
+        let facts = BinaryFacts {
+            info_version: versions.info_version,
+            backend_id: versions.backend_id,
+            build_id,
+            core_api_version: versions.core_api_version,
+            backend_api_version: versions.backend_api_version,
+            soc_version,
+            hw_info_blob_version: versions.hw_info_blob_version,
+            context_blob_version: versions.context_blob_version,
+            context_blob_size: versions.context_blob_size,
+            context_tensors: versions.num_context_tensors,
+            soc_model: versions.soc_model,
+        };
         let graphs = match graphs.num_graphs {
             0 => &[][..],
             _ if graphs.graphs.is_null() => bail!("{what}: libQnnSystem counts graphs but describes none"),
@@ -136,11 +161,59 @@ impl HostSystemLibrary {
         };
         let mut record = vec![0u8; needed];
         match write(&mut record)? {
-            Ok(length) if length == needed => Ok(record),
+            Ok(length) if length == needed => Ok(BinaryMetadata { facts, record }),
             Ok(_) | Err(WriteError::TooSmall { .. }) => bail!("{what}: libQnnSystem's answer changed between reads"),
             Err(WriteError::Invalid(error)) => bail!("{what}: its metadata does not make a valid record: {error}"),
         }
     }
+}
+
+/// What a context binary records beside its graphs (libQnnSystem's binary info), copied out of the system context.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BinaryFacts {
+    /// The binary info version libQnnSystem answered with (1, 2 or 3).
+    pub info_version: u32,
+    /// The QNN backend id the binary was prepared for.
+    pub backend_id: u32,
+    /// The build id of the QNN libraries that prepared it (`None`: not recorded).
+    pub build_id: Option<String>,
+    /// The QNN core API version recorded.
+    pub core_api_version: Version,
+    /// The backend API version recorded.
+    pub backend_api_version: Version,
+    /// The SoC version recorded (`None`: not recorded).
+    pub soc_version: Option<String>,
+    /// The hardware-info blob version (binary info versions 1 and 2 only).
+    pub hw_info_blob_version: Option<Version>,
+    /// The context blob version.
+    pub context_blob_version: Version,
+    /// The context blob's size in bytes.
+    pub context_blob_size: u64,
+    /// How many context tensors the binary holds.
+    pub context_tensors: u32,
+    /// The SoC model (binary info version 3 only).
+    pub soc_model: Option<u32>,
+}
+
+/// A context binary's recorded facts and its metadata record, read in one go.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BinaryMetadata {
+    /// Backend, versions and SoC.
+    pub facts: BinaryFacts,
+    /// The metadata record (`lpai_direct::metadata`).
+    pub record: Vec<u8>,
+}
+
+/// A NUL-terminated string libQnnSystem answered with, copied; `None` for a null pointer.
+///
+/// # Safety
+/// `text` is null or points at a NUL-terminated string alive for the call.
+unsafe fn owned_text(text: *const std::ffi::c_char) -> Option<String> {
+    if text.is_null() {
+        return None;
+    }
+    // SAFETY: non-null and NUL-terminated per the caller.
+    Some(unsafe { std::ffi::CStr::from_ptr(text) }.to_string_lossy().into_owned())
 }
 
 /// Reads the metadata record of `binary` with the libQnnSystem at `system_library`.
@@ -148,7 +221,7 @@ pub fn read_record(system_library: &Path, binary: &[u8], what: &str) -> Result<V
     HostSystemLibrary::load(system_library)?.record(binary, what)
 }
 
-fn type_name(name: Option<&'static str>, prefix: &str, raw: u32) -> String {
+pub(crate) fn type_name(name: Option<&'static str>, prefix: &str, raw: u32) -> String {
     match name {
         Some(name) => name.strip_prefix(prefix).unwrap_or(name).to_string(),
         None => format!("{raw:#x}"),

@@ -133,6 +133,21 @@ fn resolve(json: &Path, config_file_path: &Path, current_directory: &Path) -> Re
     )
 }
 
+/// The lpaiParams.conf a config file stands for: the file itself when it is a conf, else the conf its
+/// `backend_extensions.config_file_path` names (found as [`read`] finds it; `None` when it names none).
+pub fn params_file(path: &Path) -> Result<Option<PathBuf>> {
+    let value = read_json(path)?;
+    if !is_net_run_file(&value) {
+        return Ok(Some(path.to_path_buf()));
+    }
+    let file: File = serde_json::from_value(value).with_context(|| format!("config file {}", path.display()))?;
+    let current_directory = std::env::current_dir().unwrap_or_default();
+    file.backend_extensions
+        .and_then(|extensions| extensions.config_file_path)
+        .map(|conf| resolve(path, Path::new(&conf), &current_directory))
+        .transpose()
+}
+
 /// Reads a config file: qnn-net-run's JSON, or an lpaiParams.conf itself.
 pub fn read(path: &Path) -> Result<NetRunConfig> {
     let value = read_json(path)?;

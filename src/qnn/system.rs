@@ -387,3 +387,158 @@ impl BinaryInfo {
         }
     }
 }
+
+/// What a context binary records about the backend, API versions and SoC it was prepared for, read from whichever
+/// [`BinaryInfo`] version is present. The strings belong to the system context that answered.
+#[derive(Clone, Copy, Debug)]
+pub struct BinaryVersions {
+    /// The [`BinaryInfo::version`] the library answered with (1, 2 or 3).
+    pub info_version: u32,
+    /// `backendId`.
+    pub backend_id: u32,
+    /// `buildId` (may be null).
+    pub build_id: *const c_char,
+    /// `coreApiVersion`.
+    pub core_api_version: Version,
+    /// `backendApiVersion`.
+    pub backend_api_version: Version,
+    /// `socVersion` (may be null).
+    pub soc_version: *const c_char,
+    /// `hwInfoBlobVersion` (versions 1 and 2 only).
+    pub hw_info_blob_version: Option<Version>,
+    /// `contextBlobVersion`.
+    pub context_blob_version: Version,
+    /// `contextBlobSize`.
+    pub context_blob_size: u64,
+    /// `numContextTensors`.
+    pub num_context_tensors: u32,
+    /// `socModel` (version 3 only).
+    pub soc_model: Option<u32>,
+}
+
+impl BinaryInfo {
+    /// The recorded backend, versions and SoC, for versions 1 to 3; `None` otherwise.
+    pub fn versions(&self) -> Option<BinaryVersions> {
+        // SAFETY: each arm reads the member selected by `version`; all fields are plain data or raw pointers.
+        unsafe {
+            match self.version {
+                BinaryInfoVersion::V1 => {
+                    let v1 = &self.v.v1;
+                    Some(BinaryVersions {
+                        info_version: 1,
+                        backend_id: v1.backend_id,
+                        build_id: v1.build_id,
+                        core_api_version: v1.core_api_version,
+                        backend_api_version: v1.backend_api_version,
+                        soc_version: v1.soc_version,
+                        hw_info_blob_version: Some(v1.hw_info_blob_version),
+                        context_blob_version: v1.context_blob_version,
+                        context_blob_size: v1.context_blob_size,
+                        num_context_tensors: v1.num_context_tensors,
+                        soc_model: None,
+                    })
+                }
+                BinaryInfoVersion::V2 => {
+                    let v2 = &self.v.v2;
+                    Some(BinaryVersions {
+                        info_version: 2,
+                        backend_id: v2.backend_id,
+                        build_id: v2.build_id,
+                        core_api_version: v2.core_api_version,
+                        backend_api_version: v2.backend_api_version,
+                        soc_version: v2.soc_version,
+                        hw_info_blob_version: Some(v2.hw_info_blob_version),
+                        context_blob_version: v2.context_blob_version,
+                        context_blob_size: v2.context_blob_size,
+                        num_context_tensors: v2.num_context_tensors,
+                        soc_model: None,
+                    })
+                }
+                BinaryInfoVersion::V3 => {
+                    let v3 = &self.v.v3;
+                    Some(BinaryVersions {
+                        info_version: 3,
+                        backend_id: v3.backend_id,
+                        build_id: v3.build_id,
+                        core_api_version: v3.core_api_version,
+                        backend_api_version: v3.backend_api_version,
+                        soc_version: v3.soc_version,
+                        hw_info_blob_version: None,
+                        context_blob_version: v3.context_blob_version,
+                        context_blob_size: v3.context_blob_size,
+                        num_context_tensors: v3.num_context_tensors,
+                        soc_model: Some(v3.soc_model),
+                    })
+                }
+                _ => None,
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use core::ptr::{null, null_mut};
+
+    const BUILD: &CStr = c"v2.0";
+
+    #[test]
+    fn versions_come_from_the_member_the_version_selects() {
+        let v1 = BinaryInfoV1 {
+            backend_id: 12,
+            build_id: BUILD.as_ptr(),
+            core_api_version: Version::new(2, 30, 0),
+            backend_api_version: Version::new(2, 26, 1),
+            soc_version: null(),
+            hw_info_blob_version: Version::new(1, 2, 3),
+            context_blob_version: Version::new(4, 0, 6),
+            hw_info_blob_size: 0,
+            hw_info_blob: null_mut(),
+            context_blob_size: 4096,
+            num_context_tensors: 2,
+            context_tensors: null_mut(),
+            num_graphs: 0,
+            graphs: null_mut(),
+        };
+        let info = BinaryInfo { version: BinaryInfoVersion::V1, v: BinaryInfoVersions { v1 } };
+        let versions = info.versions().unwrap();
+        assert_eq!((versions.info_version, versions.backend_id, versions.build_id), (1, 12, BUILD.as_ptr()));
+        assert_eq!(
+            (versions.core_api_version, versions.backend_api_version),
+            (v1.core_api_version, v1.backend_api_version)
+        );
+        assert_eq!((versions.hw_info_blob_version, versions.soc_model), (Some(Version::new(1, 2, 3)), None));
+        assert_eq!(
+            (versions.context_blob_version, versions.context_blob_size, versions.num_context_tensors),
+            (v1.context_blob_version, 4096, 2)
+        );
+
+        let v3 = BinaryInfoV3 {
+            backend_id: 6,
+            build_id: null(),
+            core_api_version: Version::new(2, 40, 0),
+            backend_api_version: Version::new(5, 51, 0),
+            soc_version: BUILD.as_ptr(),
+            context_blob_version: Version::new(4, 0, 6),
+            context_blob_size: 77824,
+            num_context_tensors: 0,
+            context_tensors: null_mut(),
+            num_graphs: 0,
+            graphs: null_mut(),
+            platform_info: null_mut(),
+            context_metadata_size: 0,
+            context_metadata: null_mut(),
+            soc_model: 69,
+        };
+        let info = BinaryInfo { version: BinaryInfoVersion::V3, v: BinaryInfoVersions { v3 } };
+        let versions = info.versions().unwrap();
+        assert_eq!((versions.info_version, versions.backend_id, versions.soc_version), (3, 6, BUILD.as_ptr()));
+        assert_eq!(
+            (versions.hw_info_blob_version, versions.soc_model, versions.context_blob_size),
+            (None, Some(69), 77824)
+        );
+        let unknown = BinaryInfo { version: BinaryInfoVersion::UNDEFINED, v: BinaryInfoVersions { v3 } };
+        assert!(unknown.versions().is_none());
+    }
+}

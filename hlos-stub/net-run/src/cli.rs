@@ -332,6 +332,8 @@ pub enum Invocation {
     Inspect(InspectOptions),
     /// `chart DIR`.
     Chart(ChartOptions),
+    /// `stage --output_dir DIR ...`.
+    Stage(Box<crate::stage_command::StageOptions>),
 }
 
 /// Parses a command line (the program name first): a command's name as the first argument selects that command,
@@ -352,6 +354,10 @@ pub fn parse_invocation<T: Into<OsString>>(args: impl IntoIterator<Item = T>) ->
         Some("chart") => {
             args.remove(1);
             Invocation::Chart(ChartOptions::parse_from(args))
+        }
+        Some("stage") => {
+            args.remove(1);
+            Invocation::Stage(Box::new(crate::stage_command::StageOptions::parse_from(args)))
         }
         _ => Invocation::Run(Box::new(Options::parse_from(args))),
     }

@@ -4,3 +4,4 @@
 pub mod chart_command;
 pub mod cli;
 pub mod inspect_command;
+pub mod stage_command;

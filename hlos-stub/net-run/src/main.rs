@@ -1,15 +1,16 @@
-//! `lpai-net-run`: parses the options, runs the job (or `inspect`, or `chart`), prints a summary (and a profiled
-//! run's table); errors go to stderr with exit status 1.
+//! `lpai-net-run`: parses the options, runs the job (or `inspect`, `stage`, `chart`), prints a summary (and a
+//! profiled run's table); errors go to stderr with exit status 1.
 
 use lpai_direct_stub::{net_run, profile};
 use lpai_net_run::cli::{parse_invocation, Invocation, Options};
-use lpai_net_run::{chart_command, inspect_command};
+use lpai_net_run::{chart_command, inspect_command, stage_command};
 
 fn main() -> std::process::ExitCode {
     match parse_invocation(std::env::args_os()) {
         Invocation::Run(options) => run(&options),
         Invocation::Inspect(options) => inspect_command::run(&options),
         Invocation::Chart(options) => chart_command::run(&options),
+        Invocation::Stage(options) => stage_command::run(&options),
     }
 }
 
