@@ -101,6 +101,8 @@ fn a_qnn_net_run_invocation_runs_unchanged_on_the_virtual_adsp_and_htp_refuses_i
     .to_vec();
     // What only this machine needs: the virtual aDSP in place of a device (its default skel and PD shell).
     args.push("--transport=qemu".to_string());
+    // The contract model has no QNN profiling: the run goes on without QNN events, timed on the DSP clock.
+    args.push("--profiling_level=basic".to_string());
     let output = lpai_net_run(work.path(), &args);
     succeeded(&output);
     let written = common::result_files(&work.path().join("output"));
@@ -111,6 +113,8 @@ fn a_qnn_net_run_invocation_runs_unchanged_on_the_virtual_adsp_and_htp_refuses_i
     let record: serde_json::Value =
         serde_json::from_slice(&std::fs::read(work.path().join("output/lpai_net_run.json")).unwrap()).unwrap();
     assert_eq!((record["mode"].as_str(), record["transport"].as_str()), (Some("direct"), Some("qemu")));
+    assert_eq!(record["profile"]["dsp_execute_us"]["count"], 4);
+    assert_eq!(record["profile"]["events"], serde_json::json!([]));
 
     // Both kinds of output from the Hexagon skel: float in out.raw, native in out_native.raw.
     args.retain(|flag| !flag.starts_with("--output_dir"));

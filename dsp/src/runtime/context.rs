@@ -253,10 +253,18 @@ impl<'a> Context<'a> {
             persistent: required_by_backend || options.persistent_binary,
             description,
         };
-        if let Some(level) = options.profiling {
-            let create = require(backend.table().profile_create, "profileCreate")?;
-            // SAFETY: a created backend and a valid out-pointer.
-            check(unsafe { create(backend.handle(), level, &mut context.profile) }, "profileCreate")?;
+        match (options.profiling, backend.table().profile_create) {
+            (None, _) => {}
+            // Profiling is an extra: a backend without it runs the graphs unprofiled (no events to read).
+            (Some(_), None) => log!(
+                Level::Warn,
+                "backend {} has no profileCreate: running without QNN profile events",
+                backend.info().name.as_str()
+            ),
+            (Some(level), Some(create)) => {
+                // SAFETY: a created backend and a valid out-pointer.
+                check(unsafe { create(backend.handle(), level, &mut context.profile) }, "profileCreate")?;
+            }
         }
         context.create(binary, options, required_by_backend)?;
         let graph_options = options.graph;
