@@ -20,10 +20,10 @@ use std::path::PathBuf;
     version,
     about,
     long_about = None,
-    after_help = "Also: lpai-net-run inspect BIN [--system_library FILE] [--emit_metadata FILE] describes a context \
-                  binary's graphs and tensors and writes its metadata record (see lpai-net-run inspect --help); \
-                  lpai-net-run chart DIR draws the latency distribution of the runs recorded in DIR as DIR/latency.svg \
-                  (see lpai-net-run chart --help)."
+    after_help = "Also: lpai-net-run inspect BIN describes a context binary (versions, graphs, tensors, memory) and \
+                  writes its metadata record; lpai-net-run stage --output_dir DIR assembles the device directory of \
+                  the native aDSP path; lpai-net-run chart DIR draws the latency distribution of the runs recorded in \
+                  DIR as DIR/latency.svg. Each has its --help."
 )]
 pub struct Options {
     /// QNN backend library the skel loads (libQnnLpai.so on the aDSP, found through ADSP_LIBRARY_PATH; with

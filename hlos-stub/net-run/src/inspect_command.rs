@@ -11,7 +11,7 @@ use std::process::ExitCode;
 /// metadata record: what the skel loads with when its PD has no libQnnSystem, and what firmware with no HLOS keeps
 /// beside its binary.
 #[derive(Debug, Parser)]
-#[command(name = "lpai-net-run inspect", version, long_about = None)]
+#[command(name = "lpai-net-run inspect", bin_name = "lpai-net-run inspect", version, long_about = None)]
 pub struct InspectOptions {
     /// The offline-prepared context binary.
     #[arg(value_name = "BIN")]

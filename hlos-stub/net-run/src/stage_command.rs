@@ -9,7 +9,7 @@ use std::process::ExitCode;
 /// `lpai-net-run stage`: assembles the device directory of the native aDSP path (the HLOS side in its root, the DSP
 /// side in adsp/), prints the adb commands that push and run it, and runs them with --push.
 #[derive(Debug, Parser)]
-#[command(name = "lpai-net-run stage", version, long_about = None)]
+#[command(name = "lpai-net-run stage", bin_name = "lpai-net-run stage", version, long_about = None)]
 pub struct StageOptions {
     /// The local directory to create, whole or not at all (it must not exist).
     #[arg(long = "output_dir", value_name = "DIR")]
