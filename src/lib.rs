@@ -9,6 +9,7 @@ pub mod job;
 pub mod metadata;
 pub mod qnn;
 pub mod quantize;
+pub mod sha256;
 pub mod shell_frame;
 pub mod wire;
 

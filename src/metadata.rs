@@ -5,7 +5,7 @@
 //!
 //! Layout, little-endian, no padding:
 //! ```text
-//! record: "LPMD"  u32 version (1)  u32 graph_count (1..=8)  graph × graph_count
+//! record: "LPMD"  u32 version (2)  u8 × 32 binary_sha256  u32 graph_count (1..=8)  graph × graph_count
 //! graph:  name  u32 input_count  u32 output_count  tensor × input_count (inputs)  tensor × output_count (outputs)
 //! tensor: name  u32 id  u32 tensor_type  u32 data_type  u32 quantization  f32 scale  i32 offset
 //!         u32 rank (0..=8)  u32 × rank dimensions (outermost first)
@@ -16,6 +16,11 @@
 //! `Qnn_TensorType_t` and `data_type` a `Qnn_DataType_t` with a known element size; a tensor holds at most
 //! `u32::MAX` bytes (QNN's `dataSize`). Graph names are unique, and tensor ids unique within a graph. Nothing may
 //! follow the last graph.
+//!
+//! `binary_sha256` is the SHA-256 of the context binary the record describes ([`binary_hash`]): the record is made
+//! where the binary was read and checked (by libQnnSystem, in a process of its own on the HLOS), and whoever loads
+//! with it (the skel, firmware through the embedding API) hashes the binary it is about to hand the backend and
+//! refuses it unless the hashes agree, so the PD only ever parses a binary that was checked.
 
 pub mod from_qnn;
 mod reader;
@@ -29,7 +34,16 @@ use crate::qnn::{DataType, TensorType};
 /// The first word of a record.
 pub const MAGIC: u32 = u32::from_le_bytes(*b"LPMD");
 /// The layout version this module reads and writes.
-pub const VERSION: u32 = 1;
+pub const VERSION: u32 = 2;
+/// Bytes of the binary's SHA-256 in a record.
+pub const HASH_BYTES: usize = 32;
+/// Bytes before the first graph: magic, version, hash, graph count.
+const HEADER_BYTES: usize = 12 + HASH_BYTES;
+
+/// The SHA-256 of a context binary, as a record carries it.
+pub fn binary_hash(binary: &[u8]) -> [u8; HASH_BYTES] {
+    crate::sha256::digest(binary)
+}
 /// Most graphs in one record (the runtime's limit per context).
 pub const MAX_GRAPHS: usize = 8;
 /// Most inputs, and most outputs, of one graph.
@@ -171,11 +185,12 @@ impl<'b> Writer<'b> {
         self.put(name.as_bytes());
     }
 
-    /// The record's header, for `graph_count` graphs.
-    pub fn header(&mut self, graph_count: u32) {
-        for word in [MAGIC, VERSION, graph_count] {
-            self.word(word);
-        }
+    /// The record's header, for `graph_count` graphs of the binary whose [`binary_hash`] is `binary_hash`.
+    pub fn header(&mut self, graph_count: u32, binary_hash: &[u8; HASH_BYTES]) {
+        self.word(MAGIC);
+        self.word(VERSION);
+        self.put(binary_hash);
+        self.word(graph_count);
     }
 
     /// A graph's header; its `inputs + outputs` tensors follow.

@@ -206,8 +206,8 @@ fn the_c_example_with_a_metadata_record_and_no_system_library_gives_the_same_lin
 
     // A record of another graph: refused by name.
     let mut bytes = std::fs::read(record.strip_prefix("record:").unwrap()).unwrap();
-    assert_eq!(&bytes[12..19], b"\x06single");
-    bytes[13..19].copy_from_slice(b"others");
+    assert_eq!(&bytes[44..51], b"\x06single");
+    bytes[45..51].copy_from_slice(b"others");
     let other = work.path().join("others.lpmd");
     std::fs::write(&other, bytes).unwrap();
     let args = fixture_arguments(&backend.display().to_string(), &format!("record:{}", other.display()));

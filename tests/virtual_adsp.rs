@@ -292,10 +292,13 @@ fn the_hexagon_skel_refuses_a_record_that_does_not_match_the_binary_by_name() {
         |name: &str| metadata::read_record(&system, &std::fs::read(context_binary(name)).unwrap(), name).unwrap();
     let binary = std::fs::read(context_binary("contract_single")).unwrap();
     let (own, other) = (record_of("contract_single"), record_of("contract_stream"));
-    let other_graph = metadata::parse(&other).unwrap().graphs().next().unwrap().name.to_string();
     let message = stub.load_with_metadata(&binary, &other, 0).unwrap_err().to_string();
-    let expected = format!("names graph {other_graph}, which the context binary does not have");
-    assert!(message.contains(&expected) && message.contains("the Hexagon skel"), "{message}");
+    let expected = "the metadata record was made for another binary (the SHA-256 it carries is not the binary's)";
+    assert!(message.contains(expected) && message.contains("the Hexagon skel"), "{message}");
+    let mut flipped = binary.clone();
+    *flipped.last_mut().unwrap() ^= 1;
+    let message = stub.load_with_metadata(&flipped, &own, 0).unwrap_err().to_string();
+    assert!(message.contains(expected), "{message}");
     let renamed = common::changed_record(&own, Some("renamed"), None);
     let message = stub.load_with_metadata(&binary, &renamed, 0).unwrap_err().to_string();
     assert!(message.contains("names graph renamed, which the context binary does not have"), "{message}");

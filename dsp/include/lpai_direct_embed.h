@@ -110,7 +110,10 @@ int lpai_direct_embed_load_padded(lpai_direct_embed* embed, const void* binary, 
  * (create with a NULL system library). The binary, as for lpai_direct_embed_load, must stay valid and unchanged
  * until destroy; the record is read only during this call (what the embedding needs of it is copied into the
  * arena), so it may be freed or reused afterwards. The record must not lie in the arena. It is checked whole first
- * (LPAI_DIRECT_EMBED_ERROR_BINARY, the message saying at which byte and what is wrong), then against the backend
+ * (LPAI_DIRECT_EMBED_ERROR_BINARY, the message saying at which byte and what is wrong), then against the binary: the
+ * record carries the SHA-256 of the binary it was made from, and a binary with another hash is refused before the
+ * backend sees it (LPAI_DIRECT_EMBED_ERROR_BINARY), so firmware only hands the backend a binary that was checked
+ * where the record was written; then against the backend
  * (a graph the binary does not have: LPAI_DIRECT_EMBED_ERROR_BINARY, naming the graph; tensor ids the backend
  * refuses: the first execute fails, naming the graph). */
 int lpai_direct_embed_load_with_metadata(lpai_direct_embed* embed, const void* binary, size_t binary_bytes,

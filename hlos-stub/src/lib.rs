@@ -6,6 +6,7 @@
 
 pub mod c_api;
 pub mod chart;
+pub mod contained;
 pub mod direct;
 pub mod file_kinds;
 pub mod graph_io;

@@ -3,6 +3,7 @@
 //! `lpai-net-run inspect --emit_metadata` writes for firmware. The library is loaded with libloading and driven
 //! through the shared crate's QNN declarations; the conversion is the shared `metadata::from_qnn`.
 
+use crate::contained::{self, Contained};
 use anyhow::{anyhow, bail, Context as _, Result};
 use libloading::Library;
 use lpai_direct::metadata::{self, from_qnn, Quantization, Record, TensorMeta, WriteError, Writer};
@@ -10,8 +11,12 @@ use lpai_direct::qnn::error::{code as error_code, error_name};
 use lpai_direct::qnn::{
     self, BinaryInfo, SystemContextHandle, SystemInterface, SystemInterfaceGetProvidersFn, Version,
 };
+use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
+
+/// How long libQnnSystem may take to read one binary's metadata before the binary counts as corrupt.
+pub const READ_TIME_LIMIT: std::time::Duration = std::time::Duration::from_secs(60);
 
 /// libQnnSystem loaded on the HLOS; unloaded on drop.
 pub struct HostSystemLibrary {
@@ -92,8 +97,29 @@ impl HostSystemLibrary {
     }
 
     /// What the context binary `binary` records (`what` names it in errors): its backend, versions and SoC, and its
-    /// metadata record.
+    /// metadata record. libQnnSystem reads the binary in a child process ([`crate::contained`]): a binary that
+    /// crashes it (or keeps it busy past [`READ_TIME_LIMIT`]) is reported as corrupt instead of taking this process
+    /// down, and nothing of it reaches a skel.
     pub fn read(&self, binary: &[u8], what: &str) -> Result<BinaryMetadata> {
+        let answer =
+            contained::run(READ_TIME_LIMIT, || self.read_here(binary, what).map_err(|error| format!("{error:#}")))?;
+        match answer {
+            Ok(Ok(metadata)) => Ok(metadata),
+            Ok(Err(message)) => Err(anyhow!(message)),
+            Err(Contained::Crashed(signal)) => {
+                bail!("libQnnSystem crashed reading {what} (signal {signal}): the binary is corrupt")
+            }
+            Err(Contained::TimedOut(limit)) => {
+                bail!("libQnnSystem did not finish reading {what} in {} s: the binary is corrupt", limit.as_secs())
+            }
+            Err(Contained::Exited(code)) => {
+                bail!("libQnnSystem's reader of {what} exited with status {code} and no answer")
+            }
+        }
+    }
+
+    /// [`HostSystemLibrary::read`] in this process: for the child.
+    fn read_here(&self, binary: &[u8], what: &str) -> Result<BinaryMetadata> {
         let shown = self.path.display();
         let missing = |name| anyhow!("the system library {shown} does not implement {name}");
         let create = self.table().system_context_create.ok_or_else(|| missing("systemContextCreate"))?;
@@ -147,10 +173,11 @@ impl HostSystemLibrary {
             // SAFETY: libQnnSystem describes `num_graphs` graphs there, owned by the system context.
             count => unsafe { std::slice::from_raw_parts(graphs.graphs, count as usize) },
         };
+        let binary_hash = metadata::binary_hash(binary);
         let write = |buffer: &mut [u8]| -> Result<std::result::Result<usize, WriteError>> {
             let mut writer = Writer::new(buffer);
             // SAFETY: every pointer in `graphs` is owned by the system context, alive until this function returns.
-            unsafe { from_qnn::write_graphs(graphs, &mut writer) }
+            unsafe { from_qnn::write_graphs(graphs, &binary_hash, &mut writer) }
                 .map_err(|error| anyhow!("{what}: its metadata cannot be carried by a metadata record: {error}"))?;
             Ok(writer.finish())
         };
@@ -168,8 +195,34 @@ impl HostSystemLibrary {
     }
 }
 
+/// A QNN version's fields, for carrying [`BinaryFacts`] out of the reading child process.
+#[derive(Serialize, Deserialize)]
+#[serde(remote = "Version")]
+struct VersionFields {
+    major: u32,
+    minor: u32,
+    patch: u32,
+}
+
+/// An optional QNN version, as [`VersionFields`].
+mod optional_version {
+    use super::{Version, VersionFields};
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    #[derive(Serialize, Deserialize)]
+    struct Carried(#[serde(with = "VersionFields")] Version);
+
+    pub(super) fn serialize<S: Serializer>(version: &Option<Version>, serializer: S) -> Result<S::Ok, S::Error> {
+        version.map(Carried).serialize(serializer)
+    }
+
+    pub(super) fn deserialize<'d, D: Deserializer<'d>>(deserializer: D) -> Result<Option<Version>, D::Error> {
+        Ok(Option::<Carried>::deserialize(deserializer)?.map(|carried| carried.0))
+    }
+}
+
 /// What a context binary records beside its graphs (libQnnSystem's binary info), copied out of the system context.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BinaryFacts {
     /// The binary info version libQnnSystem answered with (1, 2 or 3).
     pub info_version: u32,
@@ -178,14 +231,18 @@ pub struct BinaryFacts {
     /// The build id of the QNN libraries that prepared it (`None`: not recorded).
     pub build_id: Option<String>,
     /// The QNN core API version recorded.
+    #[serde(with = "VersionFields")]
     pub core_api_version: Version,
     /// The backend API version recorded.
+    #[serde(with = "VersionFields")]
     pub backend_api_version: Version,
     /// The SoC version recorded (`None`: not recorded).
     pub soc_version: Option<String>,
     /// The hardware-info blob version (binary info versions 1 and 2 only).
+    #[serde(with = "optional_version")]
     pub hw_info_blob_version: Option<Version>,
     /// The context blob version.
+    #[serde(with = "VersionFields")]
     pub context_blob_version: Version,
     /// The context blob's size in bytes.
     pub context_blob_size: u64,
@@ -196,7 +253,7 @@ pub struct BinaryFacts {
 }
 
 /// A context binary's recorded facts and its metadata record, read in one go.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BinaryMetadata {
     /// Backend, versions and SoC.
     pub facts: BinaryFacts,
@@ -291,8 +348,9 @@ mod tests {
         let description = runtime.describe(&binary).unwrap();
         let mut theirs = vec![0u8; ours.len()];
         let mut writer = Writer::new(&mut theirs);
+        let hash = lpai_direct::metadata::binary_hash(&binary);
         // SAFETY: the description owns every pointer in its graphs and lives to the end of the test.
-        unsafe { from_qnn::write_graphs(description.graphs().unwrap(), &mut writer) }.unwrap();
+        unsafe { from_qnn::write_graphs(description.graphs().unwrap(), &hash, &mut writer) }.unwrap();
         assert_eq!(writer.finish(), Ok(ours.len()));
         assert_eq!(theirs, ours);
         let text = describe(&parse(&ours).unwrap());

@@ -262,6 +262,23 @@ pub fn run(settings: &Settings) -> Result<Summary> {
     if transport.name() != "fastrpc" && is_path && !settings.backend.is_file() {
         bail!("backend library {} does not exist", settings.backend.display());
     }
+    // Every binary is read and checked here, by libQnnSystem in a process of its own, before anything reaches the
+    // skel: a binary that crashes the vendor reader is reported as corrupt, and the skel gets the record (with the
+    // binary's hash) unless it reads the metadata itself.
+    let what = format!("context binary {}", binary_path.display());
+    let binary = std::fs::read(binary_path).with_context(|| format!("cannot read {}", binary_path.display()))?;
+    let library = metadata::HostSystemLibrary::load(&system_library_path(settings)).map_err(|error| {
+        let default = match settings.system_library {
+            Some(_) => String::new(),
+            None => format!(", by default the one beside --backend {}", settings.backend.display()),
+        };
+        anyhow!(
+            "{error:#} (--system_library names the HLOS side's libQnnSystem{default}, which reads and checks the \
+             binary's metadata before the skel sees it)"
+        )
+    })?;
+    let checked = library.record(&binary, &what)?;
+    let record = settings.dsp_system_library.is_none().then_some(checked);
     let uri = fastrpc::skel_uri(settings.domain, settings.session);
     let mut stub = Stub::open(transport, &uri).map_err(failed("opening the skel".into()))?;
     // Without a system library of its own (the default) the skel gets the metadata record read here.
@@ -281,24 +298,6 @@ pub fn run(settings: &Settings) -> Result<Summary> {
     stub.configure(&configuration).map_err(|error| anyhow!("{error}"))?;
 
     let load_flags = load_flags(settings, &config);
-    let what = format!("context binary {}", binary_path.display());
-    let binary = if settings.dsp_reads_context && settings.dsp_system_library.is_some() {
-        Vec::new()
-    } else {
-        std::fs::read(binary_path).with_context(|| format!("cannot read {}", binary_path.display()))?
-    };
-    let record = match settings.dsp_system_library {
-        Some(_) => None,
-        None => {
-            let library = metadata::HostSystemLibrary::load(&system_library_path(settings)).map_err(|error| {
-                anyhow!(
-                    "{error:#} (--system_library names the HLOS side's libQnnSystem, which reads the binary's metadata \
-                     for the skel; --dsp_system_library FILE has the skel read it with its own)"
-                )
-            })?;
-            Some(library.record(&binary, &what)?)
-        }
-    };
     let load_started = Instant::now();
     let (context, graph_count) = match (settings.dsp_reads_context, &record) {
         (true, None) => stub.load_file(&path_for_skel(binary_path)?, load_flags),

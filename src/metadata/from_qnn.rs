@@ -1,7 +1,7 @@
 //! From libQnnSystem's description of a binary (`QnnSystemContext_GraphInfo_t`s holding `Qnn_Tensor_t`s) to a
 //! metadata record: the one conversion, used by the HLOS side's reader and by the self-tests.
 
-use super::{Quantization, TensorMeta, Writer, MAX_GRAPHS, MAX_NAME_BYTES, MAX_RANK};
+use super::{Quantization, TensorMeta, Writer, HASH_BYTES, MAX_GRAPHS, MAX_NAME_BYTES, MAX_RANK};
 use crate::qnn::{Definition, GraphInfo, QuantizationEncoding, Tensor};
 use core::ffi::{c_char, CStr};
 
@@ -100,17 +100,22 @@ pub unsafe fn tensor_meta<'q>(tensor: &'q Tensor) -> Result<TensorMeta<'q>, (&'s
     Ok(meta)
 }
 
-/// Writes the record of `graphs` (header included); [`Writer::finish`] still has to check it.
+/// Writes the record of `graphs` (header included), libQnnSystem's description of the binary whose
+/// [`super::binary_hash`] is `binary_hash`; [`Writer::finish`] still has to check it.
 ///
 /// # Safety
 /// Every name, tensor array and dimension array in `graphs` points where libQnnSystem put it, valid for `'q`.
-pub unsafe fn write_graphs<'q>(graphs: &'q [GraphInfo], writer: &mut Writer<'_>) -> Result<(), FromQnnError<'q>> {
+pub unsafe fn write_graphs<'q>(
+    graphs: &'q [GraphInfo],
+    binary_hash: &[u8; HASH_BYTES],
+    writer: &mut Writer<'_>,
+) -> Result<(), FromQnnError<'q>> {
     let too_many = FromQnnError { graph: "?", tensor: None, what: "the binary holds more than 8 graphs", value: None };
     if graphs.is_empty() || graphs.len() > MAX_GRAPHS {
         let what = if graphs.is_empty() { "the binary holds no graph" } else { too_many.what };
         return Err(FromQnnError { what, value: Some(graphs.len() as u32), ..too_many });
     }
-    writer.header(graphs.len() as u32);
+    writer.header(graphs.len() as u32, binary_hash);
     for info in graphs {
         let graph_error = |graph, what, value| FromQnnError { graph, tensor: None, what, value };
         let common =

@@ -2,7 +2,7 @@
 //! iterators over a checked record's graphs and tensors (which re-read it and so cannot fail).
 
 use super::{MetadataError, Quantization, TensorMeta, MAX_GRAPHS, MAX_RANK, MAX_TENSORS};
-use super::{MAGIC, QUANTIZATION_NONE, QUANTIZATION_SCALE_OFFSET, VERSION};
+use super::{HASH_BYTES, HEADER_BYTES, MAGIC, QUANTIZATION_NONE, QUANTIZATION_SCALE_OFFSET, VERSION};
 use crate::qnn::{DataType, TensorType};
 
 /// Bounds-checked little-endian reads.
@@ -105,8 +105,9 @@ impl<'b> Record<'b> {
             return Err(fail(&cursor, "not a metadata record (no LPMD magic)"));
         }
         if cursor.word().map_err(|what| fail(&cursor, what))? != VERSION {
-            return Err(fail(&cursor, "the record's version is not 1"));
+            return Err(fail(&cursor, "the record's version is not 2"));
         }
+        cursor.take(HASH_BYTES).map_err(|what| fail(&cursor, what))?;
         let graph_count = cursor.word().map_err(|what| fail(&cursor, what))?;
         if graph_count == 0 || graph_count as usize > MAX_GRAPHS {
             return Err(fail(&cursor, "a record holds 1 to 8 graphs"));
@@ -144,6 +145,13 @@ impl<'b> Record<'b> {
         self.bytes
     }
 
+    /// The SHA-256 of the binary it describes.
+    pub fn binary_hash(&self) -> [u8; HASH_BYTES] {
+        let mut hash = [0u8; HASH_BYTES];
+        lpai_direct_idl::copy_prefix(&mut hash, self.bytes.get(8..).unwrap_or(&[]));
+        hash
+    }
+
     /// How many graphs it describes.
     pub fn graph_count(&self) -> usize {
         self.graph_count as usize
@@ -151,7 +159,7 @@ impl<'b> Record<'b> {
 
     /// The graphs, in order.
     pub fn graphs(&self) -> Graphs<'b> {
-        Graphs { cursor: Cursor { bytes: self.bytes, at: 12 }, left: self.graph_count }
+        Graphs { cursor: Cursor { bytes: self.bytes, at: HEADER_BYTES }, left: self.graph_count }
     }
 }
 

@@ -30,9 +30,18 @@ fn tensor<'t>(name: &'t str, id: u32, dimensions: &[u32], quantization: Quantiza
 /// A graph as the tests write it: name, inputs, outputs.
 type Graph<'t> = (&'t str, Vec<TensorMeta<'t>>, Vec<TensorMeta<'t>>);
 
+/// The binary hash the tests' records carry.
+fn test_hash() -> [u8; HASH_BYTES] {
+    binary_hash(b"the binary")
+}
+
 fn write(graphs: &[Graph<'_>], buffer: &mut [u8]) -> Result<usize, WriteError> {
+    write_with(&test_hash(), graphs, buffer)
+}
+
+fn write_with(hash: &[u8; HASH_BYTES], graphs: &[Graph<'_>], buffer: &mut [u8]) -> Result<usize, WriteError> {
     let mut writer = Writer::new(buffer);
-    writer.header(graphs.len() as u32);
+    writer.header(graphs.len() as u32, hash);
     for (name, inputs, outputs) in graphs {
         writer.graph(name, inputs.len() as u32, outputs.len() as u32);
         for meta in inputs.iter().chain(outputs) {
@@ -44,13 +53,18 @@ fn write(graphs: &[Graph<'_>], buffer: &mut [u8]) -> Result<usize, WriteError> {
 
 /// Measures, then writes.
 fn encode(graphs: &[Graph<'_>]) -> Result<Vec<u8>, WriteError> {
-    let needed = match write(graphs, &mut []) {
+    encode_with(&test_hash(), graphs)
+}
+
+/// [`encode`] with the binary hash `hash`.
+fn encode_with(hash: &[u8; HASH_BYTES], graphs: &[Graph<'_>]) -> Result<Vec<u8>, WriteError> {
+    let needed = match write_with(hash, graphs, &mut []) {
         Err(WriteError::TooSmall { needed }) => needed,
         Err(error) => return Err(error),
         Ok(_) => 0,
     };
     let mut bytes = vec![0u8; needed];
-    let length = write(graphs, &mut bytes)?;
+    let length = write_with(hash, graphs, &mut bytes)?;
     assert_eq!(length, needed);
     Ok(bytes)
 }
@@ -107,7 +121,7 @@ fn every_truncation_is_refused() {
 fn rewrite(record: &Record<'_>) -> Vec<u8> {
     let graphs: Vec<Graph<'_>> =
         record.graphs().map(|graph| (graph.name, graph.inputs.collect(), graph.outputs.collect())).collect();
-    encode(&graphs).unwrap()
+    encode_with(&record.binary_hash(), &graphs).unwrap()
 }
 
 #[test]
@@ -133,11 +147,21 @@ fn every_bit_flip_is_refused_or_reads_as_exactly_the_flipped_record() {
 }
 
 #[test]
+fn the_binary_hash_is_sha256() {
+    // FIPS 180-2's example: SHA-256("abc").
+    let expected = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad";
+    let hex: String = binary_hash(b"abc").iter().map(|byte| std::format!("{byte:02x}")).collect();
+    assert_eq!(hex, expected);
+}
+
+#[test]
 fn random_bytes_behind_a_valid_header_never_panic() {
     let mut random = fastrand::Rng::with_seed(9);
     let rounds = if cfg!(miri) { 50 } else { 20_000 };
     for _ in 0..rounds {
-        let mut bytes: Vec<u8> = [MAGIC, VERSION, random.u32(1..=2)].iter().flat_map(|w| w.to_le_bytes()).collect();
+        let mut bytes: Vec<u8> = [MAGIC, VERSION].iter().flat_map(|w| w.to_le_bytes()).collect();
+        bytes.extend(binary_hash(&[random.u8(..)]));
+        bytes.extend(random.u32(1..=2).to_le_bytes());
         let length = random.usize(0..200);
         bytes.extend((0..length).map(|_| if random.bool() { random.u8(0..4) } else { random.u8(..) }));
         if let Ok(record) = Record::parse(&bytes) {
@@ -200,7 +224,7 @@ fn inconsistent_records_are_refused_with_what_is_wrong() {
 
     let bytes = encode(&[("g", vec![plain], vec![])]).unwrap();
     // The tensor's quantization word follows its name (1 + 1 bytes), id, type and data type.
-    let quantization_at = 12 + 2 + 8 + 2 + 12;
+    let quantization_at = 12 + HASH_BYTES + 2 + 8 + 2 + 12;
     for (kind, scale, what) in [
         (2u32, 0u32, "the quantization is neither none (0) nor SCALE_OFFSET (1)"),
         (0, 1.0f32.to_bits(), "an unquantized tensor has a scale or an offset"),
@@ -212,11 +236,12 @@ fn inconsistent_records_are_refused_with_what_is_wrong() {
         assert_eq!((error.what, error.graph, error.tensor), (what, Some(0), Some(0)), "{error}");
     }
     let mut wrong_version = bytes.clone();
-    wrong_version[4] = 2;
-    assert_eq!(Record::parse(&wrong_version).unwrap_err().what, "the record's version is not 1");
+    wrong_version[4] = 1;
+    assert_eq!(Record::parse(&wrong_version).unwrap_err().what, "the record's version is not 2");
+    assert_eq!(Record::parse(&bytes).unwrap().binary_hash(), test_hash());
     assert_eq!(Record::parse(b"LPDG\x01\0\0\0").unwrap_err().what, "not a metadata record (no LPMD magic)");
-    let message = std::format!("{}", Record::parse(&bytes[..30]).unwrap_err());
-    assert_eq!(message, "byte 28, graph 0, tensor 0: the record ends early");
+    let message = std::format!("{}", Record::parse(&bytes[..30 + HASH_BYTES]).unwrap_err());
+    assert_eq!(message, "byte 60, graph 0, tensor 0: the record ends early");
 }
 
 fn qnn_tensor(name: &std::ffi::CStr, id: u32, dimensions: &mut [u32], encoding: qnn::QuantizationEncoding) -> Tensor {
@@ -256,10 +281,12 @@ fn libqnnsystem_descriptions_become_records_and_other_encodings_are_refused_by_n
     let graphs = [info(&mut inputs, &mut outputs)];
     let mut buffer = [0u8; 256];
     let mut writer = Writer::new(&mut buffer);
+    let hash = binary_hash(b"net");
     // SAFETY: every pointer in `graphs` points at the locals above.
-    unsafe { write_graphs(&graphs, &mut writer) }.unwrap();
+    unsafe { write_graphs(&graphs, &hash, &mut writer) }.unwrap();
     let length = writer.finish().unwrap();
     let record = Record::parse(&buffer[..length]).unwrap();
+    assert_eq!(record.binary_hash(), hash);
     let graph = record.graphs().next().unwrap();
     assert_eq!(graph.name, "net");
     let input = graph.inputs.clone().next().unwrap();
@@ -270,7 +297,7 @@ fn libqnnsystem_descriptions_become_records_and_other_encodings_are_refused_by_n
     let mut axis = [qnn_tensor(c"w", 6, &mut output_shape, qnn::QuantizationEncoding::AXIS_SCALE_OFFSET)];
     let graphs = [info(&mut inputs, &mut axis)];
     // SAFETY: as above.
-    let error = unsafe { write_graphs(&graphs, &mut Writer::new(&mut [])) }.unwrap_err();
+    let error = unsafe { write_graphs(&graphs, &hash, &mut Writer::new(&mut [])) }.unwrap_err();
     assert_eq!(
         std::format!("{error}"),
         "graph net, tensor w: the quantization encoding is not SCALE_OFFSET, the only one a record carries (0x1)"
@@ -280,6 +307,6 @@ fn libqnnsystem_descriptions_become_records_and_other_encodings_are_refused_by_n
     // SAFETY: as above.
     assert_eq!(unsafe { tensor_meta(&undefined) }.unwrap().quantization, Quantization::None);
     // SAFETY: an empty list.
-    let none = unsafe { write_graphs(&[], &mut Writer::new(&mut [])) }.unwrap_err();
+    let none = unsafe { write_graphs(&[], &hash, &mut Writer::new(&mut [])) }.unwrap_err();
     assert_eq!(none.what, "the binary holds no graph");
 }

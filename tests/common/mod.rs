@@ -155,7 +155,7 @@ pub fn changed_record(record: &[u8], rename: Option<&str>, first_input_id: Optio
     let record = Record::parse(record).expect("a valid record to change");
     let write = |buffer: &mut [u8]| {
         let mut writer = Writer::new(buffer);
-        writer.header(record.graph_count() as u32);
+        writer.header(record.graph_count() as u32, &record.binary_hash());
         for (index, graph) in record.graphs().enumerate() {
             let name = if index == 0 { rename.unwrap_or(graph.name) } else { graph.name };
             writer.graph(name, graph.inputs.len() as u32, graph.outputs.len() as u32);

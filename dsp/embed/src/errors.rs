@@ -39,6 +39,7 @@ pub(crate) fn code_of(error: &RuntimeError) -> c_int {
         | RuntimeError::PersistentBinaryRefused { .. }
         | RuntimeError::TooMany { .. }
         | RuntimeError::MalformedRecord(_)
+        | RuntimeError::RecordForAnotherBinary
         | RuntimeError::RecordGraphMissing { .. } => ERROR_BINARY,
         RuntimeError::Qnn { .. } | RuntimeError::NeverCompleted { .. } | RuntimeError::BadAlignment { .. } => ERROR_QNN,
         RuntimeError::NoSuchGraph

@@ -200,8 +200,8 @@ fn the_c_functions_run_the_contract_fixture_from_a_metadata_record_with_no_syste
     let record = record();
     // The same record, its graph called "others" instead of "single" (same length: the bytes after stay put).
     let mut other = record.clone();
-    assert_eq!(&other[12..19], b"\x06single");
-    other[13..19].copy_from_slice(b"others");
+    assert_eq!(&other[44..51], b"\x06single");
+    other[45..51].copy_from_slice(b"others");
     let mut arena = std::boxed::Box::new(Aligned([0u8; 16 * 1024]));
     let mut model = Aligned([0u8; 384]);
     model.0[..BINARY.len()].copy_from_slice(BINARY);

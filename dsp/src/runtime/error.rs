@@ -127,6 +127,9 @@ pub enum RuntimeError {
     },
     /// A metadata record that [`lpai_direct::metadata::Record::parse`] refused: where, and what is wrong.
     MalformedRecord(MetadataError),
+    /// A metadata record whose binary hash is not the SHA-256 of the binary being loaded: the binary changed after
+    /// it was checked, or the record belongs to another binary. The backend is not called.
+    RecordForAnotherBinary,
     /// A load with neither libQnnSystem nor a metadata record to describe the binary's tensors.
     NoMetadata,
 }
@@ -231,6 +234,11 @@ impl ufmt::uDisplay for RuntimeError {
                 graph.as_str(),
                 error_name(*code),
                 code
+            ),
+            RuntimeError::RecordForAnotherBinary => ufmt::uwrite!(
+                f,
+                "the metadata record was made for another binary (the SHA-256 it carries is not the binary's): the \
+                 binary changed after it was checked, or the record belongs to another one"
             ),
             RuntimeError::MalformedRecord(error) => {
                 ufmt::uwrite!(f, "the metadata record is malformed (byte {}", error.offset)?;

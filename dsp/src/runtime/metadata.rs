@@ -3,6 +3,10 @@
 //! turned into the very descriptions libQnnSystem gives (`QnnSystemContext_GraphInfo_t` v1 holding
 //! `Qnn_Tensor_t` v1, names and dimensions), in the arena, so everything after runs one code path.
 //!
+//! Before anything else, the SHA-256 of the binary about to be handed to the backend must be the one the record
+//! carries ([`RuntimeError::RecordForAnotherBinary`] otherwise): the record was made where the binary was read and
+//! checked, so the backend only ever parses that binary.
+//!
 //! What is checked against the backend, since no QNN call lists a binary's graphs or tensor ids: graphRetrieve
 //! must find every graph the record names ([`RuntimeError::RecordGraphMissing`] otherwise, naming the graph), and
 //! graphExecute then matches the record's tensors by id (and checks their count and sizes as the backend does);
@@ -57,6 +61,10 @@ impl<'a> Description<'a> {
         match metadata {
             Metadata::System(system) => Ok(Description::System(system.describe(binary)?)),
             Metadata::Record(record) => {
+                // The record was made where the binary was checked; only that very binary goes to the backend.
+                if record.binary_hash() != lpai_direct::metadata::binary_hash(binary) {
+                    return Err(RuntimeError::RecordForAnotherBinary);
+                }
                 let graphs = graph_infos(&record, arena)?;
                 Ok(Description::Record { graphs: graphs.as_ptr(), count: graphs.len(), _arena: PhantomData })
             }

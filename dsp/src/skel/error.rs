@@ -37,6 +37,7 @@ impl SkelError {
             | RuntimeError::RecordGraphMissing { .. }
             | RuntimeError::RecordTensorsRefused { .. }
             | RuntimeError::MalformedRecord(_)
+            | RuntimeError::RecordForAnotherBinary
             | RuntimeError::NoMetadata => EBADPARM,
             RuntimeError::Platform { .. }
             | RuntimeError::Qnn { .. }

@@ -20,7 +20,7 @@ pub fn contract_record(out: &mut [u8]) -> Option<usize> {
     let graphs = description.graphs().ok()?;
     let mut writer = Writer::new(out);
     // SAFETY: the description, which owns every pointer in `graphs`, lives until the end of this function.
-    unsafe { from_qnn::write_graphs(graphs, &mut writer) }.ok()?;
+    unsafe { from_qnn::write_graphs(graphs, &lpai_direct::metadata::binary_hash(BINARY), &mut writer) }.ok()?;
     writer.finish().ok()
 }
 

@@ -38,7 +38,7 @@ const RECORD_BYTES: usize = 256;
 fn renamed(record: &[u8], name: &str, out: &mut [u8]) -> Option<usize> {
     let record = Record::parse(record).ok()?;
     let mut writer = Writer::new(out);
-    writer.header(record.graph_count() as u32);
+    writer.header(record.graph_count() as u32, &record.binary_hash());
     for graph in record.graphs() {
         writer.graph(name, graph.inputs.len() as u32, graph.outputs.len() as u32);
         for tensor in graph.inputs.chain(graph.outputs) {

@@ -9,7 +9,7 @@ use crate::runtime::{Arena, BackendOptions, BinarySource, Context, ContextOption
 use crate::testing::fake::{self, binary, Settings, BUILTINS};
 use crate::testing::skel_end_to_end::{call, close, open};
 use lpai_direct::codec;
-use lpai_direct::metadata::{from_qnn, Quantization, Record, TensorMeta, Writer, MAX_RANK};
+use lpai_direct::metadata::{binary_hash, from_qnn, Quantization, Record, TensorMeta, Writer, MAX_RANK};
 use lpai_direct::qnn::{DataType, TensorType};
 
 /// Room for the fake's records.
@@ -24,14 +24,14 @@ pub(crate) fn record_from_system(bytes: &[u8], out: &mut [u8]) -> Option<usize> 
     let graphs = description.graphs().ok()?;
     let mut writer = Writer::new(out);
     // SAFETY: the description, which owns every pointer in `graphs`, lives until the end of this function.
-    unsafe { from_qnn::write_graphs(graphs, &mut writer) }.ok()?;
+    unsafe { from_qnn::write_graphs(graphs, &binary_hash(bytes), &mut writer) }.ok()?;
     writer.finish().ok()
 }
 
 /// `record` written again with the first input of its first graph given id `input_id`; its length.
 pub(crate) fn with_first_input_id(record: &Record<'_>, input_id: u32, out: &mut [u8]) -> Option<usize> {
     let mut writer = Writer::new(out);
-    writer.header(record.graph_count() as u32);
+    writer.header(record.graph_count() as u32, &record.binary_hash());
     for (index, graph) in record.graphs().enumerate() {
         writer.graph(graph.name, graph.inputs.len() as u32, graph.outputs.len() as u32);
         for (position, mut tensor) in graph.inputs.chain(graph.outputs).enumerate() {
@@ -44,8 +44,8 @@ pub(crate) fn with_first_input_id(record: &Record<'_>, input_id: u32, out: &mut 
     writer.finish().ok()
 }
 
-/// The fake's graph g0 as a record, but called `name` and with input id `input_id`; its length.
-fn g0_record(name: &str, input_id: u32, out: &mut [u8]) -> Option<usize> {
+/// The fake's graph g0 as a record of `binary`, but called `name` and with input id `input_id`; its length.
+fn g0_record(binary: &[u8], name: &str, input_id: u32, out: &mut [u8]) -> Option<usize> {
     let mut dimensions = [0; MAX_RANK];
     dimensions[0] = 1;
     dimensions[1] = 4;
@@ -59,7 +59,7 @@ fn g0_record(name: &str, input_id: u32, out: &mut [u8]) -> Option<usize> {
         quantization: Quantization::ScaleOffset { scale: 0.5, offset: -10 },
     };
     let mut writer = Writer::new(out);
-    writer.header(1);
+    writer.header(1, &binary_hash(binary));
     writer.graph(name, 1, 1);
     writer.tensor(&tensor("g0_in", input_id, TensorType::APP_WRITE));
     writer.tensor(&tensor("g0_out", 2, TensorType::APP_READ));
@@ -128,7 +128,7 @@ crate::self_tests! {
         let backend = expect_ok!(super::lpai_backend(&BackendOptions::default()));
         let options = ContextOptions::default();
         let mut renamed = [0u8; RECORD_BYTES];
-        let length = expect_some!(g0_record("g9", 1, &mut renamed));
+        let length = expect_some!(g0_record(&one, "g9", 1, &mut renamed));
         let renamed = expect_some!(Record::parse(expect_some!(renamed.get(..length))).ok());
         let mut memory = [0u8; ARENA_BYTES];
         let arena = Arena::new(&mut memory);
@@ -145,7 +145,20 @@ crate::self_tests! {
         let mut memory = [0u8; ARENA_BYTES];
         let arena = Arena::new(&mut memory);
         let refused = Context::load_with(&backend, Metadata::Record(other), &arena, BinarySource::Bytes(&one), &options);
-        check!(matches!(&refused, Err(RuntimeError::RecordGraphMissing { graph, .. }) if graph == "g1"));
+        check!(matches!(&refused, Err(RuntimeError::RecordForAnotherBinary)));
+        check!(refused.is_err_and(|error| says(&error, "the metadata record was made for another binary")));
+
+        // One flipped byte: the binary is not the one that was checked, so the backend never sees it.
+        let mut record = [0u8; RECORD_BYTES];
+        let length = expect_some!(g0_record(&one, "g0", 1, &mut record));
+        let record = expect_some!(Record::parse(expect_some!(record.get(..length))).ok());
+        let mut flipped = one;
+        *expect_some!(flipped.last_mut()) ^= 1;
+        let mut memory = [0u8; ARENA_BYTES];
+        let arena = Arena::new(&mut memory);
+        let source = BinarySource::Bytes(&flipped);
+        let refused = Context::load_with(&backend, Metadata::Record(record), &arena, source, &options);
+        check!(matches!(&refused, Err(RuntimeError::RecordForAnotherBinary)));
     }
 
     fn a_record_with_a_tensor_id_the_backend_refuses_is_refused_at_execute_naming_the_graph() {
@@ -153,7 +166,7 @@ crate::self_tests! {
         let bytes = expect_some!(super::binary(&binary::ONE_GRAPH));
         let backend = expect_ok!(super::lpai_backend(&BackendOptions::default()));
         let mut record = [0u8; RECORD_BYTES];
-        let length = expect_some!(g0_record("g0", 7, &mut record));
+        let length = expect_some!(g0_record(&bytes, "g0", 7, &mut record));
         let record = expect_some!(Record::parse(expect_some!(record.get(..length))).ok());
         let mut memory = [0u8; ARENA_BYTES];
         let arena = Arena::new(&mut memory);
@@ -188,11 +201,11 @@ crate::self_tests! {
             e.u32(m::FLAGS, 0)?.bytes(m::BINARY, &bytes)?.bytes(m::METADATA, record).map(drop)
         }, |e| Ok((e.rout_i32(m::CONTEXT_ID)?, e.rout_u32(m::GRAPH_COUNT)?)));
         let mut good = [0u8; RECORD_BYTES];
-        let good_length = expect_some!(g0_record("g0", 1, &mut good));
+        let good_length = expect_some!(g0_record(&bytes, "g0", 1, &mut good));
         check!(load(expect_some!(good.get(..good_length - 1))) == Err(0x8000_040E));
         check!(last_error_says(handle, "load_with_metadata: the metadata record is malformed (byte"));
         let mut renamed = [0u8; RECORD_BYTES];
-        let length = expect_some!(g0_record("g9", 1, &mut renamed));
+        let length = expect_some!(g0_record(&bytes, "g9", 1, &mut renamed));
         check!(load(expect_some!(renamed.get(..length))) == Err(0x8000_040E));
         check!(last_error_says(handle, "names graph g9, which the context binary does not have"));
 
@@ -209,7 +222,7 @@ crate::self_tests! {
         check!(unload(context).is_ok());
 
         let mut wrong_id = [0u8; RECORD_BYTES];
-        let length = expect_some!(g0_record("g0", 7, &mut wrong_id));
+        let length = expect_some!(g0_record(&bytes, "g0", 7, &mut wrong_id));
         let (context, _) = expect_ok!(load(expect_some!(wrong_id.get(..length))));
         check!(execute(context, &mut output) == Err(0x8000_040E));
         check!(last_error_says(handle, "execute: graph g0: graphExecute refused the tensors the metadata record"));

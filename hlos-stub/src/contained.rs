@@ -1,0 +1,147 @@
+//! Running vendor code that may crash on bad input in a child process of its own: the child is forked after the
+//! vendor library was loaded (so it only calls functions already resolved, no `dlopen`), does the work, sends its
+//! answer back through a pipe as JSON and exits; the parent reports a child killed by a signal, one that exits
+//! without an answer, or one that runs past a time limit (it is then killed), instead of dying with it.
+
+use anyhow::{anyhow, bail, Context as _, Result};
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use std::io::Read as _;
+use std::os::fd::{AsRawFd as _, FromRawFd as _, OwnedFd};
+use std::time::{Duration, Instant};
+
+/// How a contained piece of work ended without an answer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Contained {
+    /// The child was killed by this signal.
+    Crashed(i32),
+    /// The child ran past the time limit and was killed.
+    TimedOut(Duration),
+    /// The child exited with this status and no answer.
+    Exited(i32),
+}
+
+/// Runs `work` in a forked child and answers what it answered; `Err(Contained)` when the child ended without an
+/// answer. `work` must not rely on other threads of this process (the child has only the forking one).
+pub fn run<T: Serialize + DeserializeOwned>(
+    time_limit: Duration,
+    work: impl FnOnce() -> std::result::Result<T, String>,
+) -> Result<std::result::Result<std::result::Result<T, String>, Contained>> {
+    let mut ends = [0i32; 2];
+    // SAFETY: a valid out-array of two descriptors.
+    if unsafe { libc::pipe2(ends.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+        bail!("cannot create a pipe: {}", std::io::Error::last_os_error());
+    }
+    // SAFETY: both descriptors were just created and are owned here only.
+    let (reader, writer) = unsafe { (OwnedFd::from_raw_fd(ends[0]), OwnedFd::from_raw_fd(ends[1])) };
+    // SAFETY: fork has no preconditions; the child below only runs `work`, writes and `_exit`s.
+    let child = unsafe { libc::fork() };
+    if child < 0 {
+        bail!("cannot fork: {}", std::io::Error::last_os_error());
+    }
+    if child == 0 {
+        drop(reader);
+        let answer = serde_json::to_vec(&work()).unwrap_or_default();
+        let mut file = std::fs::File::from(writer);
+        let written = std::io::Write::write_all(&mut file, &answer).is_ok();
+        // SAFETY: ends the child without running the parent's exit handlers or destructors.
+        unsafe { libc::_exit(if written { 0 } else { 1 }) };
+    }
+    drop(writer);
+    let read = read_until(reader, time_limit);
+    let timed_out = read.as_ref().is_ok_and(Option::is_none);
+    if timed_out {
+        // SAFETY: our own child, not yet reaped.
+        unsafe { libc::kill(child, libc::SIGKILL) };
+    }
+    let mut status = 0;
+    // SAFETY: our own child and a valid out-pointer.
+    while unsafe { libc::waitpid(child, &mut status, 0) } < 0 {
+        if std::io::Error::last_os_error().kind() != std::io::ErrorKind::Interrupted {
+            bail!("cannot wait for the child process: {}", std::io::Error::last_os_error());
+        }
+    }
+    if timed_out {
+        return Ok(Err(Contained::TimedOut(time_limit)));
+    }
+    if libc::WIFSIGNALED(status) {
+        return Ok(Err(Contained::Crashed(libc::WTERMSIG(status))));
+    }
+    let bytes = read?.unwrap_or_default();
+    let code = if libc::WIFEXITED(status) { libc::WEXITSTATUS(status) } else { -1 };
+    if code != 0 || bytes.is_empty() {
+        return Ok(Err(Contained::Exited(code)));
+    }
+    let answer = serde_json::from_slice(&bytes).context("the child process answered garbage")?;
+    Ok(Ok(answer))
+}
+
+/// Reads the pipe to its end; `None` when the time limit passed first.
+fn read_until(reader: OwnedFd, time_limit: Duration) -> Result<Option<Vec<u8>>> {
+    let deadline = Instant::now() + time_limit;
+    let descriptor = reader.as_raw_fd();
+    let mut file = std::fs::File::from(reader);
+    let mut bytes = Vec::new();
+    let mut chunk = [0u8; 65536];
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Ok(None);
+        }
+        let mut poll = libc::pollfd { fd: descriptor, events: libc::POLLIN, revents: 0 };
+        let milliseconds = i32::try_from(left.as_millis()).unwrap_or(i32::MAX).max(1);
+        // SAFETY: one valid pollfd.
+        let ready = unsafe { libc::poll(&mut poll, 1, milliseconds) };
+        if ready < 0 {
+            let error = std::io::Error::last_os_error();
+            if error.kind() == std::io::ErrorKind::Interrupted {
+                continue;
+            }
+            return Err(anyhow!("cannot wait for the child process's answer: {error}"));
+        }
+        if ready == 0 {
+            continue;
+        }
+        match file.read(&mut chunk) {
+            Ok(0) => return Ok(Some(bytes)),
+            Ok(count) => bytes.extend_from_slice(&chunk[..count]),
+            Err(error) if error.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(error) => return Err(anyhow!("cannot read the child process's answer: {error}")),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const LIMIT: Duration = Duration::from_secs(20);
+
+    #[test]
+    fn an_answer_comes_back_and_an_error_too() {
+        assert_eq!(run(LIMIT, || Ok::<_, String>(vec![1u8, 2, 3])).unwrap(), Ok(Ok(vec![1, 2, 3])));
+        assert_eq!(run::<u32>(LIMIT, || Err("no".to_string())).unwrap(), Ok(Err("no".to_string())));
+        let big = vec![7u8; 300_000];
+        assert_eq!(run(LIMIT, || Ok::<_, String>(big.clone())).unwrap(), Ok(Ok(big)));
+    }
+
+    #[test]
+    fn a_crash_a_silent_exit_and_a_hang_are_reported_not_shared() {
+        let crashed = run::<u32>(LIMIT, || {
+            // SAFETY: ends this (child) process by a signal, as a vendor crash would.
+            unsafe { libc::raise(libc::SIGSEGV) };
+            Ok(0)
+        });
+        assert_eq!(crashed.unwrap(), Err(Contained::Crashed(libc::SIGSEGV)));
+        let exited = run::<u32>(LIMIT, || {
+            // SAFETY: ends this (child) process at once.
+            unsafe { libc::_exit(3) }
+        });
+        assert_eq!(exited.unwrap(), Err(Contained::Exited(3)));
+        let short = Duration::from_millis(200);
+        let hung = run::<u32>(short, || loop {
+            std::thread::sleep(Duration::from_secs(1));
+        });
+        assert_eq!(hung.unwrap(), Err(Contained::TimedOut(short)));
+    }
+}
