@@ -11,10 +11,12 @@
 //!     canaries around each. Inputs come first, then outputs, as in the `sc` word, whose counts the entries must
 //!     match; an entry for each handle the word counts follows them, always `NO_REGION, 0, 0` (the shell passes
 //!     a zero handle: the skel's methods take none, so a call with handles is refused by its codec);
-//!   - [`KIND_CLOSE`]: `u64 handle`.
+//!   - [`KIND_CLOSE`]: `u64 handle`;
+//!   - [`KIND_RESOURCES`]: nothing more (the tests' leak checks ask the shell what it holds).
 //! - Reply body: `i32 status`, then for open the `u64 handle`; for invoke `u32 guard` ([`GUARD_CANARY`],
 //!   [`GUARD_INPUT_CHANGED`]) and each output buffer's bytes (its length; none for a null one), whatever the
-//!   status; nothing for close.
+//!   status; nothing for close; for resources (status 0) the [`ShellResources`]: `u32 heap blocks`, `u64 heap
+//!   bytes`, `u32 files open`, `u32 libraries loaded`.
 
 /// The body of the one frame the shell writes, unasked, once the skel is loaded and it is ready for requests.
 /// A shell that cannot load the skel writes one line to stderr and exits instead.
@@ -31,6 +33,43 @@ pub const KIND_OPEN: u32 = 1;
 pub const KIND_INVOKE: u32 = 2;
 /// Request kind: close a handle.
 pub const KIND_CLOSE: u32 = 3;
+/// Request kind: what the shell holds right now ([`ShellResources`]).
+pub const KIND_RESOURCES: u32 = 4;
+
+/// What the PD shell holds for the libraries it loaded, at the moment it is asked: the PD's heap (`malloc`
+/// blocks not yet freed and their bytes), the `apps_std` files open and the libraries `dlopen` holds. A skel that
+/// frees everything at close brings them back to what they were before its first open.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ShellResources {
+    /// `malloc` blocks not yet freed.
+    pub heap_blocks: u32,
+    /// Their bytes (as asked for, without the shell's headers).
+    pub heap_bytes: u64,
+    /// Files `apps_std_fopen` opened and `apps_std_fclose` has not closed.
+    pub files: u32,
+    /// Libraries `dlopen` holds (the skel itself is not one of them).
+    pub libraries: u32,
+}
+
+impl ShellResources {
+    /// Writes the counts (after the reply's status).
+    pub fn write(&self, writer: &mut FrameWriter<'_>) {
+        writer.u32(self.heap_blocks);
+        writer.u64(self.heap_bytes);
+        writer.u32(self.files);
+        writer.u32(self.libraries);
+    }
+
+    /// Reads the counts [`ShellResources::write`] wrote.
+    pub fn read(reader: &mut FrameReader<'_>) -> Option<ShellResources> {
+        Some(ShellResources {
+            heap_blocks: reader.u32()?,
+            heap_bytes: reader.u64()?,
+            files: reader.u32()?,
+            libraries: reader.u32()?,
+        })
+    }
+}
 
 /// Reply guard bit: a canary before or after some buffer was overwritten.
 pub const GUARD_CANARY: u32 = 1;
@@ -174,6 +213,8 @@ pub enum Request<'b> {
         /// The skel handle.
         handle: u64,
     },
+    /// Report what the shell holds ([`ShellResources`]).
+    Resources,
 }
 
 /// A decoded invoke request, checked whole: every region and buffer is there, each buffer lies inside its
@@ -281,6 +322,7 @@ impl<'b> Request<'b> {
             KIND_OPEN => Request::Open { uri: reader.rest() },
             KIND_INVOKE => Request::Invoke(decode_invoke(&mut reader)?),
             KIND_CLOSE => Request::Close { handle: reader.u64()? },
+            KIND_RESOURCES => Request::Resources,
             _ => return None,
         };
         reader.at_end().then_some(request)
@@ -325,6 +367,11 @@ pub fn write_invoke<'c>(
 pub fn write_close(writer: &mut FrameWriter<'_>, handle: u64) {
     writer.u32(KIND_CLOSE);
     writer.u64(handle);
+}
+
+/// Writes a resources request.
+pub fn write_resources(writer: &mut FrameWriter<'_>) {
+    writer.u32(KIND_RESOURCES);
 }
 
 #[cfg(test)]
@@ -391,6 +438,14 @@ mod tests {
         let (bytes, length) = frame(|writer| write_close(writer, u64::MAX));
         assert_eq!(Request::decode(&bytes[4..length]), Some(Request::Close { handle: u64::MAX }));
         assert_eq!(body_length((MAX_FRAME_BYTES + 1).to_le_bytes()), None);
+        let (bytes, length) = frame(write_resources);
+        assert_eq!(Request::decode(&bytes[4..length]), Some(Request::Resources));
+        assert_eq!(Request::decode(&[&bytes[4..length], &[0][..]].concat()), None, "trailing bytes");
+        let counts = ShellResources { heap_blocks: 3, heap_bytes: 1 << 33, files: 1, libraries: 2 };
+        let (bytes, length) = frame(|writer| counts.write(writer));
+        let mut reader = FrameReader::new(&bytes[4..length]);
+        assert_eq!((ShellResources::read(&mut reader), reader.at_end()), (Some(counts), true));
+        assert_eq!(ShellResources::read(&mut FrameReader::new(&bytes[4..length - 1])), None);
         let mut small = [0u8; 6];
         let mut writer = FrameWriter::new(&mut small);
         write_close(&mut writer, 1);

@@ -34,6 +34,26 @@ pub extern "C" fn lpai_direct_close(handle: u64) -> i32 {
     lpai_direct::aee::dsp(crate::skel::close(handle))
 }
 
+/// Host builds only (never the device skel): `size_t lpai_direct_skel_host_resources(uint64_t* counts, size_t
+/// capacity)` writes up to `capacity` counts of what the skel holds right now, in this order: open handles, loaded
+/// contexts, memory blocks from the platform (sessions, arenas, job buffers) and their bytes, libraries the
+/// runtime opened; answers how many counts it knows (5). Soak tests compare them before and after their cycles.
+///
+/// # Safety
+/// `counts` must be null (nothing written) or valid for `capacity` writes.
+#[cfg(not(target_arch = "hexagon"))]
+#[no_mangle]
+pub unsafe extern "C" fn lpai_direct_skel_host_resources(counts: *mut u64, capacity: usize) -> usize {
+    let known = crate::skel::host_resources();
+    if !counts.is_null() {
+        for (index, value) in known.iter().enumerate().take(capacity) {
+            // SAFETY: index < capacity, and the caller promises `capacity` writable counts.
+            unsafe { counts.add(index).write(*value) };
+        }
+    }
+    known.len()
+}
+
 crate::self_tests! {
     fn unknown_calls_are_refused_with_an_aee_code() {
         // SAFETY: a null argument array is fine for a call that reads no arguments.

@@ -396,6 +396,10 @@ pub fn run(settings: &Settings) -> Result<Summary> {
     }
     let written = run_record::write(&settings.output_dir, &record);
     let traced = crate::trace::write_if_profiled(&settings.output_dir, &record);
+    if let (Err(error), Err(unwritten)) = (&outcome, &written) {
+        // A full disk or an unwritable output directory stops the run and its record alike: say both.
+        bail!("{error:#}; the run's record could not be written either: {unwritten:#}");
+    }
     outcome?;
     written?;
     traced?;

@@ -7,11 +7,40 @@ use libloading::os::unix::{Library, RTLD_LOCAL, RTLD_NOW};
 use std::io::{Read, Write};
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex, OnceLock};
 use std::time::Instant;
 
 /// The host implementation of [`Platform`].
 pub struct Host;
+
+/// Blocks from [`Host::allocate`] not yet released, and their bytes: what [`Host::resources`] reports.
+static LIVE_BLOCKS: AtomicUsize = AtomicUsize::new(0);
+static LIVE_BYTES: AtomicUsize = AtomicUsize::new(0);
+/// Libraries from [`Host::open_library`] not yet closed.
+static LIVE_LIBRARIES: AtomicUsize = AtomicUsize::new(0);
+
+/// What the host platform holds for its callers right now (host builds only; the device skel keeps no counts).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Resources {
+    /// Memory blocks allocated and not released (sessions, arenas, job buffers).
+    pub blocks: usize,
+    /// Their bytes.
+    pub bytes: usize,
+    /// Libraries opened and not closed.
+    pub libraries: usize,
+}
+
+impl Host {
+    /// The memory and libraries held right now, for leak checks.
+    pub fn resources() -> Resources {
+        Resources {
+            blocks: LIVE_BLOCKS.load(Ordering::Relaxed),
+            bytes: LIVE_BYTES.load(Ordering::Relaxed),
+            libraries: LIVE_LIBRARIES.load(Ordering::Relaxed),
+        }
+    }
+}
 
 /// Whether some thread holds the vendor-calls lock, and the condition its waiters sleep on.
 static VENDOR_LOCKED: Mutex<bool> = Mutex::new(false);
@@ -95,7 +124,9 @@ impl Platform for Host {
         // SAFETY: loading a library runs its initialisers; the caller asked for exactly this library.
         let library = unsafe { Library::open(Some(path_of(path)), RTLD_NOW | RTLD_LOCAL) }
             .map_err(|_| PlatformError::NotLoadable)?;
-        NonNull::new(library.into_raw()).map(LibraryHandle).ok_or(PlatformError::Failed(-1))
+        let handle = NonNull::new(library.into_raw()).map(LibraryHandle).ok_or(PlatformError::Failed(-1))?;
+        LIVE_LIBRARIES.fetch_add(1, Ordering::Relaxed);
+        Ok(handle)
     }
 
     fn find_symbol(library: LibraryHandle, name: &CStr) -> Option<NonNull<c_void>> {
@@ -111,12 +142,16 @@ impl Platform for Host {
     unsafe fn close_library(library: LibraryHandle) {
         // SAFETY: the caller promises nothing from the library is used after this.
         drop(unsafe { Library::from_raw(library.0.as_ptr()) });
+        LIVE_LIBRARIES.fetch_sub(1, Ordering::Relaxed);
     }
 
     fn allocate(bytes: usize) -> Result<NonNull<u8>, PlatformError> {
         let layout = std::alloc::Layout::from_size_align(bytes.max(1), 64).map_err(|_| PlatformError::Failed(-1))?;
         // SAFETY: a non-zero size with a valid alignment.
-        NonNull::new(unsafe { std::alloc::alloc(layout) }).ok_or(PlatformError::Failed(-1))
+        let memory = NonNull::new(unsafe { std::alloc::alloc(layout) }).ok_or(PlatformError::Failed(-1))?;
+        LIVE_BLOCKS.fetch_add(1, Ordering::Relaxed);
+        LIVE_BYTES.fetch_add(bytes, Ordering::Relaxed);
+        Ok(memory)
     }
 
     fn lock_vendor_calls() {
@@ -136,6 +171,8 @@ impl Platform for Host {
         if let Ok(layout) = std::alloc::Layout::from_size_align(bytes.max(1), 64) {
             // SAFETY: the caller passes back exactly what `allocate` gave, with this layout.
             unsafe { std::alloc::dealloc(memory.as_ptr(), layout) };
+            LIVE_BLOCKS.fetch_sub(1, Ordering::Relaxed);
+            LIVE_BYTES.fetch_sub(bytes, Ordering::Relaxed);
         }
     }
 }

@@ -54,7 +54,13 @@ impl ufmt::uDisplay for PlatformError {
     fn fmt<W: ufmt::uWrite + ?Sized>(&self, f: &mut ufmt::Formatter<'_, W>) -> Result<(), W::Error> {
         match self {
             PlatformError::NotFound => f.write_str("not found"),
-            PlatformError::Failed(code) => ufmt::uwrite!(f, "failed with platform error {}", code),
+            PlatformError::Failed(code) => {
+                ufmt::uwrite!(f, "failed with platform error {}", code)?;
+                match errno_meaning(*code) {
+                    Some(meaning) => ufmt::uwrite!(f, " ({})", meaning),
+                    None => Ok(()),
+                }
+            }
             PlatformError::TooLarge { needed } => ufmt::uwrite!(f, "needs a buffer of {} bytes", needed),
             PlatformError::Unsupported => f.write_str("not available on this platform"),
             PlatformError::NotLoadable => {
@@ -62,6 +68,27 @@ impl ufmt::uDisplay for PlatformError {
             }
         }
     }
+}
+
+/// What the errno values a file service most often answers mean (every platform's file services answer errno
+/// numbers: the host's and Linux user mode's own, the aDSP's `apps_std` the HLOS side's), so that a full disk or a
+/// read-only directory reads as such in a message.
+fn errno_meaning(code: i32) -> Option<&'static str> {
+    Some(match code {
+        1 => "operation not permitted",
+        5 => "input/output error",
+        13 => "permission denied",
+        17 => "file exists",
+        20 => "not a directory",
+        21 => "is a directory",
+        24 => "too many open files",
+        27 => "file too large",
+        28 => "no space left on device",
+        30 => "read-only file system",
+        36 => "file name too long",
+        122 => "disk quota exceeded",
+        _ => return None,
+    })
 }
 
 /// A loaded shared library, as the platform's loader knows it.
@@ -403,6 +430,15 @@ fn remove_test_entry(path: &CStr) {
 }
 
 crate::self_tests! {
+    fn file_service_errors_say_what_they_mean() {
+        let full = crate::message!("{}", PlatformError::Failed(28));
+        check!(full.as_str() == "failed with platform error 28 (no space left on device)");
+        let too_large = crate::message!("{}", PlatformError::Failed(27));
+        check!(too_large.as_str() == "failed with platform error 27 (file too large)");
+        let unknown = crate::message!("{}", PlatformError::Failed(4242));
+        check!(unknown.as_str() == "failed with platform error 4242");
+    }
+
     fn monotonic_clock_moves_forward() {
         let first = Current::now_ticks();
         let mut later = first;

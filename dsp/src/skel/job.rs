@@ -202,6 +202,8 @@ fn read_input<'t>(
     match Current::read_file(path, part) {
         Ok(read) if read == expected => {}
         Ok(read) => return Err(failed(Cause::Size { expected, actual: read as u64 })),
+        // A file that grew after the job's checks no longer fits the tensor's buffer: the same size mismatch.
+        Err(PlatformError::TooLarge { needed }) => return Err(failed(Cause::Size { expected, actual: needed })),
         Err(error) => return Err(failed(Cause::Platform(error))),
     }
     if float_in {

@@ -38,6 +38,10 @@ impl Drop for Memory {
     }
 }
 
+/// Contexts loaded and not yet dropped, for the host build's resource report (the device skel keeps no count).
+#[cfg(not(target_arch = "hexagon"))]
+pub(super) static LIVE_CONTEXTS: core::sync::atomic::AtomicUsize = core::sync::atomic::AtomicUsize::new(0);
+
 /// Why a context could not be loaded.
 pub(super) enum LoadError {
     /// The PD heap could not give the arena.
@@ -95,6 +99,8 @@ impl LoadedContext {
         let load_ticks = Current::now_ticks().saturating_sub(began);
         match loaded {
             Ok(context) => {
+                #[cfg(not(target_arch = "hexagon"))]
+                LIVE_CONTEXTS.fetch_add(1, core::sync::atomic::Ordering::Relaxed);
                 let arena_used = arena.used();
                 Ok(LoadedContext { context: Some(context), memory, arena_used, load_ticks, serial: 0 })
             }
@@ -133,6 +139,8 @@ impl Drop for LoadedContext {
         if let Some(context) = self.context.take() {
             let _vendor = VendorCalls::lock();
             drop(context);
+            #[cfg(not(target_arch = "hexagon"))]
+            LIVE_CONTEXTS.fetch_sub(1, core::sync::atomic::Ordering::Relaxed);
         }
     }
 }

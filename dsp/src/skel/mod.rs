@@ -140,6 +140,16 @@ fn refuse(
     code
 }
 
+/// What the host build of the skel holds right now, in the order [`crate::entry::lpai_direct_skel_host_resources`]
+/// reports it: open handles, loaded contexts, memory blocks and their bytes (sessions, arenas, job buffers),
+/// libraries opened.
+#[cfg(not(target_arch = "hexagon"))]
+pub(crate) fn host_resources() -> [u64; 5] {
+    let platform = crate::platform::host::Host::resources();
+    let contexts = loaded::LIVE_CONTEXTS.load(core::sync::atomic::Ordering::Relaxed);
+    [table::open_count(), contexts, platform.blocks, platform.bytes, platform.libraries].map(|count| count as u64)
+}
+
 /// `lpai_direct_open` for C callers.
 ///
 /// # Safety

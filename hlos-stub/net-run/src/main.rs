@@ -5,7 +5,32 @@ use lpai_direct_stub::{net_run, profile};
 use lpai_net_run::cli::{parse_invocation, Invocation, Options};
 use lpai_net_run::{chart_command, inspect_command, stage_command};
 
+/// SIGXFSZ's number on Linux (x86_64, aarch64 and the other generic-ABI targets).
+#[cfg(target_os = "linux")]
+const SIGXFSZ: std::ffi::c_int = 25;
+/// `SIG_IGN` as `signal` takes it.
+#[cfg(target_os = "linux")]
+const SIG_IGN: usize = 1;
+
+#[cfg(target_os = "linux")]
+extern "C" {
+    fn signal(signal: std::ffi::c_int, handler: usize) -> usize;
+}
+
+/// A file-size limit (`ulimit -f`, RLIMIT_FSIZE) kills a process that writes past it with SIGXFSZ, leaving a
+/// half-written `.partial` file and no message. Ignored, the write fails with EFBIG instead, which the run reports
+/// naming the file, removing the partial file. The disposition is inherited by the processes this one starts (the
+/// virtual aDSP's qemu-hexagon), whose writes then fail the same way.
+fn ignore_file_size_signal() {
+    #[cfg(target_os = "linux")]
+    // SAFETY: `signal` with SIG_IGN installs no handler code; it only changes how the kernel treats SIGXFSZ.
+    unsafe {
+        signal(SIGXFSZ, SIG_IGN);
+    }
+}
+
 fn main() -> std::process::ExitCode {
+    ignore_file_size_signal();
     match parse_invocation(std::env::args_os()) {
         Invocation::Run(options) => run(&options),
         Invocation::Inspect(options) => inspect_command::run(&options),

@@ -91,7 +91,7 @@ pub struct Local {
     invoke: InvokeFn,
     close: CloseFn,
     // The entry points above come from it; it is unloaded when the last clone goes.
-    _library: Arc<Library>,
+    library: Arc<Library>,
 }
 
 impl std::fmt::Debug for Local {
@@ -152,13 +152,46 @@ impl Local {
                 *library.get::<CloseFn>(b"lpai_direct_close\0").map_err(|_| missing("lpai_direct_close"))?,
             )
         };
-        Ok(Local { path: path.to_path_buf(), open, invoke, close, _library: Arc::new(library) })
+        Ok(Local { path: path.to_path_buf(), open, invoke, close, library: Arc::new(library) })
     }
 
     /// The skel library in use.
     pub fn path(&self) -> &Path {
         &self.path
     }
+
+    /// What the skel holds right now, for leak checks: the host build exports `lpai_direct_skel_host_resources`
+    /// (the device skel does not); `None` for a skel without it.
+    pub fn host_resources(&self) -> Option<HostResources> {
+        type ResourcesFn = unsafe extern "C" fn(*mut u64, usize) -> usize;
+        // SAFETY: the symbol has this signature in the skel's `entry.rs`; it is called while the library is loaded.
+        let report = unsafe { self.library.get::<ResourcesFn>(b"lpai_direct_skel_host_resources\0") }.ok()?;
+        let mut counts = [0u64; 5];
+        // SAFETY: `counts` holds the 5 values the call is given room for.
+        let known = unsafe { report(counts.as_mut_ptr(), counts.len()) };
+        (known >= counts.len()).then_some(HostResources {
+            handles: counts[0],
+            contexts: counts[1],
+            memory_blocks: counts[2],
+            memory_bytes: counts[3],
+            libraries: counts[4],
+        })
+    }
+}
+
+/// What the host skel holds at one moment (`lpai_direct_skel_host_resources`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct HostResources {
+    /// Open handles (sessions).
+    pub handles: u64,
+    /// Loaded contexts.
+    pub contexts: u64,
+    /// Memory blocks the skel allocated and has not released: sessions, context arenas, job buffers.
+    pub memory_blocks: u64,
+    /// Their bytes.
+    pub memory_bytes: u64,
+    /// Libraries (QNN backends, system libraries) the runtime opened and has not closed.
+    pub libraries: u64,
 }
 
 impl Transport for Local {

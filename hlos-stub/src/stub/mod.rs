@@ -7,7 +7,7 @@ pub mod names;
 pub mod qemu;
 pub mod transport;
 
-pub use local::{Local, SkelError, SkelLocation};
+pub use local::{HostResources, Local, SkelError, SkelLocation};
 pub use names::{Named, TransportKind, UnknownName};
 pub use qemu::{Qemu, QemuError, QemuOptions};
 pub use transport::{IoBuffer, Transport};

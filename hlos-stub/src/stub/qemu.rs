@@ -6,7 +6,7 @@
 use super::transport::Transport;
 use lpai_direct::aee;
 use lpai_direct::codec::RemoteArg;
-use lpai_direct::shell_frame::{self, BufferSpec, FrameReader, FrameWriter, RegionSpec, NO_REGION};
+use lpai_direct::shell_frame::{self, BufferSpec, FrameReader, FrameWriter, RegionSpec, ShellResources, NO_REGION};
 use std::collections::VecDeque;
 use std::ffi::CStr;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -179,6 +179,20 @@ impl Qemu {
     /// outside what it was given. Always 0 for a sound skel.
     pub fn guard_violations(&self) -> u32 {
         self.guard_violations
+    }
+
+    /// What the shell holds right now (its heap, files and libraries), for leak checks; `None` once the transport
+    /// failed ([`Transport::failure`] says why) or when the shell answers garbage.
+    pub fn shell_resources(&mut self) -> Option<ShellResources> {
+        let body = self.exchange("resources", shell_frame::write_resources)?;
+        let mut reader = FrameReader::new(&body);
+        match (reader.i32(), ShellResources::read(&mut reader), reader.at_end()) {
+            (Some(0), Some(counts), true) => Some(counts),
+            _ => {
+                self.garbage("resources");
+                None
+            }
+        }
     }
 
     fn last_line(&self) -> String {

@@ -122,6 +122,11 @@ pub fn open(path: &[u8]) -> Result<u32, OpenError> {
         .unwrap_or(Err(OpenError::Busy))
 }
 
+/// How many libraries the table holds (`None` while it is being changed).
+pub fn loaded_count() -> Option<u32> {
+    TABLE.with(|table| table.entries.iter().flatten().count() as u32)
+}
+
 /// `dlsym`: the address of `name` in the library `handle` names.
 pub fn symbol(handle: u32, name: &[u8]) -> Option<usize> {
     TABLE.with(|table| entry(table, handle)?.library.symbol(name)).flatten()

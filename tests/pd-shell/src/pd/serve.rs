@@ -4,7 +4,8 @@ use super::invoke::{Call, InvokeFunction, NoMemory};
 use super::loader::Library;
 use super::system::{self, Mapping};
 use core::ffi::{c_char, c_int};
-use lpai_direct::shell_frame::{self, FrameWriter, Request, KIND_CLOSE, KIND_INVOKE, KIND_OPEN, READY};
+use lpai_direct::shell_frame::{self, FrameWriter, Request, ShellResources, READY};
+use lpai_direct::shell_frame::{KIND_CLOSE, KIND_INVOKE, KIND_OPEN, KIND_RESOURCES};
 
 type OpenFunction = unsafe extern "C" fn(*const c_char, *mut u64) -> c_int;
 type CloseFunction = unsafe extern "C" fn(u64) -> c_int;
@@ -83,6 +84,17 @@ impl Skel {
                 let status = unsafe { (self.close)(handle) };
                 reply(|writer| writer.u32(status as u32))
             }
+            Request::Resources => {
+                let (heap_blocks, heap_bytes) = super::services::heap_in_use();
+                let files = super::services::files_open();
+                let libraries = super::libraries::loaded_count()
+                    .ok_or_else(|| crate::say!("lpai-pd-shell: the dlopen table is in use"))?;
+                let counts = ShellResources { heap_blocks, heap_bytes, files, libraries };
+                reply(|writer| {
+                    writer.u32(0);
+                    counts.write(writer);
+                })
+            }
             Request::Invoke(invoke) => {
                 let outputs = Call::output_bytes(&invoke);
                 if outputs + 8 > u64::from(shell_frame::MAX_FRAME_BYTES) {
@@ -156,6 +168,7 @@ fn describe_malformed(body: &[u8]) {
         Some(KIND_OPEN) => "open",
         Some(KIND_INVOKE) => "invoke",
         Some(KIND_CLOSE) => "close",
+        Some(KIND_RESOURCES) => "resources",
         Some(kind) => return crate::say!("lpai-pd-shell: malformed request frame: unknown kind {kind}"),
     };
     crate::say!(

@@ -23,6 +23,11 @@ const MAX_FILES: usize = 16;
 /// The descriptors `apps_std_fopen` handed out; -1 marks a free slot.
 static OPEN: [AtomicI32; MAX_FILES] = [const { AtomicI32::new(-1) }; MAX_FILES];
 
+/// How many files `apps_std_fopen` opened that `apps_std_fclose` has not closed.
+pub fn files_open() -> u32 {
+    OPEN.iter().filter(|slot| slot.load(Ordering::Relaxed) >= 0).count() as u32
+}
+
 fn is_open(file: c_int) -> bool {
     file >= 0 && OPEN.iter().any(|slot| slot.load(Ordering::Relaxed) == file)
 }

@@ -2,11 +2,21 @@
 
 use crate::pd::system::Mapping;
 use core::ffi::c_void;
+use core::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
 
 /// Bytes before each allocation: the mark, the mapping's size, padding to keep the result 16-aligned.
 const HEADER_BYTES: usize = 16;
 /// Marks a live allocation in its header (cleared on free).
 const MARK: u32 = 0x1A1_0CA7;
+
+/// Blocks `malloc` answered that `free` has not taken back, and the bytes asked for them.
+static LIVE_BLOCKS: AtomicU32 = AtomicU32::new(0);
+static LIVE_BYTES: AtomicUsize = AtomicUsize::new(0);
+
+/// The heap the loaded libraries hold right now: blocks not freed, and their bytes.
+pub fn heap_in_use() -> (u32, u64) {
+    (LIVE_BLOCKS.load(Ordering::Relaxed), LIVE_BYTES.load(Ordering::Relaxed) as u64)
+}
 
 /// `void* malloc(size_t bytes)`: 16-byte aligned memory, zeroed; null when there is none. `malloc(0)` answers
 /// a valid pointer too.
@@ -20,6 +30,8 @@ pub extern "C" fn malloc(bytes: usize) -> *mut c_void {
     let start = mapping.address();
     // The mapping now belongs to the allocation; `free` unmaps it.
     core::mem::forget(mapping);
+    LIVE_BLOCKS.fetch_add(1, Ordering::Relaxed);
+    LIVE_BYTES.fetch_add(bytes, Ordering::Relaxed);
     start.wrapping_add(HEADER_BYTES).cast()
 }
 
@@ -45,4 +57,6 @@ pub unsafe extern "C" fn free(memory: *mut c_void) {
     // SAFETY: the header describes the mapping `malloc` made and forgot; nothing uses it after `free`.
     let mapping = unsafe { Mapping::adopt(header.cast(), bytes as usize) };
     drop(mapping);
+    LIVE_BLOCKS.fetch_sub(1, Ordering::Relaxed);
+    LIVE_BYTES.fetch_sub((bytes as usize).saturating_sub(HEADER_BYTES), Ordering::Relaxed);
 }
