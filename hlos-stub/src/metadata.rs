@@ -17,8 +17,8 @@ use std::path::{Path, PathBuf};
 pub struct HostSystemLibrary {
     path: PathBuf,
     interface: *const SystemInterface,
-    // The interface above belongs to it; declared last, so dropped last.
-    _library: Library,
+    // The interface above belongs to it (unless it is linked into the program); declared last, so dropped last.
+    _library: Option<Library>,
 }
 
 /// Frees a system context when dropped.
@@ -51,6 +51,23 @@ impl HostSystemLibrary {
         .map_err(|_| {
             anyhow!("{shown} is not a QNN system library: it does not export QnnSystemInterface_getProviders")
         })?;
+        // SAFETY: the symbol is the library's QnnSystemInterface_getProviders, and `library` is kept with what it
+        // returns.
+        let mut system = unsafe { HostSystemLibrary::from_providers(path, *get_providers) }?;
+        system._library = Some(library);
+        Ok(system)
+    }
+
+    /// Uses a `QnnSystemInterface_getProviders` already in the program (`path` names the library in messages),
+    /// as [`HostSystemLibrary::load`] uses a loaded library's.
+    ///
+    /// # Safety
+    /// `get_providers` must behave as QNN specifies, and what it returns must stay valid while the answer lives.
+    pub unsafe fn from_providers(
+        path: &Path,
+        get_providers: SystemInterfaceGetProvidersFn,
+    ) -> Result<HostSystemLibrary> {
+        let shown = path.display();
         let mut list: *mut *const SystemInterface = std::ptr::null_mut();
         let mut count = 0u32;
         // SAFETY: valid out-pointers; the library stays loaded while its answer is used.
@@ -78,7 +95,7 @@ impl HostSystemLibrary {
                 wanted.minor
             );
         }
-        Ok(HostSystemLibrary { path: path.to_path_buf(), interface, _library: library })
+        Ok(HostSystemLibrary { path: path.to_path_buf(), interface, _library: None })
     }
 
     fn table(&self) -> &qnn::SystemInterfaceTable {
