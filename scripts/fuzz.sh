@@ -3,7 +3,9 @@
 #
 #   scripts/fuzz.sh [TARGET|all] [SECONDS]     run TARGET (default: every target, one after the other) for SECONDS
 #                                              each (default 600); prints the executions each run reached
-#   scripts/fuzz.sh --minimise [TARGET|all]    merge what the runs found into fuzz/corpus/TARGET, minimised
+#   scripts/fuzz.sh --minimise [TARGET|all]    merge what the runs found into fuzz/corpus/TARGET, minimised: the
+#                                              fewest files that reach every edge (hit counts aside, which keeps
+#                                              the committed corpus to a few hundred small files)
 #
 # Runs read fuzz/corpus/TARGET (the committed corpus) and add what they find to target/fuzz/corpus/TARGET; a crash
 # is saved in fuzz/artifacts/TARGET. Nothing is written outside fuzz/ and target/ (besides installing cargo-fuzz
@@ -40,11 +42,23 @@ if $minimise; then
     merged="target/fuzz/minimised/$target"
     rm -rf "$merged"
     mkdir -p "$merged" "target/fuzz/corpus/$target"
+    # ELF files are cut to 48 KiB (mutated copies of the 139 KiB skel would make megabytes); the skel seed itself
+    # is kept whole, so the corpus still loads and relocates a complete library.
+    limit=()
+    keep=()
+    if [ "$target" = elf_loader ]; then
+      limit=(-max_len=49152)
+      [ -f fuzz/corpus/elf_loader/seed-liblpai_direct_skel.so ] && cp fuzz/corpus/elf_loader/seed-liblpai_direct_skel.so "$merged.keep" && keep=("$merged.keep")
+    fi
     cargo fuzz run "${build[@]}" "$target" "$merged" "fuzz/corpus/$target" "target/fuzz/corpus/$target" -- \
-      -merge=1 -close_fd_mask=2 >"target/fuzz/$target.merge.log" 2>&1 || { tail -20 "target/fuzz/$target.merge.log"; exit 1; }
+      -merge=1 -use_counters=0 "${limit[@]}" -close_fd_mask=2 >"target/fuzz/$target.merge.log" 2>&1 ||
+      { tail -20 "target/fuzz/$target.merge.log"; exit 1; }
     rm -rf "fuzz/corpus/$target"
     mkdir -p "fuzz/corpus/$target"
     cp "$merged"/* "fuzz/corpus/$target/"
+    if [ "${#keep[@]}" -gt 0 ]; then
+      mv "${keep[0]}" fuzz/corpus/elf_loader/seed-liblpai_direct_skel.so
+    fi
     echo "$target: $(ls "fuzz/corpus/$target" | wc -l) files, $(du -sk "fuzz/corpus/$target" | cut -f1) KiB"
   done
   exit 0
