@@ -1,5 +1,27 @@
 //! Turns `HW_VER` (the LPAI hardware version the runtime asks for by default; v5, v5_1, v6 or v7, default v6)
-//! into a constant in `$OUT_DIR/build_config.rs`.
+//! into a constant in `$OUT_DIR/build_config.rs`, and compiles the committed corpus of the `skel_invoke` and
+//! `codec` fuzz targets (`fuzz/corpus/<target>/`) into `$OUT_DIR/fuzz_corpus.rs`, the table the self-tests replay
+//! (`src/testing/fuzz_calls.rs`; the Hexagon self-test executable replays it too). Only the self-tests include
+//! that table: a skel build generates it and never uses it.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+/// Writes `constant`, the files of `directory` (sorted by name) as `(name, bytes)`, into `out`.
+fn corpus_table(out: &mut String, constant: &str, directory: &Path) {
+    println!("cargo:rerun-if-changed={}", directory.display());
+    let mut files: Vec<_> = std::fs::read_dir(directory)
+        .map(|entries| entries.filter_map(Result::ok).map(|entry| entry.path()).filter(|path| path.is_file()).collect())
+        .unwrap_or_default();
+    files.sort();
+    let _ = writeln!(out, "/// `{}`: file name and bytes.", directory.display());
+    let _ = writeln!(out, "pub(super) const {constant}: &[(&str, &[u8])] = &[");
+    for file in files {
+        let name = file.file_name().map(|name| name.to_string_lossy().into_owned()).unwrap_or_default();
+        let _ = writeln!(out, "    ({name:?}, include_bytes!({:?})),", file.display().to_string());
+    }
+    let _ = writeln!(out, "];");
+}
 
 fn main() {
     println!("cargo:rerun-if-env-changed=HW_VER");
@@ -24,4 +46,9 @@ fn main() {
         name.trim_start_matches('v')
     );
     std::fs::write(out.join("build_config.rs"), code).expect("OUT_DIR is writable");
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz/corpus");
+    let mut table = String::new();
+    corpus_table(&mut table, "SKEL_INVOKE", &corpus.join("skel_invoke"));
+    corpus_table(&mut table, "CODEC", &corpus.join("codec"));
+    std::fs::write(out.join("fuzz_corpus.rs"), table).expect("OUT_DIR is writable");
 }

@@ -116,6 +116,7 @@ pub fn all() -> impl Iterator<Item = &'static SelfTest> {
         crate::runtime::arena::SELF_TESTS,
         crate::skel::SELF_TESTS,
         crate::testing::skel_fuzz::SELF_TESTS,
+        crate::testing::fuzz_calls::SELF_TESTS,
         crate::testing::skel_end_to_end::SELF_TESTS,
         crate::testing::contract::SELF_TESTS,
         crate::runtime::quantize::SELF_TESTS,

@@ -45,6 +45,14 @@ pub struct InputList {
 /// that match).
 pub fn read(list: &Path, inputs: &[ExpectedInput], outputs: &[&str]) -> Result<InputList> {
     let text = std::fs::read_to_string(list).with_context(|| format!("cannot read input list {}", list.display()))?;
+    let parsed = parse(list, &text, inputs, outputs)?;
+    check_files(list, &parsed, inputs)?;
+    Ok(parsed)
+}
+
+/// Parses the text of the list `list` (named in messages) against the graph, without touching the file system:
+/// the output-names line against `outputs`, and every line's entry count and names against `inputs`.
+pub fn parse(list: &Path, text: &str, inputs: &[ExpectedInput], outputs: &[&str]) -> Result<InputList> {
     let mut lines = Vec::new();
     let mut selected: Vec<usize> = (0..outputs.len()).collect();
     let mut first = true;
@@ -71,7 +79,12 @@ pub fn read(list: &Path, inputs: &[ExpectedInput], outputs: &[&str]) -> Result<I
     if lines.is_empty() {
         bail!("input list {} has no inference lines", list.display());
     }
-    for line in &lines {
+    Ok(InputList { lines, outputs: selected })
+}
+
+/// Checks that every file a parsed list names exists and has the size its input takes.
+fn check_files(list: &Path, parsed: &InputList, inputs: &[ExpectedInput]) -> Result<()> {
+    for line in &parsed.lines {
         for (file, input) in line.files.iter().zip(inputs) {
             let metadata = std::fs::metadata(file).with_context(|| {
                 format!(
@@ -100,7 +113,7 @@ pub fn read(list: &Path, inputs: &[ExpectedInput], outputs: &[&str]) -> Result<I
             }
         }
     }
-    Ok(InputList { lines, outputs: selected })
+    Ok(())
 }
 
 /// The outputs an output-names line (without its `#`) asks for, in graph order; every output when it names none.

@@ -22,8 +22,8 @@ pub const READ_TIME_LIMIT: std::time::Duration = std::time::Duration::from_secs(
 pub struct HostSystemLibrary {
     path: PathBuf,
     interface: *const SystemInterface,
-    // The interface above belongs to it; declared last, so dropped last.
-    _library: Library,
+    // The interface above belongs to it (unless it is linked into the program); declared last, so dropped last.
+    _library: Option<Library>,
 }
 
 /// Frees a system context when dropped.
@@ -56,6 +56,23 @@ impl HostSystemLibrary {
         .map_err(|_| {
             anyhow!("{shown} is not a QNN system library: it does not export QnnSystemInterface_getProviders")
         })?;
+        // SAFETY: the symbol is the library's QnnSystemInterface_getProviders, and `library` is kept with what it
+        // returns.
+        let mut system = unsafe { HostSystemLibrary::from_providers(path, *get_providers) }?;
+        system._library = Some(library);
+        Ok(system)
+    }
+
+    /// Uses a `QnnSystemInterface_getProviders` already in the program (`path` names the library in messages),
+    /// as [`HostSystemLibrary::load`] uses a loaded library's.
+    ///
+    /// # Safety
+    /// `get_providers` must behave as QNN specifies, and what it returns must stay valid while the answer lives.
+    pub unsafe fn from_providers(
+        path: &Path,
+        get_providers: SystemInterfaceGetProvidersFn,
+    ) -> Result<HostSystemLibrary> {
+        let shown = path.display();
         let mut list: *mut *const SystemInterface = std::ptr::null_mut();
         let mut count = 0u32;
         // SAFETY: valid out-pointers; the library stays loaded while its answer is used.
@@ -83,7 +100,7 @@ impl HostSystemLibrary {
                 wanted.minor
             );
         }
-        Ok(HostSystemLibrary { path: path.to_path_buf(), interface, _library: library })
+        Ok(HostSystemLibrary { path: path.to_path_buf(), interface, _library: None })
     }
 
     fn table(&self) -> &qnn::SystemInterfaceTable {
@@ -102,7 +119,7 @@ impl HostSystemLibrary {
     /// down, and nothing of it reaches a skel.
     pub fn read(&self, binary: &[u8], what: &str) -> Result<BinaryMetadata> {
         let answer =
-            contained::run(READ_TIME_LIMIT, || self.read_here(binary, what).map_err(|error| format!("{error:#}")))?;
+            contained::run(READ_TIME_LIMIT, || self.read_in_this_process(binary, what).map_err(|error| format!("{error:#}")))?;
         match answer {
             Ok(Ok(metadata)) => Ok(metadata),
             Ok(Err(message)) => Err(anyhow!(message)),
@@ -118,8 +135,9 @@ impl HostSystemLibrary {
         }
     }
 
-    /// [`HostSystemLibrary::read`] in this process: for the child.
-    fn read_here(&self, binary: &[u8], what: &str) -> Result<BinaryMetadata> {
+    /// [`HostSystemLibrary::read`] in this process, with nothing contained: what the child runs, and what the fuzz
+    /// target feeds (a crash of this code must show there, not become a "corrupt binary").
+    pub fn read_in_this_process(&self, binary: &[u8], what: &str) -> Result<BinaryMetadata> {
         let shown = self.path.display();
         let missing = |name| anyhow!("the system library {shown} does not implement {name}");
         let create = self.table().system_context_create.ok_or_else(|| missing("systemContextCreate"))?;

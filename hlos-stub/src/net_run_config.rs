@@ -100,8 +100,35 @@ impl NetRunConfig {
     }
 }
 
-fn read_json(path: &Path) -> Result<serde_json::Value> {
-    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read config file {}", path.display()))?;
+/// Where config files are read from: the file system ([`FileSystem`]), or memory (the fuzz targets).
+pub trait ConfigFiles {
+    /// The text of the file at `path`.
+    fn read_to_string(&self, path: &Path) -> std::io::Result<String>;
+    /// Whether a file exists at `path`.
+    fn exists(&self, path: &Path) -> bool;
+    /// The directory a relative `config_file_path` is looked for in after the JSON's own.
+    fn current_dir(&self) -> PathBuf;
+}
+
+/// The process's file system and current directory.
+pub struct FileSystem;
+
+impl ConfigFiles for FileSystem {
+    fn read_to_string(&self, path: &Path) -> std::io::Result<String> {
+        std::fs::read_to_string(path)
+    }
+
+    fn exists(&self, path: &Path) -> bool {
+        path.exists()
+    }
+
+    fn current_dir(&self) -> PathBuf {
+        std::env::current_dir().unwrap_or_default()
+    }
+}
+
+fn read_json(files: &dyn ConfigFiles, path: &Path) -> Result<serde_json::Value> {
+    let text = files.read_to_string(path).with_context(|| format!("cannot read config file {}", path.display()))?;
     serde_json::from_str(&text).with_context(|| format!("config file {} is not JSON", path.display()))
 }
 
@@ -112,16 +139,16 @@ fn is_net_run_file(value: &serde_json::Value) -> bool {
 
 /// Where a config file's `config_file_path` points: an absolute path as it is; a relative one beside `json` when it
 /// exists there, else from `current_directory`.
-fn resolve(json: &Path, config_file_path: &Path, current_directory: &Path) -> Result<PathBuf> {
+fn resolve(files: &dyn ConfigFiles, json: &Path, config_file_path: &Path, current_directory: &Path) -> Result<PathBuf> {
     if config_file_path.is_absolute() {
         return Ok(config_file_path.to_path_buf());
     }
     let beside = json.parent().unwrap_or(Path::new("")).join(config_file_path);
-    if beside.exists() {
+    if files.exists(&beside) {
         return Ok(beside);
     }
     let from_current = current_directory.join(config_file_path);
-    if from_current.exists() {
+    if files.exists(&from_current) {
         return Ok(from_current);
     }
     bail!(
@@ -136,21 +163,27 @@ fn resolve(json: &Path, config_file_path: &Path, current_directory: &Path) -> Re
 /// The lpaiParams.conf a config file stands for: the file itself when it is a conf, else the conf its
 /// `backend_extensions.config_file_path` names (found as [`read`] finds it; `None` when it names none).
 pub fn params_file(path: &Path) -> Result<Option<PathBuf>> {
-    let value = read_json(path)?;
+    let files = FileSystem;
+    let value = read_json(&files, path)?;
     if !is_net_run_file(&value) {
         return Ok(Some(path.to_path_buf()));
     }
     let file: File = serde_json::from_value(value).with_context(|| format!("config file {}", path.display()))?;
-    let current_directory = std::env::current_dir().unwrap_or_default();
+    let current_directory = files.current_dir();
     file.backend_extensions
         .and_then(|extensions| extensions.config_file_path)
-        .map(|conf| resolve(path, Path::new(&conf), &current_directory))
+        .map(|conf| resolve(&files, path, Path::new(&conf), &current_directory))
         .transpose()
 }
 
 /// Reads a config file: qnn-net-run's JSON, or an lpaiParams.conf itself.
 pub fn read(path: &Path) -> Result<NetRunConfig> {
-    let value = read_json(path)?;
+    read_from(&FileSystem, path)
+}
+
+/// Reads a config file as [`read`] does, from `files`.
+pub fn read_from(files: &dyn ConfigFiles, path: &Path) -> Result<NetRunConfig> {
+    let value = read_json(files, path)?;
     if !is_net_run_file(&value) {
         return Ok(NetRunConfig { lpai: lpai_config::from_params(path, value)?, ..NetRunConfig::default() });
     }
@@ -160,9 +193,8 @@ pub fn read(path: &Path) -> Result<NetRunConfig> {
         config.warnings.push(format!("config file {}: {key} means nothing to lpai-net-run; ignored", path.display()))
     };
     if let Some(conf) = file.backend_extensions.and_then(|extensions| extensions.config_file_path) {
-        let current_directory = std::env::current_dir().unwrap_or_default();
-        let inner = resolve(path, Path::new(&conf), &current_directory)?;
-        let inner_value = read_json(&inner)?;
+        let inner = resolve(files, path, Path::new(&conf), &files.current_dir())?;
+        let inner_value = read_json(files, &inner)?;
         if is_net_run_file(&inner_value) {
             bail!(
                 "config file {}: its config_file_path {} is another qnn-net-run config file; it must name an \
@@ -309,11 +341,14 @@ mod tests {
         let json = json_dir.path().join("config.json");
         let conf = Path::new("lpaiParams.conf");
         write(current.path(), "lpaiParams.conf", "{}");
-        assert_eq!(resolve(&json, conf, current.path()).unwrap(), current.path().join(conf));
+        assert_eq!(resolve(&FileSystem, &json, conf, current.path()).unwrap(), current.path().join(conf));
         write(json_dir.path(), "lpaiParams.conf", "{}");
-        assert_eq!(resolve(&json, conf, current.path()).unwrap(), json_dir.path().join(conf));
-        let message = resolve(&json, Path::new("absent.conf"), current.path()).unwrap_err().to_string();
+        assert_eq!(resolve(&FileSystem, &json, conf, current.path()).unwrap(), json_dir.path().join(conf));
+        let message = resolve(&FileSystem, &json, Path::new("absent.conf"), current.path()).unwrap_err().to_string();
         assert!(message.contains("absent.conf") && message.contains("current directory"), "{message}");
-        assert_eq!(resolve(&json, Path::new("/x/y.conf"), current.path()).unwrap(), Path::new("/x/y.conf"));
+        assert_eq!(
+            resolve(&FileSystem, &json, Path::new("/x/y.conf"), current.path()).unwrap(),
+            Path::new("/x/y.conf")
+        );
     }
 }

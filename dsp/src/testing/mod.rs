@@ -21,6 +21,7 @@ macro_rules! load_one_graph {
 pub mod bench;
 pub mod contract_single;
 pub mod fake;
+pub mod fuzz_calls;
 
 pub(crate) mod contexts;
 pub(crate) mod contract;
