@@ -118,8 +118,9 @@ impl HostSystemLibrary {
     /// crashes it (or keeps it busy past [`READ_TIME_LIMIT`]) is reported as corrupt instead of taking this process
     /// down, and nothing of it reaches a skel.
     pub fn read(&self, binary: &[u8], what: &str) -> Result<BinaryMetadata> {
-        let answer =
-            contained::run(READ_TIME_LIMIT, || self.read_in_this_process(binary, what).map_err(|error| format!("{error:#}")))?;
+        let answer = contained::run(READ_TIME_LIMIT, || {
+            self.read_in_this_process(binary, what).map_err(|error| format!("{error:#}"))
+        })?;
         match answer {
             Ok(Ok(metadata)) => Ok(metadata),
             Ok(Err(message)) => Err(anyhow!(message)),
