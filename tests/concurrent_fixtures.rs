@@ -43,16 +43,7 @@ fn fixtures() -> Vec<Fixture> {
         arena_bytes: 4 << 20,
         ..common::configuration(&qnn.join("libQnnHtp.so"), Some(&qnn.join("libQnnSystem.so")))
     };
-    let contract = Configuration {
-        arena_bytes: 1 << 20,
-        ..common::configuration(
-            &common::artifact("target/release/libQnnLpaiContract.so", "cargo build --release -p lpai-contract-lpai"),
-            Some(&common::artifact(
-                "target/release/libQnnSystemContract.so",
-                "cargo build --release -p lpai-contract-system",
-            )),
-        )
-    };
+    let contract = common::contract_configuration(1 << 20);
     let manifest = |directory: &Path| -> serde_json::Value {
         serde_json::from_str(&std::fs::read_to_string(directory.join("manifest.json")).unwrap()).unwrap()
     };

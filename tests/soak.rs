@@ -222,16 +222,7 @@ fn soak_local(configuration: &Configuration, fixture: &Fixture, count: usize, wa
 
 #[test]
 fn local_cycles_on_the_contract_model_leave_nothing_behind() {
-    let configuration = Configuration {
-        arena_bytes: 1 << 20,
-        ..common::configuration(
-            &common::artifact("target/release/libQnnLpaiContract.so", "cargo build --release -p lpai-contract-lpai"),
-            Some(&common::artifact(
-                "target/release/libQnnSystemContract.so",
-                "cargo build --release -p lpai-contract-system",
-            )),
-        )
-    };
+    let configuration = common::contract_configuration(1 << 20);
     let count = cycles(LOCAL_CYCLES);
     let tally = soak_local(&configuration, &Fixture::contract_single(), count, 0);
     assert_eq!(tally.cycles, count);

@@ -181,6 +181,22 @@ pub fn changed_record(record: &[u8], rename: Option<&str>, first_input_id: Optio
 /// record (no libQnnSystem on the skel's side).
 #[allow(dead_code)]
 pub fn configuration(backend: &Path, system_library: Option<&Path>) -> lpai_direct_stub::stub::Configuration {
+    configuration_with_arena(backend, system_library, 0)
+}
+
+/// The host contract model (its backend and system library, built by cargo) with an arena of `arena_bytes`.
+pub fn contract_configuration(arena_bytes: u32) -> lpai_direct_stub::stub::Configuration {
+    let backend = artifact("target/release/libQnnLpaiContract.so", "cargo build --release -p lpai-contract-lpai");
+    let system = artifact("target/release/libQnnSystemContract.so", "cargo build --release -p lpai-contract-system");
+    configuration_with_arena(&backend, Some(&system), arena_bytes)
+}
+
+/// [`configuration`] with an arena of `arena_bytes` (0: the skel chooses).
+pub fn configuration_with_arena(
+    backend: &Path,
+    system_library: Option<&Path>,
+    arena_bytes: u32,
+) -> lpai_direct_stub::stub::Configuration {
     let text = |path: &Path| std::ffi::CString::new(path.to_str().expect("a UTF-8 path")).expect("no NUL");
     lpai_direct_stub::stub::Configuration {
         backend: text(backend),
@@ -189,6 +205,6 @@ pub fn configuration(backend: &Path, system_library: Option<&Path>) -> lpai_dire
         profiling_level: 0,
         lpai_hw_version: 0,
         lpai_target: lpai_direct_stub::stub::TARGET_DEFAULT,
-        arena_bytes: 0,
+        arena_bytes,
     }
 }
