@@ -58,17 +58,10 @@ fn qnn_net_run_files(work: &Path, fixture: &Path, output_name: &str) -> PathBuf 
             "context_configs": {"is_persistent_binary": true}}"#,
     )
     .unwrap();
-    let lines = std::fs::read_to_string(fixture.join("input_list_float.txt")).unwrap();
+    let absolute = common::absolute_list_in(fixture, "float", work, "absolute");
     let mut list = format!("#{output_name}\n");
-    for (index, line) in lines.lines().enumerate() {
-        let absolute: Vec<String> = line
-            .split_whitespace()
-            .map(|entry| match entry.split_once(":=") {
-                Some((name, path)) => format!("{name}:={}", fixture.join(path).display()),
-                None => fixture.join(entry).display().to_string(),
-            })
-            .collect();
-        list.push_str(&absolute.join(" "));
+    for (index, line) in std::fs::read_to_string(absolute).unwrap().lines().enumerate() {
+        list.push_str(line);
         list.push('\n');
         if index == 0 {
             list.push_str("# a comment line, skipped as qnn-net-run skips it\n");

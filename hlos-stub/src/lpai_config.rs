@@ -103,11 +103,14 @@ pub fn from_params(path: &Path, value: serde_json::Value) -> Result<LpaiConfig> 
             let affinity = lpai::CoreAffinityType(choice(path, "lpai_graph.execute.affinity", affinity, &affinities)?);
             (
                 Some(lpai::PerfCfg {
-                    fps: execute.fps.unwrap_or(1),
-                    ftrt_ratio: execute.ftrt_ratio.unwrap_or(10),
+                    fps: execute.fps.unwrap_or(lpai::PerfCfg::DEFAULT.fps),
+                    ftrt_ratio: execute.ftrt_ratio.unwrap_or(lpai::PerfCfg::DEFAULT.ftrt_ratio),
                     client_type,
                 }),
-                Some(lpai::CoreAffinity { affinity, core_selection: execute.core_selection.unwrap_or(0) }),
+                Some(lpai::CoreAffinity {
+                    affinity,
+                    core_selection: execute.core_selection.unwrap_or(lpai::CoreAffinity::DEFAULT.core_selection),
+                }),
             )
         }
     };

@@ -205,10 +205,6 @@ fn graph_lists(
     Ok((chosen, entries.len() > 1))
 }
 
-/// LPAI's default core affinity: soft, any core.
-const DEFAULT_AFFINITY: lpai::CoreAffinity =
-    lpai::CoreAffinity { affinity: lpai::CoreAffinityType::SOFT, core_selection: 0 };
-
 /// The LPAI performance for a graph: `--perf_profile`'s ftrt_ratio and client type over the config file's, with the
 /// config file's fps, affinity and core selection (or LPAI's defaults); `None` when neither asks for any.
 fn graph_performance(settings: &Settings, lpai: &LpaiConfig) -> Option<(lpai::PerfCfg, lpai::CoreAffinity)> {
@@ -222,7 +218,7 @@ fn graph_performance(settings: &Settings, lpai: &LpaiConfig) -> Option<(lpai::Pe
         perf.client_type =
             if real_time { lpai::ClientPerfType::REAL_TIME } else { lpai::ClientPerfType::NON_REAL_TIME };
     }
-    Some((perf, lpai.affinity.unwrap_or(DEFAULT_AFFINITY)))
+    Some((perf, lpai.affinity.unwrap_or(lpai::CoreAffinity::DEFAULT)))
 }
 
 /// The `load` flags: PERSISTENT_BINARY (`--persistent_binary` or the config file's `is_persistent_binary`), island
@@ -362,7 +358,7 @@ pub fn run(settings: &Settings) -> Result<Summary> {
             let priority = config.graph(&graph.name).and_then(|setting| setting.priority);
             let performance = graph_performance(settings, lpai);
             if performance.is_some() || priority.is_some() {
-                let (perf, affinity) = performance.unwrap_or((lpai::PerfCfg::default(), DEFAULT_AFFINITY));
+                let (perf, affinity) = performance.unwrap_or((lpai::PerfCfg::default(), lpai::CoreAffinity::DEFAULT));
                 let what = format!("setting the performance of graph {}", graph.name);
                 let priority = priority.unwrap_or(PRIORITY_UNCHANGED);
                 stub.set_performance(context, *graph_index as u32, perf, affinity, priority).map_err(failed(what))?;

@@ -279,3 +279,8 @@ pub struct CoreAffinity {
     /// `coreSelection`: bit mask of eNPU cores; 0 means any core.
     pub core_selection: u32,
 }
+
+impl CoreAffinity {
+    /// The documented default: soft affinity, any core.
+    pub const DEFAULT: Self = Self { affinity: CoreAffinityType::SOFT, core_selection: 0 };
+}

@@ -31,11 +31,7 @@ pub struct GraphOptions {
 
 impl Default for GraphOptions {
     fn default() -> Self {
-        GraphOptions {
-            priority: None,
-            perf: lpai::PerfCfg::DEFAULT,
-            affinity: lpai::CoreAffinity { affinity: lpai::CoreAffinityType::SOFT, core_selection: 0 },
-        }
+        GraphOptions { priority: None, perf: lpai::PerfCfg::DEFAULT, affinity: lpai::CoreAffinity::DEFAULT }
     }
 }
 
