@@ -20,6 +20,8 @@ mod tests {
             let name = module.name;
             assert_eq!(method.id as usize, index + 2, "{name}");
             assert!(core::ptr::eq(method, module.method), "{name}::METHOD is METHODS[{index}]");
+            assert_eq!(super::PLANS[index], super::Plan::of(method), "{name}: PLANS[{index}] plans METHODS[{index}]");
+            assert!(super::PLANS[index].is_supported(), "{name}: every field packs");
             assert_eq!((name, module.id, module.scalars), (method.name, method.id, method.scalars()), "{name}");
             assert!(method.is_supported(), "{name}");
             let names: Vec<&str> = method.params.iter().map(|param| param.name).collect();

@@ -81,20 +81,152 @@ fn bounded(value: f32, low: f32, high: f32) -> f32 {
     }
 }
 
-/// One element: `saturate(round_half_even(value / scale) - offset)`; NaN becomes the zero point.
-fn quantize_one(value: f32, scale: f32, offset: i32, low: f32, high: f32) -> i32 {
-    let stepped = libm::rintf(value / scale) - offset as f32;
+/// Adding and then subtracting 1.5 × 2^23 rounds a float of magnitude below 2^22 to an integer, half to even
+/// (the default rounding mode).
+const ROUNDER: f32 = 12_582_912.0;
+/// The bits of [`ROUNDER`]: adding it to an integer-valued float of magnitude below 2^22 adds that integer to them.
+const ROUNDER_BITS: i32 = 0x4B40_0000;
+/// Below this magnitude the reciprocal's estimate may be rounded directly ([`estimated_steps`]): every 8- and
+/// 16-bit tensor's range with its offset fits, and the estimate's error stays below 2^-10.
+const ESTIMATE_LIMIT: f32 = 4096.0;
+/// How far from a half-way point an estimate must be to be certain: twice its worst error (2^-10).
+const CERTAIN_DISTANCE: f32 = 0.5 - 1.0 / 512.0;
+
+// Floats are read as native words where aligned: the byte order must be the wire's.
+const _: () = assert!(cfg!(target_endian = "little"), "the float conversion reads little-endian words");
+
+/// `round_half_even(value / scale)` estimated from `value × reciprocal` (`reciprocal = 1 / scale`, rounded), as an
+/// integer, with the bits of `|estimate - rounded|` and of `|estimate|`. Below [`ESTIMATE_LIMIT`] the product is
+/// within 2^-10 of the true quotient and of its rounded float (three roundings of 2^-24 relative each), so unless
+/// it lies within twice that of a half-way point, both round to the same integer: the estimate is certain when
+/// the first is below [`CERTAIN_DISTANCE`] and the second below the limit ([`is_certain`]). Bits of non-negative
+/// floats order as the floats do, and a NaN's are above both, so a NaN is never certain. No branch, so that
+/// several elements' arithmetic shares the processor's packets.
+#[inline(always)]
+fn estimated_steps(value: f32, reciprocal: f32) -> (i32, u32, u32) {
+    let estimate = value * reciprocal;
+    let shifted = estimate + ROUNDER;
+    let distance = (estimate - (shifted - ROUNDER)).abs();
+    ((shifted.to_bits() as i32).wrapping_sub(ROUNDER_BITS), distance.to_bits(), estimate.abs().to_bits())
+}
+
+/// Whether an estimate with these bits ([`estimated_steps`]) is certain.
+#[inline(always)]
+fn is_certain(distance: u32, magnitude: u32) -> bool {
+    distance < CERTAIN_DISTANCE.to_bits() && magnitude < ESTIMATE_LIMIT.to_bits()
+}
+
+/// `round_half_even(value / scale)`, exactly what the division gives, dividing only when the reciprocal's estimate
+/// is not certain ([`estimated_steps`]).
+#[inline]
+pub fn steps(value: f32, scale: f32, reciprocal: f32) -> f32 {
+    match estimated_steps(value, reciprocal) {
+        (steps, distance, magnitude) if is_certain(distance, magnitude) => steps as f32,
+        _ => libm::rintf(value / scale),
+    }
+}
+
+/// `saturate(steps - offset)` as an integer; NaN becomes the zero point.
+#[inline(always)]
+fn saturated(steps: f32, offset: i32, low: f32, high: f32) -> i32 {
+    let stepped = steps - offset as f32;
     let stepped = if stepped.is_nan() { -(offset as f32) } else { stepped };
     bounded(stepped, low, high) as i32
 }
 
+/// One element: `saturate(round_half_even(value / scale) - offset)`; NaN becomes the zero point.
+#[inline]
+fn quantize_one(value: f32, scale: f32, reciprocal: f32, offset: i32, low: f32, high: f32) -> i32 {
+    saturated(steps(value, scale, reciprocal), offset, low, high)
+}
+
+/// The constants of one conversion to one byte per element (`to_byte` makes the byte of a saturated step count
+/// in `low..=high`).
+struct ToBytes<F> {
+    scale: f32,
+    reciprocal: f32,
+    offset: i32,
+    /// The offset bounded to ±2^24, beyond which every result saturates alike.
+    near_offset: i32,
+    low: i32,
+    high: i32,
+    to_byte: F,
+}
+
+impl<F: Fn(i32) -> u8> ToBytes<F> {
+    /// One element, the general way (out of line: groups take it only near half-way points).
+    #[inline(never)]
+    fn one(&self, value: f32) -> u8 {
+        let (low, high) = (self.low as f32, self.high as f32);
+        (self.to_byte)(quantize_one(value, self.scale, self.reciprocal, self.offset, low, high))
+    }
+
+    /// Four elements, written out straight: their independent arithmetic fills the processor's packets, in integers
+    /// once the estimates are certain; only a group holding an uncertain estimate divides. A certain estimate is
+    /// below 2^12, so its difference with the (near) offset is the float path's exactly.
+    #[inline(always)]
+    fn four(&self, [a, b, c, d]: [f32; 4]) -> [u8; 4] {
+        let (a_steps, a_distance, a_magnitude) = estimated_steps(a, self.reciprocal);
+        let (b_steps, b_distance, b_magnitude) = estimated_steps(b, self.reciprocal);
+        let (c_steps, c_distance, c_magnitude) = estimated_steps(c, self.reciprocal);
+        let (d_steps, d_distance, d_magnitude) = estimated_steps(d, self.reciprocal);
+        let distance = a_distance.max(b_distance).max(c_distance.max(d_distance));
+        let magnitude = a_magnitude.max(b_magnitude).max(c_magnitude.max(d_magnitude));
+        if !is_certain(distance, magnitude) {
+            return [self.one(a), self.one(b), self.one(c), self.one(d)];
+        }
+        let byte = |steps: i32| (self.to_byte)(steps.wrapping_sub(self.near_offset).max(self.low).min(self.high));
+        [byte(a_steps), byte(b_steps), byte(c_steps), byte(d_steps)]
+    }
+
+    /// Converts `float_bytes` into `native`, whose sizes agree (checked by the caller).
+    fn convert(&self, float_bytes: &[u8], native: &mut [u8]) {
+        let (outputs, native_tail) = native.as_chunks_mut::<4>();
+        // Whole words when the floats are 4-byte aligned (as the FastRPC framework and the arena place them).
+        // SAFETY: every bit pattern is a valid f32; `align_to` only reinterprets the aligned middle.
+        let (unaligned, words, _) = unsafe { float_bytes.align_to::<f32>() };
+        let float_tail = if unaligned.is_empty() {
+            let (groups, _) = words.as_chunks::<4>();
+            for (values, output) in groups.iter().zip(outputs.iter_mut()) {
+                *output = self.four(*values);
+            }
+            float_bytes.get(groups.len() * 16..).unwrap_or(&[])
+        } else {
+            let (groups, tail) = float_bytes.as_chunks::<16>();
+            for (bytes, output) in groups.iter().zip(outputs.iter_mut()) {
+                let [a0, a1, a2, a3, b0, b1, b2, b3, c0, c1, c2, c3, d0, d1, d2, d3] = *bytes;
+                let word = f32::from_le_bytes;
+                *output = self.four([
+                    word([a0, a1, a2, a3]),
+                    word([b0, b1, b2, b3]),
+                    word([c0, c1, c2, c3]),
+                    word([d0, d1, d2, d3]),
+                ]);
+            }
+            tail
+        };
+        for (out, bytes) in native_tail.iter_mut().zip(float_tail.as_chunks::<4>().0) {
+            *out = self.one(f32::from_le_bytes(*bytes));
+        }
+    }
+}
+
+/// Quantizes to one byte per element with [`ToBytes`].
+fn quantize_bytes(
+    float_bytes: &[u8],
+    native: &mut [u8],
+    (scale, offset): (f32, i32),
+    (low, high): (i32, i32),
+    to_byte: impl Fn(i32) -> u8,
+) {
+    let near_offset = offset.clamp(-(1 << 24), 1 << 24);
+    let conversion = ToBytes { scale, reciprocal: 1.0 / scale, offset, near_offset, low, high, to_byte };
+    conversion.convert(float_bytes, native);
+}
+
 /// The float values in little-endian bytes, 4 per element.
 fn floats(le_bytes: &[u8]) -> impl Iterator<Item = f32> + '_ {
-    le_bytes.chunks_exact(4).map(|chunk| {
-        let mut word = [0u8; 4];
-        copy_prefix(&mut word, chunk);
-        f32::from_le_bytes(word)
-    })
+    le_bytes.chunks_exact(4).map(|chunk| f32::from_le_bytes(<[u8; 4]>::try_from(chunk).unwrap_or_default()))
 }
 
 /// Whether `float_bytes` and `native` describe the same number of elements.
@@ -113,18 +245,25 @@ pub fn quantize(encoding: Encoding, float_bytes: &[u8], native: &mut [u8]) -> bo
         Encoding::Float32 => fill(native.chunks_exact_mut(4), &mut values, |value, out| {
             copy_prefix(out, &value.to_le_bytes());
         }),
-        Encoding::Unsigned8 { scale, offset } => fill(native.chunks_exact_mut(1), &mut values, |value, out| {
-            copy_prefix(out, &[quantize_one(value, scale, offset, 0.0, 255.0) as u8]);
-        }),
-        Encoding::Signed8 { scale, offset } => fill(native.chunks_exact_mut(1), &mut values, |value, out| {
-            copy_prefix(out, &[quantize_one(value, scale, offset, -128.0, 127.0) as i8 as u8]);
-        }),
-        Encoding::Unsigned16 { scale, offset } => fill(native.chunks_exact_mut(2), &mut values, |value, out| {
-            copy_prefix(out, &(quantize_one(value, scale, offset, 0.0, 65535.0) as u16).to_le_bytes());
-        }),
-        Encoding::Signed16 { scale, offset } => fill(native.chunks_exact_mut(2), &mut values, |value, out| {
-            copy_prefix(out, &(quantize_one(value, scale, offset, -32768.0, 32767.0) as i16).to_le_bytes());
-        }),
+        Encoding::Unsigned8 { scale, offset } => {
+            quantize_bytes(float_bytes, native, (scale, offset), (0, 255), |steps: i32| steps as u8)
+        }
+        Encoding::Signed8 { scale, offset } => {
+            quantize_bytes(float_bytes, native, (scale, offset), (-128, 127), |steps: i32| steps as i8 as u8)
+        }
+        Encoding::Unsigned16 { scale, offset } => {
+            let reciprocal = 1.0 / scale;
+            fill(native.chunks_exact_mut(2), &mut values, |value, out| {
+                copy_prefix(out, &(quantize_one(value, scale, reciprocal, offset, 0.0, 65535.0) as u16).to_le_bytes());
+            })
+        }
+        Encoding::Signed16 { scale, offset } => {
+            let reciprocal = 1.0 / scale;
+            fill(native.chunks_exact_mut(2), &mut values, |value, out| {
+                let q = quantize_one(value, scale, reciprocal, offset, -32768.0, 32767.0) as i16;
+                copy_prefix(out, &q.to_le_bytes());
+            })
+        }
     }
     true
 }
@@ -194,4 +333,104 @@ pub fn float_bytes<const N: usize, const B: usize>(values: [f32; N]) -> [u8; B] 
         out.copy_from_slice(&value.to_le_bytes());
     }
     bytes
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+    use std::vec;
+    use std::vec::Vec;
+
+    /// The division the conversion stands for: `round_half_even(value / scale)`.
+    fn reference(value: f32, scale: f32) -> f32 {
+        libm::rintf(value / scale)
+    }
+
+    fn agrees(value: f32, scale: f32) -> bool {
+        let fast = super::steps(value, scale, 1.0 / scale);
+        let slow = reference(value, scale);
+        // Equal as numbers: the sign of a zero does not survive subtracting the offset and saturating.
+        fast == slow || (fast.is_nan() && slow.is_nan())
+    }
+
+    #[test]
+    fn the_reciprocal_gives_what_the_division_gives() {
+        let mut random = fastrand::Rng::with_seed(0x51ee7);
+        let mut checked = 0u64;
+        for _ in 0..200_000 {
+            // Scales as quantized tensors have them (2^-20 to 2^4, any mantissa) and values around their range.
+            let scale = f32::from_bits(random.u32(0x3580_0000..0x4180_0000));
+            // Mostly where the estimate may be used (below 4,096 steps), some beyond.
+            let range = if random.bool() { -4_200..4_200 } else { -70_000..70_000 };
+            let steps = random.i32(range) as f32;
+            for value in [
+                (steps + 0.5) * scale,
+                (steps + 0.5 + f32::EPSILON) * scale,
+                steps * scale,
+                (steps + random.f32()) * scale,
+                f32::from_bits(f32::to_bits((steps + 0.5) * scale).wrapping_add(random.u32(0..5)).wrapping_sub(2)),
+            ] {
+                assert!(
+                    agrees(value, scale),
+                    "value {value:e} ({:#x}) scale {scale:e} ({:#x})",
+                    value.to_bits(),
+                    scale.to_bits()
+                );
+                checked += 1;
+            }
+        }
+        for value in [0.0, -0.0, f32::NAN, f32::INFINITY, -f32::INFINITY, f32::MAX, f32::MIN_POSITIVE, 1e-40, -1e30] {
+            for scale in [1.0, 0.003_921_569, 1e-38, 1e-45, 3.0e38, 0.0, -0.5] {
+                assert!(agrees(value, scale), "value {value:e} scale {scale:e}");
+                checked += 1;
+            }
+        }
+        assert!(checked > 1_000_000);
+    }
+
+    /// `saturate(round_half_even(value / scale) - offset)`, element by element, with the division.
+    fn reference_bytes(values: &[f32], scale: f32, offset: i32, (low, high): (f32, f32)) -> Vec<i32> {
+        let one = |value: f32| {
+            let stepped = libm::rintf(value / scale) - offset as f32;
+            let stepped = if stepped.is_nan() { -(offset as f32) } else { stepped };
+            stepped.max(low).min(high) as i32
+        };
+        values.iter().map(|&value| one(value)).collect()
+    }
+
+    #[test]
+    fn whole_buffers_convert_as_each_element_would_aligned_or_not() {
+        let mut random = fastrand::Rng::with_seed(7);
+        for round in 0..3_000 {
+            let count = random.usize(0..41);
+            let scale = f32::from_bits(random.u32(0x3780_0000..0x3f80_0000));
+            let offset = if round % 50 == 0 { random.i32(..) } else { random.i32(-300..300) };
+            let values: Vec<f32> = (0..count)
+                .map(|_| match random.u8(0..20) {
+                    0 => f32::NAN,
+                    1 => (random.i32(-400..400) as f32 + 0.5) * scale,
+                    2 => f32::from_bits(random.u32(..)),
+                    _ => (random.f32() - 0.5) * 600.0 * scale,
+                })
+                .collect();
+            let mut bytes: Vec<u8> = vec![0; 1];
+            bytes.extend(values.iter().flat_map(|value| value.to_le_bytes()));
+            for start in [0, 1] {
+                let floats = if start == 1 { &bytes[1..] } else { &bytes[1..].to_vec()[..] };
+                let unsigned = super::Encoding::Unsigned8 { scale, offset };
+                let mut native = vec![0u8; count];
+                assert!(super::quantize(unsigned, floats, &mut native));
+                let expected = reference_bytes(&values, scale, offset, (0.0, 255.0));
+                assert_eq!(native.iter().map(|&q| i32::from(q)).collect::<Vec<_>>(), expected, "u8, start {start}");
+                let signed = super::Encoding::Signed8 { scale, offset };
+                assert!(super::quantize(signed, floats, &mut native));
+                let expected = reference_bytes(&values, scale, offset, (-128.0, 127.0));
+                assert_eq!(
+                    native.iter().map(|&q| i32::from(q as i8)).collect::<Vec<_>>(),
+                    expected,
+                    "i8, start {start}"
+                );
+            }
+        }
+    }
 }

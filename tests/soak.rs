@@ -291,8 +291,11 @@ fn virtual_adsp_cycles_leave_the_shells_heap_files_and_libraries_as_they_were() 
     let fixture = Fixture::contract_single();
     let work = tempfile::tempdir().unwrap();
     let fds_before = host_fds();
-    let options =
-        QemuOptions { skel: Some(virtual_adsp("liblpai_direct_skel.so")), shell: Some(virtual_adsp("lpai-pd-shell")) };
+    let options = QemuOptions {
+        skel: Some(virtual_adsp("liblpai_direct_skel.so")),
+        shell: Some(virtual_adsp("lpai-pd-shell")),
+        trace: None,
+    };
     let qemu = Rc::new(RefCell::new(Qemu::start(&options).unwrap()));
     let resources = || qemu.borrow_mut().shell_resources().expect("the shell answers its resources frame");
     let (start, start_fds) = (resources(), host_fds());

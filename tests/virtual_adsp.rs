@@ -216,8 +216,11 @@ fn a_shell_that_answers_garbage_is_reported_as_such() {
 #[test]
 fn a_shell_that_dies_mid_session_fails_the_next_call_with_what_happened() {
     use lpai_direct_stub::stub::{fastrpc, Qemu, QemuOptions, Stub};
-    let options =
-        QemuOptions { skel: Some(virtual_adsp("liblpai_direct_skel.so")), shell: Some(virtual_adsp("lpai-pd-shell")) };
+    let options = QemuOptions {
+        skel: Some(virtual_adsp("liblpai_direct_skel.so")),
+        shell: Some(virtual_adsp("lpai-pd-shell")),
+        trace: None,
+    };
     let qemu = Qemu::start(&options).unwrap_or_else(|error| panic!("{error}"));
     let process = qemu.process_id();
     let mut stub = Stub::open(Box::new(qemu), &fastrpc::skel_uri(fastrpc::Domain::Adsp, None)).unwrap();
@@ -281,8 +284,11 @@ fn the_hexagon_skel_with_its_own_system_library_gives_the_outputs_it_gives_with_
 fn the_hexagon_skel_refuses_a_record_that_does_not_match_the_binary_by_name() {
     use lpai_direct_stub::metadata;
     use lpai_direct_stub::stub::{fastrpc, Qemu, QemuOptions, Stub};
-    let options =
-        QemuOptions { skel: Some(virtual_adsp("liblpai_direct_skel.so")), shell: Some(virtual_adsp("lpai-pd-shell")) };
+    let options = QemuOptions {
+        skel: Some(virtual_adsp("liblpai_direct_skel.so")),
+        shell: Some(virtual_adsp("lpai-pd-shell")),
+        trace: None,
+    };
     let qemu = Qemu::start(&options).unwrap_or_else(|error| panic!("{error}"));
     let mut stub = Stub::open(Box::new(qemu), &fastrpc::skel_uri(fastrpc::Domain::Adsp, None)).unwrap();
     let configuration = common::configuration(&virtual_adsp("libQnnLpaiContract.so"), None);

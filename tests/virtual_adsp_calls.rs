@@ -34,8 +34,11 @@ fn virtual_adsp(file: &str) -> std::path::PathBuf {
 
 #[test]
 fn malformed_calls_through_the_qemu_transport_get_their_refusals_and_touch_nothing() {
-    let options =
-        QemuOptions { skel: Some(virtual_adsp("liblpai_direct_skel.so")), shell: Some(virtual_adsp("lpai-pd-shell")) };
+    let options = QemuOptions {
+        skel: Some(virtual_adsp("liblpai_direct_skel.so")),
+        shell: Some(virtual_adsp("lpai-pd-shell")),
+        trace: None,
+    };
     let mut entry = Through(Qemu::start(&options).unwrap_or_else(|error| panic!("{error}")));
     assert!(malformed_calls(&mut entry), "the fuzz's log line above names the first mismatch");
     assert_eq!(entry.0.guard_violations(), 0, "the skel wrote outside its buffers in the shell");

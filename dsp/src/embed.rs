@@ -318,7 +318,9 @@ impl<'a> Embed<'a> {
 
     /// Runs graphExecute once on the selected graph's input buffers: `Ok(Some(execution))` when the outputs are
     /// ready, `Ok(None)` when the backend answered EARLY_TERMINATION (feed the next frame, then call again).
-    /// Allocates nothing and reads no file.
+    /// Allocates nothing and reads no file. Never inlined: one frame's work is one function, which
+    /// `lpai-packet-bench` counts in the example programs.
+    #[inline(never)]
     pub fn execute_frame(&mut self) -> Result<Option<Execution>, RuntimeError> {
         let execution = self.graph_mut()?.execute_frame()?;
         if execution.is_some() {

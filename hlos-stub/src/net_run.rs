@@ -105,7 +105,7 @@ pub fn transport_trying(settings: &Settings, try_fastrpc: bool) -> Result<(Box<d
         Some(TransportKind::Local) => Ok((Box::new(Local::load(&skel)?), None)),
         Some(TransportKind::Fastrpc) => Ok((Box::new(FastRpc::load(fastrpc_options)?), None)),
         Some(TransportKind::Qemu) => {
-            let options = QemuOptions { skel: settings.skel.clone(), shell: settings.pd_shell.clone() };
+            let options = QemuOptions { skel: settings.skel.clone(), shell: settings.pd_shell.clone(), trace: None };
             Ok((Box::new(Qemu::start(&options)?), None))
         }
         None => {

@@ -107,6 +107,8 @@ pub enum Slot {
 pub const MAX_BUFFERS: usize = 8;
 /// Largest primary buffer this codec handles.
 pub const MAX_PRIMARY_BYTES: usize = 64;
+/// Most parameters of one method this codec handles.
+pub const MAX_PARAMS: usize = 8;
 
 const fn align_up(offset: usize, align: usize) -> usize {
     offset.next_multiple_of(align)
@@ -231,10 +233,12 @@ impl Method {
         }
     }
 
-    /// Whether the codec can carry this method (ids up to 30, buffers and primaries within its limits).
+    /// Whether the codec can carry this method (ids up to 30, parameters, buffers and primaries within its
+    /// limits).
     pub const fn is_supported(&self) -> bool {
         let totals = self.totals();
         self.id < 31
+            && self.params.len() <= MAX_PARAMS
             && self.in_buffers() <= MAX_BUFFERS
             && self.out_buffers() <= MAX_BUFFERS
             && totals.primary_in_bytes <= MAX_PRIMARY_BYTES
@@ -245,6 +249,116 @@ impl Method {
     pub const fn primary_out_arg(&self) -> Option<usize> {
         if self.totals().primary_out_bytes > 0 {
             Some(self.in_buffers())
+        } else {
+            None
+        }
+    }
+}
+
+/// A method's layout worked out once: every parameter's slot, direction and type, the totals and the buffer
+/// counts, so that a call looks each one up instead of walking the parameters again. Holds no pointer, so the
+/// generated codec's `PLANS`, made at compile time, are plain read-only data.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Plan {
+    id: u32,
+    count: usize,
+    params: [Planned; MAX_PARAMS],
+    totals: Totals,
+    in_buffers: usize,
+    out_buffers: usize,
+    scalars: u32,
+    supported: bool,
+}
+
+/// One parameter as a [`Plan`] answers it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Planned {
+    /// Where it travels.
+    pub slot: Slot,
+    /// `in` or `rout`.
+    pub direction: Direction,
+    /// Its type.
+    pub kind: Kind,
+}
+
+impl Plan {
+    /// Works out `method`'s layout; a method the codec cannot carry is planned as unsupported, with no
+    /// parameters.
+    pub const fn of(method: &Method) -> Plan {
+        let unused = Planned { slot: Slot::PrimaryIn { offset: 0 }, direction: Direction::In, kind: Kind::Byte };
+        let mut params = [unused; MAX_PARAMS];
+        let supported = method.is_supported();
+        let mut index = 0;
+        while supported && index < method.params.len() {
+            let Param { direction, kind, .. } = method.params[index];
+            if let Some(slot) = method.slot(index) {
+                params[index] = Planned { slot, direction, kind };
+            }
+            index += 1;
+        }
+        Plan {
+            id: method.id,
+            count: if supported { method.params.len() } else { 0 },
+            params,
+            totals: method.totals(),
+            in_buffers: method.in_buffers(),
+            out_buffers: method.out_buffers(),
+            scalars: method.scalars(),
+            supported,
+        }
+    }
+
+    /// The method's id.
+    pub const fn id(&self) -> u32 {
+        self.id
+    }
+
+    /// Parameter `index`: its slot, direction and type; `None` past the last one.
+    #[inline]
+    pub fn param(&self, index: usize) -> Option<Planned> {
+        self.params.get(..self.count)?.get(index).copied()
+    }
+
+    /// [`Method::slot`], looked up.
+    #[inline]
+    pub fn slot(&self, index: usize) -> Option<Slot> {
+        self.param(index).map(|planned| planned.slot)
+    }
+
+    /// How many parameters the method has (0 for an unsupported plan).
+    pub const fn param_count(&self) -> usize {
+        self.count
+    }
+
+    /// [`Method::totals`].
+    pub const fn totals(&self) -> Totals {
+        self.totals
+    }
+
+    /// [`Method::in_buffers`].
+    pub const fn in_buffers(&self) -> usize {
+        self.in_buffers
+    }
+
+    /// [`Method::out_buffers`].
+    pub const fn out_buffers(&self) -> usize {
+        self.out_buffers
+    }
+
+    /// [`Method::scalars`].
+    pub const fn scalars(&self) -> u32 {
+        self.scalars
+    }
+
+    /// [`Method::is_supported`].
+    pub const fn is_supported(&self) -> bool {
+        self.supported
+    }
+
+    /// [`Method::primary_out_arg`].
+    pub const fn primary_out_arg(&self) -> Option<usize> {
+        if self.totals.primary_out_bytes > 0 {
+            Some(self.in_buffers)
         } else {
             None
         }
@@ -300,6 +414,41 @@ mod tests {
 
         const UNLOAD: &[Param] = &[p("context_id", Direction::In, Kind::Word)];
         assert_eq!(Method { name: "unload", id: 4, params: UNLOAD }.scalars(), 0x0401_0000);
+    }
+
+    #[test]
+    fn a_plan_answers_what_the_method_works_out() {
+        const PARAMS: &[Param] = &[
+            p("graph", Direction::In, Kind::Word),
+            p("inputs", Direction::In, Kind::Sequence { element_bytes: 1 }),
+            p("outputs", Direction::Rout, Kind::Sequence { element_bytes: 1 }),
+            p("dsp_ticks", Direction::Rout, Kind::Double),
+        ];
+        const EXECUTE: Method = Method { name: "execute", id: 3, params: PARAMS };
+        const PLAN: Plan = Plan::of(&EXECUTE);
+        for index in 0..=PARAMS.len() {
+            assert_eq!(PLAN.slot(index), EXECUTE.slot(index), "parameter {index}");
+            let param = PARAMS.get(index).map(|param| (param.direction, param.kind));
+            assert_eq!(PLAN.param(index).map(|planned| (planned.direction, planned.kind)), param, "parameter {index}");
+        }
+        const EVERY_KIND: &[Param] = &[
+            p("byte", Direction::In, Kind::Byte),
+            p("half", Direction::In, Kind::Half),
+            p("text", Direction::In, Kind::String),
+            p("words", Direction::Rout, Kind::Sequence { element_bytes: 4 }),
+            p("double", Direction::Rout, Kind::Double),
+        ];
+        let every = Method { name: "every", id: 5, params: EVERY_KIND };
+        let plan = Plan::of(&every);
+        for (index, param) in EVERY_KIND.iter().enumerate() {
+            let expected = Planned { slot: every.slot(index).unwrap(), direction: param.direction, kind: param.kind };
+            assert_eq!(plan.param(index), Some(expected), "{}", param.name);
+        }
+        assert_eq!((PLAN.totals(), PLAN.scalars(), PLAN.primary_out_arg()), (EXECUTE.totals(), 0x0302_0200, Some(2)));
+        assert_eq!((PLAN.in_buffers(), PLAN.out_buffers(), PLAN.is_supported()), (2, 2, true));
+        const MANY: [Param; MAX_PARAMS + 1] = [p("word", Direction::In, Kind::Word); MAX_PARAMS + 1];
+        let too_many = Method { name: "many", id: 4, params: &MANY };
+        assert!(!too_many.is_supported() && !Plan::of(&too_many).is_supported());
     }
 
     #[test]

@@ -13,7 +13,7 @@ pub mod stub;
 #[cfg(feature = "reader")]
 pub mod reader;
 
-pub use layout::{Direction, Kind, Method, Param, Slot};
+pub use layout::{Direction, Kind, Method, Param, Plan, Planned, Slot};
 pub use remote::{call_close, call_open, RemoteArg, RemoteBuf, Scalars, CLOSE_SCALARS, OPEN_SCALARS};
 pub use skel::{decode, Decoded};
 pub use stub::{EncodeError, Encoder};

@@ -6,19 +6,22 @@
 //! Any miss answers `AEE_EBADPARM` and nothing is touched.
 
 use crate::aee::EBADPARM;
-use crate::layout::{Direction, Kind, Method, Slot, MAX_BUFFERS};
-use crate::remote::{RemoteArg, Scalars};
+use crate::layout::{Direction, Kind, Plan, Slot};
+use crate::remote::{RemoteArg, RemoteBuf, Scalars};
 use core::ffi::CStr;
+use core::marker::PhantomData;
 
-/// A validated call: the bytes of every buffer, borrowed for the call's duration.
+/// A validated call: its plan and the caller's `remote_arg` array, whose buffers [`decode`] checked; every
+/// parameter is read or written in place, so nothing is copied.
 pub struct Decoded<'a> {
-    method: &'a Method,
-    primary_in: &'a [u8],
-    primary_out: &'a mut [u8],
-    /// Input buffers (read-only), by argument index.
-    inputs: [Option<&'a [u8]>; 2 * MAX_BUFFERS],
-    /// Output buffers, by argument index; each handed out once.
-    outputs: [Option<&'a mut [u8]>; 2 * MAX_BUFFERS],
+    plan: &'a Plan,
+    args: *mut RemoteArg,
+    /// Buffer arguments, inputs first.
+    count: usize,
+    in_count: usize,
+    /// Output arguments already handed out (bit per argument); the primary output's bit is set from the start.
+    taken: u32,
+    buffers: PhantomData<&'a mut [u8]>,
 }
 
 /// Why `decode` refused a call; every refusal answers `AEE_EBADPARM`.
@@ -60,20 +63,21 @@ impl Refusal {
     }
 }
 
-/// Validates `args` against `method` and `scalars`; on success every parameter can be read.
+/// Validates `args` against the method `plan` describes and `scalars`; on success every parameter can be read.
 ///
 /// # Safety
 /// `args` must point to the `remote_arg` array that `scalars` describes (as the FastRPC framework, or the
 /// local transport, passes it), and each buffer must be valid for reads and writes of its length for `'a`.
-pub unsafe fn decode<'a>(method: &'a Method, scalars: u32, args: *mut RemoteArg) -> Result<Decoded<'a>, Refusal> {
+#[inline]
+pub unsafe fn decode<'a>(plan: &'a Plan, scalars: u32, args: *mut RemoteArg) -> Result<Decoded<'a>, Refusal> {
     let word = Scalars::of(scalars);
-    let expected = Scalars::of(method.scalars());
-    if word.method != method.id
+    let expected = Scalars::of(plan.scalars());
+    if word.method != plan.id()
         || word.in_buffers != expected.in_buffers
         || word.out_buffers != expected.out_buffers
         || word.in_handles != 0
         || word.out_handles != 0
-        || !method.is_supported()
+        || !plan.is_supported()
     {
         return Err(Refusal::Counts);
     }
@@ -81,81 +85,46 @@ pub unsafe fn decode<'a>(method: &'a Method, scalars: u32, args: *mut RemoteArg)
     if count > 0 && args.is_null() {
         return Err(Refusal::NullBuffer);
     }
-    let mut spans = [(0usize, 0usize); 2 * MAX_BUFFERS];
-    for (index, span) in spans.iter_mut().enumerate().take(count) {
-        // SAFETY: `scalars` describes `count` arguments at `args` (the caller's promise); buffers only.
-        let buffer = unsafe { (*args.add(index)).buf };
+    // SAFETY: `scalars` describes `count` arguments at `args` (the caller's promise); buffers only.
+    let span = |index: usize| unsafe { (*args.add(index)).buf };
+    for index in 0..count {
+        let buffer = span(index);
         if buffer.pv.is_null() && buffer.len != 0 {
             return Err(Refusal::NullBuffer);
         }
-        let start = buffer.pv as usize;
-        *span = (start, start.checked_add(buffer.len).ok_or(Refusal::PastAddressSpace)?);
+        (buffer.pv as usize).checked_add(buffer.len).ok_or(Refusal::PastAddressSpace)?;
     }
     // Input buffers are only read, so they may share memory; an output buffer must overlap no other buffer.
     let in_count = word.in_buffers as usize;
-    for (index, &(start, end)) in spans.iter().enumerate().take(count) {
-        let earlier = spans.get(..index).unwrap_or(&[]);
-        let overlaps = earlier.iter().enumerate().any(|(other, &(other_start, other_end))| {
-            let either_output = index >= in_count || other >= in_count;
-            either_output && other_start != other_end && start < other_end && other_start < end
+    for index in in_count..count {
+        let output = span(index);
+        let (start, end) = (output.pv as usize, output.pv as usize + output.len);
+        let overlaps = (0..count).filter(|&other| other != index).any(|other| {
+            let other = span(other);
+            let (other_start, other_end) = (other.pv as usize, other.pv as usize + other.len);
+            other_start != other_end && start < other_end && other_start < end
         });
         if overlaps && start != end {
             return Err(Refusal::Overlap);
         }
     }
-    let mut inputs: [Option<&'a [u8]>; 2 * MAX_BUFFERS] = [None; 2 * MAX_BUFFERS];
-    let mut buffers: [Option<&'a mut [u8]>; 2 * MAX_BUFFERS] = Default::default();
-    for index in 0..count {
-        // SAFETY: validated above: non-null (or empty), non-overlapping, valid for 'a by the caller's promise.
-        let buffer = unsafe { (*args.add(index)).buf };
-        if index < in_count {
-            let input: &'a [u8] = if buffer.len == 0 {
-                &[]
-            } else {
-                // SAFETY: as above; input buffers are only read, so a shared slice is all that is made.
-                unsafe { core::slice::from_raw_parts(buffer.pv.cast::<u8>(), buffer.len) }
-            };
-            if let Some(slot) = inputs.get_mut(index) {
-                *slot = Some(input);
-            }
-        } else {
-            let output: &'a mut [u8] = if buffer.len == 0 {
-                &mut []
-            } else {
-                // SAFETY: as above; output buffers overlap nothing else, so this is the only reference.
-                unsafe { core::slice::from_raw_parts_mut(buffer.pv.cast::<u8>(), buffer.len) }
-            };
-            if let Some(slot) = buffers.get_mut(index) {
-                *slot = Some(output);
-            }
-        }
-    }
-    let totals = method.totals();
-    let primary_in: &'a [u8] = match totals.primary_in_bytes {
-        0 => &[],
-        _ => inputs.first_mut().and_then(Option::take).ok_or(Refusal::ShortPrimary)?,
-    };
-    let primary_out: &'a mut [u8] = match method.primary_out_arg() {
-        None => &mut [],
-        Some(arg) => buffers.get_mut(arg).and_then(Option::take).ok_or(Refusal::ShortPrimary)?,
-    };
-    if primary_in.len() < totals.primary_in_bytes || primary_out.len() < totals.primary_out_bytes {
+    let totals = plan.totals();
+    let primary_out_bit = plan.primary_out_arg().map_or(0, |arg| 1u32 << arg);
+    let decoded = Decoded { plan, args, count, in_count, taken: primary_out_bit, buffers: PhantomData };
+    if decoded.primary_in().len() < totals.primary_in_bytes || decoded.primary_out_length() < totals.primary_out_bytes {
         return Err(Refusal::ShortPrimary);
     }
-    let decoded = Decoded { method, primary_in, primary_out, inputs, outputs: buffers };
-    for index in 0..method.params.len() {
-        if let Some(Slot::Buffer { arg, count_offset, direction }) = method.slot(index) {
+    for index in 0..plan.param_count() {
+        if let Some(Slot::Buffer { arg, count_offset, direction }) = plan.slot(index) {
             let count = decoded.count_at(count_offset).map_err(|_| Refusal::ShortPrimary)?;
-            let element = element_bytes(method, index).map_err(|_| Refusal::Counts)?;
+            let element = element_bytes(plan, index).map_err(|_| Refusal::Counts)?;
             let needed = count.checked_mul(element).ok_or(Refusal::ShortSequence)?;
-            let length = match direction {
-                Direction::In => decoded.input(arg).map(<[u8]>::len),
-                Direction::Rout => decoded.outputs.get(arg).and_then(Option::as_deref).map(<[u8]>::len),
-            };
+            let is_input = direction == Direction::In;
+            let length = decoded.buffer(arg).filter(|_| (arg < in_count) == is_input).map(|buffer| buffer.len);
             if length.ok_or(Refusal::ShortSequence)? < needed {
                 return Err(Refusal::ShortSequence);
             }
-            if method.params.get(index).map(|p| p.kind) == Some(Kind::String) {
+            if plan.param(index).map(|planned| planned.kind) == Some(Kind::String) {
                 let last = decoded.input(arg).and_then(|b| needed.checked_sub(1).and_then(|end| b.get(end)));
                 if last != Some(&0) {
                     return Err(Refusal::Unterminated);
@@ -166,28 +135,72 @@ pub unsafe fn decode<'a>(method: &'a Method, scalars: u32, args: *mut RemoteArg)
     Ok(decoded)
 }
 
-fn element_bytes(method: &Method, index: usize) -> Result<usize, u32> {
-    method.params.get(index).and_then(|param| param.kind.element_bytes()).ok_or(EBADPARM)
+#[inline]
+fn element_bytes(plan: &Plan, index: usize) -> Result<usize, u32> {
+    plan.param(index).and_then(|planned| planned.kind.element_bytes()).ok_or(EBADPARM)
 }
 
+#[inline]
 fn field<const N: usize>(bytes: &[u8], offset: usize) -> Option<[u8; N]> {
     bytes.get(offset..offset.checked_add(N)?)?.try_into().ok()
 }
 
 impl<'a> Decoded<'a> {
+    /// Buffer argument `arg`, if the call has it.
+    #[inline]
+    fn buffer(&self, arg: usize) -> Option<RemoteBuf> {
+        // SAFETY: `decode` checked that `args` holds `count` buffer arguments.
+        (arg < self.count).then(|| unsafe { (*self.args.add(arg)).buf })
+    }
+
+    /// Input buffer `arg`'s bytes.
+    #[inline]
     fn input(&self, arg: usize) -> Option<&'a [u8]> {
-        self.inputs.get(arg).copied().flatten()
+        let buffer = self.buffer(arg).filter(|_| arg < self.in_count)?;
+        if buffer.len == 0 {
+            return Some(&[]);
+        }
+        // SAFETY: `decode` checked it is non-null and inside the address space; the caller of `decode` promised it
+        // valid for reads for 'a; input buffers are only ever read, so shared slices of them may coexist.
+        Some(unsafe { core::slice::from_raw_parts(buffer.pv.cast::<u8>(), buffer.len) })
     }
 
+    /// Hands out output buffer `arg` once.
+    fn take_output(&mut self, arg: usize) -> Option<&'a mut [u8]> {
+        let bit = 1u32.checked_shl(u32::try_from(arg).ok()?)?;
+        let buffer = self.buffer(arg).filter(|_| arg >= self.in_count && self.taken & bit == 0)?;
+        self.taken |= bit;
+        if buffer.len == 0 {
+            return Some(&mut []);
+        }
+        // SAFETY: as in `input`, valid for writes too; `decode` checked that no other buffer overlaps an output,
+        // and `taken` hands each output out once, so this is the only reference to it.
+        Some(unsafe { core::slice::from_raw_parts_mut(buffer.pv.cast::<u8>(), buffer.len) })
+    }
+
+    #[inline]
+    fn primary_in(&self) -> &'a [u8] {
+        match self.plan.totals().primary_in_bytes {
+            0 => &[],
+            _ => self.input(0).unwrap_or(&[]),
+        }
+    }
+
+    #[inline]
+    fn primary_out_length(&self) -> usize {
+        self.plan.primary_out_arg().and_then(|arg| self.buffer(arg)).map_or(0, |buffer| buffer.len)
+    }
+
+    #[inline]
     fn count_at(&self, offset: usize) -> Result<usize, u32> {
-        field::<4>(self.primary_in, offset).map(|b| u32::from_le_bytes(b) as usize).ok_or(EBADPARM)
+        field::<4>(self.primary_in(), offset).map(|b| u32::from_le_bytes(b) as usize).ok_or(EBADPARM)
     }
 
+    #[inline]
     fn in_scalar<const N: usize>(&self, index: usize) -> Result<[u8; N], u32> {
-        let kind = self.method.params.get(index).map(|p| (p.direction, p.kind.scalar_bytes()));
-        match (self.method.slot(index), kind) {
-            (Some(Slot::PrimaryIn { offset }), Some((Direction::In, Some(size)))) if size == N => {
-                field::<N>(self.primary_in, offset).ok_or(EBADPARM)
+        match self.plan.param(index).map(|planned| (planned.slot, planned.direction, planned.kind.scalar_bytes())) {
+            Some((Slot::PrimaryIn { offset }, Direction::In, Some(size))) if size == N => {
+                field::<N>(self.primary_in(), offset).ok_or(EBADPARM)
             }
             _ => Err(EBADPARM),
         }
@@ -210,9 +223,9 @@ impl<'a> Decoded<'a> {
 
     /// The elements of `in` sequence `index` (exactly count × element bytes), for the whole call.
     pub fn bytes(&self, index: usize) -> Result<&'a [u8], u32> {
-        match self.method.slot(index) {
+        match self.plan.slot(index) {
             Some(Slot::Buffer { arg, count_offset, direction: Direction::In }) => {
-                let length = self.count_at(count_offset)? * element_bytes(self.method, index)?;
+                let length = self.count_at(count_offset)? * element_bytes(self.plan, index)?;
                 self.input(arg).and_then(|b| b.get(..length)).ok_or(EBADPARM)
             }
             _ => Err(EBADPARM),
@@ -221,7 +234,7 @@ impl<'a> Decoded<'a> {
 
     /// `in` string `index`, NUL-terminated (checked by [`decode`]), for the whole call.
     pub fn string(&self, index: usize) -> Result<&'a CStr, u32> {
-        if self.method.params.get(index).map(|p| p.kind) != Some(Kind::String) {
+        if self.plan.param(index).map(|planned| planned.kind) != Some(Kind::String) {
             return Err(EBADPARM);
         }
         CStr::from_bytes_until_nul(self.bytes(index)?).map_err(|_| EBADPARM)
@@ -229,22 +242,27 @@ impl<'a> Decoded<'a> {
 
     /// `rout` sequence `index`: the caller's buffer, count × element bytes long. Each can be taken once.
     pub fn take_rout_bytes(&mut self, index: usize) -> Result<&'a mut [u8], u32> {
-        match self.method.slot(index) {
+        match self.plan.slot(index) {
             Some(Slot::Buffer { arg, count_offset, direction: Direction::Rout }) => {
-                let length = self.count_at(count_offset)? * element_bytes(self.method, index)?;
-                let buffer = self.outputs.get_mut(arg).and_then(Option::take).ok_or(EBADPARM)?;
-                buffer.get_mut(..length).ok_or(EBADPARM)
+                let length = self.count_at(count_offset)? * element_bytes(self.plan, index)?;
+                self.take_output(arg).and_then(|buffer| buffer.get_mut(..length)).ok_or(EBADPARM)
             }
             _ => Err(EBADPARM),
         }
     }
 
+    #[inline]
     fn set_rout<const N: usize>(&mut self, index: usize, bytes: [u8; N]) -> Result<(), u32> {
-        let kind = self.method.params.get(index).map(|p| (p.direction, p.kind.scalar_bytes()));
-        match (self.method.slot(index), kind) {
-            (Some(Slot::PrimaryOut { offset }), Some((Direction::Rout, Some(size)))) if size == N => {
-                let target = self.primary_out.get_mut(offset..offset + N).ok_or(EBADPARM)?;
-                crate::copy_prefix(target, &bytes);
+        match self.plan.param(index).map(|planned| (planned.slot, planned.direction, planned.kind.scalar_bytes())) {
+            Some((Slot::PrimaryOut { offset }, Direction::Rout, Some(size))) if size == N => {
+                let arg = self.plan.primary_out_arg().ok_or(EBADPARM)?;
+                let buffer = self.buffer(arg).ok_or(EBADPARM)?;
+                let end = offset.checked_add(N).filter(|&end| end <= buffer.len).ok_or(EBADPARM)?;
+                // SAFETY: the primary output is an output buffer `decode` checked (non-null as it is longer than
+                // `end`, overlapping no other buffer, valid for writes for 'a by its caller's promise) and that
+                // `take_output` never hands out: this short-lived slice is the only reference to it.
+                let target = unsafe { core::slice::from_raw_parts_mut(buffer.pv.cast::<u8>(), end) };
+                crate::copy_prefix(&mut target[offset..], &bytes);
                 Ok(())
             }
             _ => Err(EBADPARM),
@@ -269,7 +287,7 @@ impl<'a> Decoded<'a> {
 
 #[cfg(test)]
 mod tests {
-    use crate::layout::{Direction, Kind, Method, Param};
+    use crate::layout::{Direction, Kind, Method, Param, Plan};
     use crate::remote::RemoteArg;
 
     const COPY: Method = Method {
@@ -281,6 +299,8 @@ mod tests {
             Param { name: "out", direction: Direction::Rout, kind: Kind::Sequence { element_bytes: 1 } },
         ],
     };
+
+    const PLAN: Plan = Plan::of(&COPY);
 
     #[test]
     fn inputs_may_share_memory_but_an_output_may_not_overlap_anything() {
@@ -295,10 +315,10 @@ mod tests {
             RemoteArg::buffer(out.as_mut_ptr().cast(), 8),
         ];
         // SAFETY: every argument points at a live buffer of its length.
-        assert!(unsafe { super::decode(&COPY, COPY.scalars(), args.as_mut_ptr()) }.is_ok());
+        assert!(unsafe { super::decode(&PLAN, COPY.scalars(), args.as_mut_ptr()) }.is_ok());
         args[3] = RemoteArg::buffer(primary.as_mut_ptr().cast(), 4);
         // SAFETY: as above; the output now overlaps the primary input.
-        let overlapping = unsafe { super::decode(&COPY, COPY.scalars(), args.as_mut_ptr()) };
+        let overlapping = unsafe { super::decode(&PLAN, COPY.scalars(), args.as_mut_ptr()) };
         assert_eq!(overlapping.err(), Some(super::Refusal::Overlap));
     }
 }

@@ -195,8 +195,9 @@ mod tests {
         let (scalars, mut args, count) = encoder.args();
         assert_eq!((scalars, count), (0x0703_0200, 5));
         {
+            let plan = crate::layout::Plan::of(&EXECUTE);
             // SAFETY: args describes live buffers owned by this test.
-            let mut call = unsafe { crate::skel::decode(&EXECUTE, scalars, args.as_mut_ptr()) }.unwrap();
+            let mut call = unsafe { crate::skel::decode(&plan, scalars, args.as_mut_ptr()) }.unwrap();
             assert_eq!(call.i32(0), Ok(-7));
             assert_eq!(call.bytes(1), Ok(&[1u8, 2, 3][..]));
             assert_eq!(call.string(2).unwrap().to_bytes(), b"hi");

@@ -5,7 +5,7 @@ use super::arena::Arena;
 use super::backend::{c_text, Backend};
 use super::error::{check, name_of, require, RuntimeError};
 use super::quantize;
-use super::tensor::TensorInfo;
+use super::tensor::{TensorInfo, TensorSize};
 use crate::log;
 use crate::platform::{ticks_to_micros, Current, Level, Platform};
 use core::ffi::c_void;
@@ -387,6 +387,16 @@ impl<'a> Graph<'a> {
         self.outputs.get(index).and_then(TensorInfo::of)
     }
 
+    /// Input `index`'s size alone (cheaper than [`Graph::input`]).
+    pub fn input_size(&self, index: usize) -> Option<TensorSize> {
+        self.inputs.get(index).and_then(TensorSize::of)
+    }
+
+    /// Output `index`'s size alone (cheaper than [`Graph::output`]).
+    pub fn output_size(&self, index: usize) -> Option<TensorSize> {
+        self.outputs.get(index).and_then(TensorSize::of)
+    }
+
     /// LPAI scratch and persistent memory the graph was given (zero on other backends).
     pub fn lpai_memory(&self) -> LpaiMemory {
         self.memory
@@ -396,7 +406,7 @@ impl<'a> Graph<'a> {
     /// [`Graph::execute`].
     pub fn input_bytes_mut(&mut self, index: usize) -> Option<&mut [u8]> {
         let tensor = self.inputs.get(index)?;
-        let (buffer, bytes) = (client_buffer(tensor)?, TensorInfo::of(tensor)?.bytes);
+        let (buffer, bytes) = (client_buffer(tensor)?, TensorSize::of(tensor)?.bytes);
         // SAFETY: the buffer is an arena allocation of at least `dataSize` ≥ `bytes` bytes owned by this graph for
         // 'a; `&mut self` makes this borrow the only one.
         Some(unsafe { core::slice::from_raw_parts_mut(buffer.data.cast::<u8>(), bytes.min(buffer.data_size as usize)) })
@@ -406,7 +416,7 @@ impl<'a> Graph<'a> {
     /// [`Graph::execute`].
     pub fn output_bytes(&self, index: usize) -> Option<&[u8]> {
         let tensor = self.outputs.get(index)?;
-        let (buffer, bytes) = (client_buffer(tensor)?, TensorInfo::of(tensor)?.bytes);
+        let (buffer, bytes) = (client_buffer(tensor)?, TensorSize::of(tensor)?.bytes);
         // SAFETY: as in `input_bytes_mut`; shared access through `&self`.
         Some(unsafe { core::slice::from_raw_parts(buffer.data.cast::<u8>(), bytes.min(buffer.data_size as usize)) })
     }
@@ -427,12 +437,11 @@ impl<'a> Graph<'a> {
 
     /// Fills input `index` from native bytes.
     pub fn write_input(&mut self, index: usize, native: &[u8]) -> Result<(), RuntimeError> {
-        let expected = self.input(index).ok_or(RuntimeError::NoSuchTensor { index })?.bytes;
-        let name = self.input_name(index);
-        let buffer = self.input_bytes_mut(index).ok_or(RuntimeError::NoSuchTensor { index })?;
+        let expected = self.input_size(index).ok_or(RuntimeError::NoSuchTensor { index })?.bytes;
         if native.len() != expected {
-            return Err(RuntimeError::TensorSize { tensor: name, expected, actual: native.len() });
+            return Err(RuntimeError::TensorSize { tensor: self.input_name(index), expected, actual: native.len() });
         }
+        let buffer = self.input_bytes_mut(index).ok_or(RuntimeError::NoSuchTensor { index })?;
         lpai_direct::codec::copy_prefix(buffer, native);
         Ok(())
     }
@@ -442,13 +451,13 @@ impl<'a> Graph<'a> {
     pub fn write_input_float(&mut self, index: usize, float_bytes: &[u8]) -> Result<(), RuntimeError> {
         let info = self.input(index).ok_or(RuntimeError::NoSuchTensor { index })?;
         let (encoding, elements, data_type) = (info.encoding, info.elements, info.data_type.0);
-        let name = self.input_name(index);
         let Some(encoding) = encoding else {
-            return Err(RuntimeError::UnsupportedDataType { tensor: name, data_type });
+            return Err(RuntimeError::UnsupportedDataType { tensor: self.input_name(index), data_type });
         };
         let buffer = self.input_bytes_mut(index).ok_or(RuntimeError::NoSuchTensor { index })?;
         if !quantize::quantize(encoding, float_bytes, buffer) {
-            return Err(RuntimeError::TensorSize { tensor: name, expected: elements * 4, actual: float_bytes.len() });
+            let (expected, actual) = (elements * 4, float_bytes.len());
+            return Err(RuntimeError::TensorSize { tensor: self.input_name(index), expected, actual });
         }
         Ok(())
     }
@@ -521,7 +530,7 @@ impl<'a> Graph<'a> {
 
 /// A tensor's client buffer pointer and its bytes (at most `dataSize`).
 fn raw_buffer(tensor: &Tensor) -> Option<(NonNull<u8>, usize)> {
-    let (buffer, bytes) = (client_buffer(tensor)?, TensorInfo::of(tensor)?.bytes);
+    let (buffer, bytes) = (client_buffer(tensor)?, TensorSize::of(tensor)?.bytes);
     Some((NonNull::new(buffer.data.cast::<u8>())?, bytes.min(buffer.data_size as usize)))
 }
 

@@ -21,4 +21,4 @@ pub use error::RuntimeError;
 pub use graph::{Execution, Graph, GraphOptions};
 pub use metadata::Metadata;
 pub use system::SystemLibrary;
-pub use tensor::TensorInfo;
+pub use tensor::{TensorInfo, TensorSize};

@@ -41,6 +41,28 @@ crate::self_tests! {
         check!(first_float(&value).to_bits() == ((40000 - 32768) as f32 * 0.0123f32).to_bits());
     }
 
+    fn the_reciprocal_gives_what_the_division_gives_on_this_processor() {
+        // The shared core's host test checks a million pairs; this checks the same rule with this processor's
+        // floating point: half-way points and their neighbours, over scales 2^-20 to 2^4 and about the steps where
+        // the estimate may be used.
+        let mut state = 0x2545_f491u32;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 17;
+            state ^= state << 5;
+            state
+        };
+        for _ in 0..2_000 {
+            let scale = f32::from_bits(0x3580_0000 + next() % 0x0c00_0000);
+            let steps = (next() % 9_000) as f32 - 4_500.0;
+            let half = (steps + 0.5) * scale;
+            for value in [half, f32::from_bits(half.to_bits() + 1), f32::from_bits(half.to_bits() - 1), steps * scale] {
+                let (fast, slow) = (lpai_direct::quantize::steps(value, scale, 1.0 / scale), libm::rintf(value / scale));
+                check!(fast == slow);
+            }
+        }
+    }
+
     fn size_mismatches_are_refused() {
         let mut native = [0u8; 3];
         let two: [u8; 8] = float_bytes([1.0, 2.0]);

@@ -28,19 +28,44 @@ pub struct TensorInfo<'t> {
     pub encoding: Option<Encoding>,
 }
 
+/// A tensor's size alone: what the execute path checks, without the name and encoding [`TensorInfo`] reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TensorSize {
+    /// Number of elements.
+    pub elements: usize,
+    /// Native size in bytes (elements × element size).
+    pub bytes: usize,
+}
+
+/// The tensor's dimensions, outermost first.
+fn dimensions_of(tensor: &Tensor) -> Option<&[u32]> {
+    let common = tensor.common()?;
+    if common.dimensions.is_null() || common.rank == 0 {
+        Some(&[])
+    } else {
+        // SAFETY: QNN describes `rank` dimensions at `dimensions`, owned with the tensor description.
+        Some(unsafe { core::slice::from_raw_parts(common.dimensions, common.rank as usize) })
+    }
+}
+
+impl TensorSize {
+    /// The tensor's size; `None` for an unknown tensor version, a type without a byte size or an overflow.
+    pub fn of(tensor: &Tensor) -> Option<TensorSize> {
+        let common = tensor.common()?;
+        let elements = dimensions_of(tensor)?
+            .iter()
+            .try_fold(1usize, |product, &dimension| product.checked_mul(dimension as usize))?;
+        let bytes = elements.checked_mul(common.data_type.element_size()?)?;
+        Some(TensorSize { elements, bytes })
+    }
+}
+
 impl<'t> TensorInfo<'t> {
     /// Reads a tensor description; `None` for an unknown tensor version or a type without a byte size.
     pub fn of(tensor: &'t Tensor) -> Option<TensorInfo<'t>> {
         let common = tensor.common()?;
-        let dimensions = if common.dimensions.is_null() || common.rank == 0 {
-            &[][..]
-        } else {
-            // SAFETY: QNN describes `rank` dimensions at `dimensions`, owned with the tensor description.
-            unsafe { core::slice::from_raw_parts(common.dimensions, common.rank as usize) }
-        };
-        let elements =
-            dimensions.iter().try_fold(1usize, |product, &dimension| product.checked_mul(dimension as usize))?;
-        let bytes = elements.checked_mul(common.data_type.element_size()?)?;
+        let dimensions = dimensions_of(tensor)?;
+        let TensorSize { elements, bytes } = TensorSize::of(tensor)?;
         let quantization = common.quantize_params.scale_offset();
         // SAFETY: a tensor name is a NUL-terminated string owned with the tensor description, or null.
         let c_name = (!common.name.is_null()).then(|| unsafe { CStr::from_ptr(common.name) });

@@ -6,7 +6,7 @@ use super::session::{fail, Libraries, Library, Path, Session, PATH_BYTES};
 use crate::platform::{self, Current, Level, Platform, VendorCalls};
 use crate::runtime::quantize::Encoding;
 use crate::runtime::{Backend, RuntimeError, SystemLibrary};
-use crate::runtime::{BackendOptions, Execution, Graph, TensorInfo};
+use crate::runtime::{BackendOptions, Execution, Graph, TensorInfo, TensorSize};
 use lpai_direct::aee::{EBADPARM, EBADSTATE, EUNSUPPORTED};
 use lpai_direct::codec::{self, Decoded};
 use lpai_direct::qnn::{lpai, Priority};
@@ -265,8 +265,8 @@ enum ExecuteFailure {
 }
 
 /// Bytes all of a graph's inputs (or outputs) take, native or as float32; `None` on overflow.
-fn total_bytes<'g>(mut tensors: impl Iterator<Item = TensorInfo<'g>>, float: bool) -> Option<usize> {
-    tensors.try_fold(0usize, |total, info| total.checked_add(io_bytes(float, info.elements, info.bytes)?))
+fn total_bytes(mut tensors: impl Iterator<Item = TensorSize>, float: bool) -> Option<usize> {
+    tensors.try_fold(0usize, |total, size| total.checked_add(io_bytes(float, size.elements, size.bytes)?))
 }
 
 #[inline(never)]
@@ -278,8 +278,8 @@ fn execute(session: &mut Session, call: &mut Decoded<'_>) -> Answer {
     let outputs = call.take_rout_bytes(m::OUTPUTS)?;
     let (id, index) = (call.i32(m::CONTEXT_ID)?, call.u32(m::GRAPH)?);
     let outcome = with_graph(session, id, index, |graph| {
-        let needed_in = total_bytes((0..graph.input_count()).filter_map(|i| graph.input(i)), float_in);
-        let needed_out = total_bytes((0..graph.output_count()).filter_map(|i| graph.output(i)), float_out);
+        let needed_in = total_bytes((0..graph.input_count()).filter_map(|i| graph.input_size(i)), float_in);
+        let needed_out = total_bytes((0..graph.output_count()).filter_map(|i| graph.output_size(i)), float_out);
         if needed_in != Some(inputs.len()) || needed_out.is_none_or(|needed| outputs.len() < needed) {
             let (given_in, given_out) = (inputs.len(), outputs.len());
             return Err(ExecuteFailure::Sizes { given_in, given_out, needed_in, needed_out });
@@ -329,7 +329,7 @@ fn run(
 ) -> Result<(Execution, usize), RuntimeError> {
     let mut offset = 0usize;
     for index in 0..graph.input_count() {
-        let info = graph.input(index).ok_or(RuntimeError::NoSuchTensor { index })?;
+        let info = graph.input_size(index).ok_or(RuntimeError::NoSuchTensor { index })?;
         let bytes = io_bytes(float_in, info.elements, info.bytes).ok_or(RuntimeError::NoSuchTensor { index })?;
         let end = offset.checked_add(bytes).ok_or(RuntimeError::NoSuchTensor { index })?;
         let part = inputs.get(offset..end).ok_or(RuntimeError::NoSuchTensor { index })?;
@@ -343,7 +343,7 @@ fn run(
     let execution = graph.execute()?;
     let mut written = 0usize;
     for index in 0..graph.output_count() {
-        let info = graph.output(index).ok_or(RuntimeError::NoSuchTensor { index })?;
+        let info = graph.output_size(index).ok_or(RuntimeError::NoSuchTensor { index })?;
         let bytes = io_bytes(float_out, info.elements, info.bytes).ok_or(RuntimeError::NoSuchTensor { index })?;
         let end = written.checked_add(bytes).ok_or(RuntimeError::NoSuchTensor { index })?;
         let part = outputs.get_mut(written..end).ok_or(RuntimeError::NoSuchTensor { index })?;

@@ -110,11 +110,14 @@ pub(crate) unsafe fn invoke(handle: u64, scalars: u32, args: *mut RemoteArg) -> 
 /// # Safety
 /// As for [`invoke`].
 unsafe fn method_call(handle: u64, id: u32, scalars: u32, args: *mut RemoteArg) -> u32 {
-    let Some(method) = codec::METHODS.iter().find(|method| method.id == id) else {
+    let index = codec::PLANS.iter().position(|plan| plan.id() == id);
+    let (Some(plan), Some(method)) =
+        (index.and_then(|at| codec::PLANS.get(at)), index.and_then(|at| codec::METHODS.get(at)))
+    else {
         return refuse(handle, EUNSUPPORTED, |line| uwrite!(line, "unknown method id {}", id));
     };
     // SAFETY: forwarded from the caller.
-    match unsafe { codec::decode(method, scalars, args) } {
+    match unsafe { codec::decode(plan, scalars, args) } {
         Err(refusal) => refuse(handle, refusal.aee(), |line| {
             uwrite!(line, "malformed {} call (sc {:#x}): {}", method.name, scalars, refusal.describe())
         }),

@@ -417,8 +417,9 @@ pub fn codec(data: &[u8]) -> Result<bool, Violation> {
         let (from, to) = (part.as_ptr() as usize, part.as_ptr() as usize + part.len());
         part.is_empty() || (base + start <= from && to <= base + start + length)
     };
+    let plan = codec::Plan::of(method);
     // SAFETY: as in `skel_invoke`: every argument the word describes is there, each buffer inside `store`.
-    let decoded = unsafe { codec::decode(method, call.scalars, call.args.as_mut_ptr()) };
+    let decoded = unsafe { codec::decode(&plan, call.scalars, call.args.as_mut_ptr()) };
     let Ok(mut decoded) = decoded else {
         return if call.store == before { Ok(false) } else { Err(violation("a refused call changed a buffer")) };
     };

@@ -35,6 +35,10 @@ pub struct QemuOptions {
     pub skel: Option<PathBuf>,
     /// The PD shell (`None`: `target/virtual-adsp/lpai-pd-shell`).
     pub shell: Option<PathBuf>,
+    /// For the packet benchmark: qemu-hexagon writes one line per executed packet to this file
+    /// (`-one-insn-per-tb -d exec,nochain -D FILE`) and the shell writes where it loaded each library to
+    /// `FILE.map` (`--map`), so that each packet's address can be given to a library's symbol. Slow.
+    pub trace: Option<PathBuf>,
 }
 
 /// Why the virtual aDSP cannot start.
@@ -109,6 +113,7 @@ pub struct Qemu {
     /// Set once the shell failed; every later call answers [`TRANSPORT_FAILED`].
     broken: Option<String>,
     guard_violations: u32,
+    tracing: bool,
 }
 
 impl std::fmt::Debug for Qemu {
@@ -123,9 +128,17 @@ impl Qemu {
         let qemu = on_path(QEMU_PROGRAM).ok_or(QemuError::NoQemu)?;
         let skel = existing(&options.skel, super::local::SKEL_FILE_NAME, "Hexagon skel", "--skel")?;
         let shell = existing(&options.shell, SHELL_FILE_NAME, "PD shell", "--pd_shell")?;
-        let mut child = Command::new(qemu)
-            .args(["-cpu", QEMU_CPU])
-            .arg(&shell)
+        let mut command = Command::new(qemu);
+        command.args(["-cpu", QEMU_CPU]);
+        if let Some(trace) = &options.trace {
+            let mut map = trace.clone().into_os_string();
+            map.push(".map");
+            std::fs::write(&map, b"").map_err(QemuError::Start)?;
+            command.args(["-one-insn-per-tb", "-d", "exec,nochain", "-D"]).arg(trace).arg(&shell).arg("--map").arg(map);
+        } else {
+            command.arg(&shell);
+        }
+        let mut child = command
             .arg(&skel)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -148,6 +161,7 @@ impl Qemu {
             lines,
             broken: None,
             guard_violations: 0,
+            tracing: options.trace.is_some(),
         };
         match qemu.read_frame() {
             Ok(body) if body == shell_frame::READY => {
@@ -413,9 +427,10 @@ impl Transport for Qemu {
 
 impl Drop for Qemu {
     fn drop(&mut self) {
-        // End of input tells the shell to exit; one that does not within a second is killed.
+        // End of input tells the shell to exit; one that does not within a second (a minute when tracing, which
+        // must end by itself to write its whole trace) is killed.
         drop(self.input.take());
-        for _ in 0..100 {
+        for _ in 0..if self.tracing { 6000 } else { 100 } {
             if matches!(self.child.try_wait(), Ok(Some(_))) {
                 return;
             }

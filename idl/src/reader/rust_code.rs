@@ -1,7 +1,8 @@
 //! The Rust code the root crate includes in `lpai_direct::codec`, after `pub use lpai_direct_idl::*;`.
 //!
-//! It defines `INTERFACE`, `METHODS` (one [`Method`] per declared method) and, per method, a module of the
-//! same name holding `ID`, `SCALARS`, `METHOD` and one index constant per parameter (its name in upper case).
+//! It defines `INTERFACE`, `METHODS` (one [`Method`] per declared method), `PLANS` (their layouts, worked out at
+//! compile time) and, per method, a module of the same name holding `ID`, `SCALARS`, `METHOD`, `PLAN` and one
+//! index constant per parameter (its name in upper case).
 
 use super::{to_methods, Interface, MethodDecl};
 use crate::layout::{Direction, Kind, Method, Param};
@@ -20,6 +21,13 @@ pub fn generate_rust(interface: &Interface) -> String {
     line(&mut code, "pub const METHODS: &[Method] = &[");
     for method in &methods {
         line(&mut code, &format!("    {},", method_expression(method)));
+    }
+    line(&mut code, "];");
+    line(&mut code, "");
+    line(&mut code, "/// Every method's layout, worked out at compile time, in the order of [`METHODS`].");
+    line(&mut code, "pub const PLANS: &[Plan] = &[");
+    for index in 0..methods.len() {
+        line(&mut code, &format!("    Plan::of(&METHODS[{index}]),"));
     }
     line(&mut code, "];");
     for (index, (declared, method)) in interface.methods.iter().zip(&methods).enumerate() {
@@ -87,6 +95,8 @@ fn method_module(code: &mut String, index: usize, declared: &MethodDecl, method:
     line(code, &format!("    pub const SCALARS: u32 = 0x{:04X}_{:04X};", scalars >> 16, scalars & 0xFFFF));
     line(code, "    /// This method's entry in [`super::METHODS`].");
     line(code, &format!("    pub const METHOD: &super::Method = &super::METHODS[{index}];"));
+    line(code, "    /// Its layout in [`super::PLANS`].");
+    line(code, &format!("    pub const PLAN: &super::Plan = &super::PLANS[{index}];"));
     for (position, param) in declared.params.iter().enumerate() {
         line(code, &format!("    /// Index of parameter `{param}`."));
         line(code, &format!("    pub const {}: usize = {position};", param.name.to_ascii_uppercase()));

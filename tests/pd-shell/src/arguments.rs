@@ -1,10 +1,10 @@
-//! The shell's command line: `lpai-pd-shell [--library-path DIR[:DIR...]] [--check] SKEL.so`.
+//! The shell's command line: `lpai-pd-shell [--library-path DIR[:DIR...]] [--map FILE] [--check] SKEL.so`.
 
 use crate::text::Escaped;
 use core::fmt;
 
 /// The usage line, appended to every usage error.
-pub const USAGE: &str = "usage: lpai-pd-shell [--library-path DIR[:DIR...]] [--check] SKEL.so";
+pub const USAGE: &str = "usage: lpai-pd-shell [--library-path DIR[:DIR...]] [--map FILE] [--check] SKEL.so";
 
 /// How many `--library-path` options one command line may give.
 pub const MAX_LIBRARY_PATH_OPTIONS: usize = 8;
@@ -16,6 +16,9 @@ pub struct Arguments<'a> {
     pub check: bool,
     /// The skel library.
     pub skel: &'a [u8],
+    /// `--map FILE`: where each library loaded goes, a line per load (`START BYTES BIAS PATH`), for tools that attribute
+    /// addresses of an execution trace to the libraries' symbols.
+    pub map: Option<&'a [u8]>,
     library_paths: [&'a [u8]; MAX_LIBRARY_PATH_OPTIONS],
     library_path_count: usize,
 }
@@ -27,6 +30,8 @@ pub enum UsageError<'a> {
     UnknownOption(&'a [u8]),
     /// `--library-path` at the end, without its directories.
     MissingLibraryPath,
+    /// `--map` at the end, without its file.
+    MissingMapFile,
     /// More than [`MAX_LIBRARY_PATH_OPTIONS`] `--library-path` options.
     TooManyLibraryPaths,
     /// No SKEL.so.
@@ -40,6 +45,7 @@ impl fmt::Display for UsageError<'_> {
         match self {
             UsageError::UnknownOption(option) => write!(formatter, "unknown option {}", Escaped(option))?,
             UsageError::MissingLibraryPath => formatter.write_str("--library-path needs DIR[:DIR...]")?,
+            UsageError::MissingMapFile => formatter.write_str("--map needs FILE")?,
             UsageError::TooManyLibraryPaths => {
                 write!(formatter, "more than {MAX_LIBRARY_PATH_OPTIONS} --library-path options")?
             }
@@ -58,6 +64,7 @@ impl<'a> Arguments<'a> {
         let mut parsed = Arguments {
             check: false,
             skel: &[],
+            map: None,
             library_paths: [&[]; MAX_LIBRARY_PATH_OPTIONS],
             library_path_count: 0,
         };
@@ -80,6 +87,10 @@ impl<'a> Arguments<'a> {
                 }
                 true if argument == b"--check" => {
                     parsed.check = true;
+                    continue;
+                }
+                true if argument == b"--map" => {
+                    parsed.map = Some(arguments.next().ok_or(UsageError::MissingMapFile)?);
                     continue;
                 }
                 true if argument == b"--library-path" => arguments.next().ok_or(UsageError::MissingLibraryPath)?,
@@ -131,8 +142,10 @@ mod tests {
         assert_eq!(parsed.skel, b"skel.so");
         let directories: Vec<&[u8]> = parsed.library_directories().collect();
         assert_eq!(directories, [&b"/a"[..], b"/b", b"/c", b"/d"]);
+        assert_eq!(parsed.map, None);
         let plain = parse(&["--", "-odd.so"]).unwrap();
         assert!(!plain.check && plain.skel == b"-odd.so" && plain.library_directories().count() == 0);
+        assert_eq!(parse(&["--map", "/tmp/m", "skel.so"]).unwrap().map, Some(&b"/tmp/m"[..]));
     }
 
     #[test]
@@ -140,6 +153,7 @@ mod tests {
         assert_eq!(parse(&["--check"]), Err(UsageError::NoSkel));
         assert_eq!(parse(&["a.so", "b.so"]), Err(UsageError::ExtraArgument(b"b.so")));
         assert_eq!(parse(&["a.so", "--library-path"]), Err(UsageError::MissingLibraryPath));
+        assert_eq!(parse(&["a.so", "--map"]), Err(UsageError::MissingMapFile));
         assert_eq!(parse(&["--verbose", "a.so"]), Err(UsageError::UnknownOption(b"--verbose")));
         let many = ["--library-path=/x"; MAX_LIBRARY_PATH_OPTIONS + 1];
         assert_eq!(parse(&many), Err(UsageError::TooManyLibraryPaths));

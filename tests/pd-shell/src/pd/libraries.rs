@@ -8,6 +8,9 @@ use lpai_direct_skel::platform::linux_user as linux;
 use lpai_pd_shell::arguments::{directory_of, Arguments};
 use lpai_pd_shell::text::Escaped;
 
+/// Linux's O_APPEND (the generic value Hexagon uses).
+const O_APPEND: i32 = 0o2000;
+
 /// Most libraries `dlopen` holds at once.
 pub const MAX_LIBRARIES: usize = 8;
 
@@ -62,6 +65,27 @@ pub fn configure(arguments: Arguments<'static>) {
     TABLE.with(|table| table.arguments = Some(arguments));
 }
 
+/// With `--map FILE`, appends `START BYTES BIAS PATH` for a library just loaded (hex: where its image starts, its
+/// bytes, and the bias: a symbol's address in the file plus the bias is its address in the PD). A map that cannot
+/// be written is said on stderr.
+pub fn record_mapping(path: &[u8], library: &Library) {
+    let Some(map) = TABLE.with(|table| table.arguments.and_then(|arguments| arguments.map)).flatten() else {
+        return;
+    };
+    let Some(map_path) = PathBuffer::join(b"", map) else {
+        return crate::say!("lpai-pd-shell: --map {}: not a usable path", Escaped(map));
+    };
+    let flags = linux::O_WRONLY | linux::O_CREAT | O_APPEND | linux::O_CLOEXEC;
+    match system::open(map_path.with_nul(), flags, 0o644) {
+        Ok(fd) => {
+            let (start, bytes, bias) = library.placement();
+            system::line(fd, format_args!("{start:#010x} {bytes:#x} {bias:#010x} {}", Escaped(path)));
+            let _ = system::close(fd);
+        }
+        Err(errno) => crate::say!("lpai-pd-shell: --map {}: cannot be written (errno {errno})", Escaped(map)),
+    }
+}
+
 /// The directories a bare name is searched in: each `--library-path` directory, then the skel's.
 fn search_directories<'a>(arguments: Option<Arguments<'a>>) -> impl Iterator<Item = &'a [u8]> {
     let skel_directory = arguments.map(|arguments| directory_of(arguments.skel));
@@ -109,6 +133,7 @@ pub fn open(path: &[u8]) -> Result<u32, OpenError> {
     }
     // Loaded outside the table: its initializers may call the services, dlopen included.
     let library = Library::load(located.as_bytes(), &mut services::address_of).map_err(OpenError::Load)?;
+    record_mapping(located.as_bytes(), &library);
     let entry = Entry { library, path: located, references: 1, handle: 0 };
     TABLE
         .with(move |table| {

@@ -147,6 +147,12 @@ impl Library {
         Ok(Library { image, bias, symbols: loaded.symbols, relocations: loaded.relocations })
     }
 
+    /// Where the image lies: its first byte, its bytes, and the bias (a file address plus the bias is the PD
+    /// address).
+    pub fn placement(&self) -> (u32, u32, u32) {
+        (self.image.address() as u32, self.image.bytes() as u32, self.bias)
+    }
+
     /// Relocations the loader applied.
     pub fn relocations(&self) -> u32 {
         self.relocations

@@ -89,6 +89,7 @@ fn run(arguments: impl Iterator<Item = &'static [u8]>) -> i32 {
             return 1;
         }
     };
+    libraries::record_mapping(path, &skel);
     if arguments.check {
         let mut services = lpai_pd_shell::text::Text::<1024>::new();
         for (name, _) in NAMES.iter().zip(used).filter(|(_, used)| *used) {

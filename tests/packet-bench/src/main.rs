@@ -1,0 +1,121 @@
+//! `lpai-packet-bench`: counts the Hexagon packets our code executes, deterministically, under qemu-hexagon's
+//! per-packet trace: each skel call of the shipped skel `.so` as the virtual aDSP loads and runs it (by phase), and
+//! one frame of the embedding API. The backend (the contract model of libQnnLpai) and the PD shell's services are
+//! counted apart, attributed by address from the libraries' symbol tables; no marker code is added to the skel.
+//!
+//! ```text
+//! lpai-packet-bench [--out FILE] [--batch N] [--functions]
+//! ```
+//! (default `target/bench/packets.json`, 5 calls of each kind; `--functions` also prints where each kind of call
+//! spends its packets, function by function).
+//! Needs `scripts/build-hexagon.sh`'s `target/virtual-adsp/` and `target/hexagon-embed/`.
+
+mod embedded;
+mod pd;
+mod phases;
+mod skel_calls;
+mod symbols;
+mod trace;
+
+use anyhow::{bail, Context};
+use phases::Phase;
+use serde_json::{json, Map, Value};
+use skel_calls::{Call, WIDE_ELEMENTS};
+use std::path::{Path, PathBuf};
+use trace::{median, Window};
+
+/// Median packets of `windows` that `count` picks.
+fn median_of(windows: &[&Window], count: impl Fn(&Window) -> u64) -> u64 {
+    median(windows.iter().map(|window| count(window)).collect())
+}
+
+/// `{phase: median packets}` over `windows`.
+fn phases(windows: &[&Window]) -> Value {
+    let entries =
+        Phase::ALL.iter().map(|&phase| (phase.key().to_string(), json!(median_of(windows, |w| w.phase(phase)))));
+    Value::Object(entries.collect::<Map<_, _>>())
+}
+
+/// Per element, to two decimals.
+fn per_element(packets: u64, elements: u32) -> f64 {
+    (packets as f64 / f64::from(elements) * 100.0).round() / 100.0
+}
+
+/// Our functions in `window`, most packets first.
+fn print_functions(call: &str, window: Option<&Window>) {
+    let mut functions: Vec<_> = window.map(|window| window.functions.iter().collect()).unwrap_or_default();
+    functions.sort_by_key(|(_, &packets)| std::cmp::Reverse(packets));
+    println!("{call}: packets by function");
+    for (name, packets) in functions {
+        println!("  {packets:>7}  {name}");
+    }
+}
+
+fn run() -> anyhow::Result<()> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize()?;
+    let mut out = root.join("target/bench/packets.json");
+    let mut batch = 5;
+    let mut by_function = false;
+    let mut arguments = std::env::args().skip(1);
+    while let Some(argument) = arguments.next() {
+        match argument.as_str() {
+            "--out" => out = PathBuf::from(arguments.next().context("--out needs FILE")?),
+            "--functions" => by_function = true,
+            "--batch" => batch = arguments.next().context("--batch needs N")?.parse().context("--batch N")?,
+            other => {
+                bail!("unknown argument {other:?} (usage: lpai-packet-bench [--out FILE] [--batch N] [--functions])")
+            }
+        }
+    }
+    let bench = root.join("target/bench");
+    std::fs::create_dir_all(&bench)?;
+    let virtual_adsp = root.join("target/virtual-adsp");
+    let fixture = root.join("tests/fixtures/contract_single/contract_single.bin");
+    let trace = bench.join("skel-calls.trace");
+    let counted = skel_calls::count(&virtual_adsp, &fixture, &trace, batch)?;
+    let (trivial, native) = (counted.of(Call::LastError), counted.of(Call::ExecuteNative));
+    let (float, wide) = (counted.of(Call::ExecuteFloat), counted.of(Call::ExecuteWide));
+    if by_function {
+        for (name, windows) in [("last_error", &trivial), ("execute native", &native), ("execute float", &float)] {
+            print_functions(name, windows.first().copied());
+        }
+    }
+    let frame = embedded::count(&root, &bench.join("embedded.trace"))?;
+    std::fs::remove_file(&trace).ok();
+    let figures = json!({
+        "packets_trivial_call": median_of(&trivial, Window::ours_total),
+        "packets_per_inference_native": median_of(&native, Window::ours_total),
+        "packets_per_inference_float_16": median_of(&float, Window::ours_total),
+        "packets_per_element_quantize": per_element(median_of(&wide, |w| w.quantize), WIDE_ELEMENTS),
+        "packets_per_element_dequantize": per_element(median_of(&wide, |w| w.dequantize), WIDE_ELEMENTS),
+        "packets_per_frame_embedded": frame.ours_total(),
+        "packets_phases_trivial_call": phases(&trivial),
+        "packets_phases_per_inference_native": phases(&native),
+        "packets_phases_per_inference_float_16": phases(&float),
+        "packets_backend_per_inference_native": median_of(&native, |w| w.backend),
+        "packets_pd_services_per_inference_native": median_of(&native, |w| w.other),
+        "packets_backend_per_frame_embedded": frame.backend,
+    });
+    println!("Hexagon packets (qemu-hexagon -cpu v73, per-packet trace; ours only, the backend and PD services apart)");
+    for (name, value) in figures.as_object().into_iter().flatten() {
+        println!("  {name:<44} {value}");
+    }
+    if by_function {
+        print_functions("embedded frame", Some(&frame));
+    }
+    let partial = out.with_extension("json.partial");
+    std::fs::write(&partial, serde_json::to_string_pretty(&figures)? + "\n")?;
+    std::fs::rename(&partial, &out)?;
+    println!("written to {}", out.display());
+    Ok(())
+}
+
+fn main() -> std::process::ExitCode {
+    match run() {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("lpai-packet-bench: {error:#}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
