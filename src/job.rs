@@ -19,12 +19,20 @@
 //! Paths are absolute (the skel's current directory is not the caller's) and hold no tab or newline. The skel
 //! writes `<output_dir>/Result_<i>/<file name>` for every inference `i` and, last, the execute time of each
 //! inference on the DSP clock in [`TIMES_FILE_NAME`] beside the results: little-endian `u32` microseconds, one per
-//! inference. The report stays [`REPORT_BYTES`] long however many inferences the job has.
+//! inference; then [`SPANS_FILE_NAME`]: per inference two little-endian `u32` microseconds, the in-memory span
+//! (inputs in memory to outputs in memory: input conversion, execute, output conversion) and the file I/O (reading
+//! the inputs, creating `Result_<i>/`, writing the outputs). The report stays [`REPORT_BYTES`] long however many
+//! inferences the job has.
 
 /// The first line of a job text.
 pub const HEADER: &str = "lpai-job 1";
 /// The file (in the output directory) holding each inference's DSP execute time, `u32` microseconds.
 pub const TIMES_FILE_NAME: &str = "lpai_dsp_execute_us.bin";
+/// The file (in the output directory) holding, per inference, the in-memory span and the file I/O time, two `u32`
+/// microseconds each (written after [`TIMES_FILE_NAME`]; skels from before it leave it out).
+pub const SPANS_FILE_NAME: &str = "lpai_dsp_spans_us.bin";
+/// Bytes per inference in [`SPANS_FILE_NAME`].
+pub const SPAN_RECORD_BYTES: usize = 8;
 /// Most outputs a job selects (and most inputs an inference names).
 pub const MAX_TENSORS: usize = 32;
 
@@ -190,7 +198,7 @@ impl<'t> Job<'t> {
     }
 
     /// Each inference's input files, in graph input order.
-    pub fn inferences(&self) -> impl Iterator<Item = impl Iterator<Item = &'t [u8]>> + 't {
+    pub fn inferences(&self) -> impl Iterator<Item = impl Iterator<Item = &'t [u8]> + Clone> + 't {
         lines(self.inferences).map(|line| field(line).1.split(|&byte| byte == b'\t'))
     }
 }

@@ -199,3 +199,46 @@ fn num_inferences_cycles_through_the_list_and_keep_num_outputs_keeps_the_first_r
         assert_eq!(record(&kept)["inferences"], 10, "every inference runs; only the first 3 are saved");
     }
 }
+
+#[test]
+fn direct_mode_records_each_inferences_in_memory_span_around_its_execute_and_its_file_io_apart() {
+    let _guard = common::qnn_lock();
+    let work = tempfile::tempdir().unwrap();
+    let binary = common::fixture("kws_conv").join("kws_conv_qnn.bin");
+    let list = long_list(work.path(), 3);
+    for (mode, native) in [("float", false), ("native", true)] {
+        let output = work.path().join(format!("spans-{mode}"));
+        let extra = ["--direct_mode".to_string(), "--num_inferences=12".to_string()];
+        let list = if native { common::absolute_input_list("kws_conv", "native", work.path()) } else { list.clone() };
+        net_run::run(&common::settings(common::net_run_args(&binary, &list, &output, native, &extra))).unwrap();
+        let recorded = record(&output);
+        let times = |key: &str| -> Vec<u64> {
+            recorded[key]
+                .as_array()
+                .unwrap_or_else(|| panic!("{mode}: no {key}"))
+                .iter()
+                .map(|t| t.as_u64().unwrap())
+                .collect()
+        };
+        let (execute, in_memory, file_io) =
+            (times("dsp_execute_us"), times("dsp_in_memory_us"), times("dsp_file_io_us"));
+        assert_eq!((execute.len(), in_memory.len(), file_io.len()), (12, 12, 12), "{mode}: one of each per inference");
+        for (inference, (span, executed)) in in_memory.iter().zip(&execute).enumerate() {
+            assert!(*executed > 0, "{mode}: inference {inference} executed in no time");
+            assert!(span >= executed, "{mode}: inference {inference}: span {span} us < execute {executed} us");
+        }
+        // The skel's spans file beside the results: two u32 a inference, the same figures as the record.
+        let spans = std::fs::read(output.join("lpai_dsp_spans_us.bin")).unwrap();
+        assert_eq!(spans.len(), 12 * 8);
+        let words: Vec<u64> =
+            spans.chunks_exact(4).map(|four| u64::from(u32::from_le_bytes(four.try_into().unwrap()))).collect();
+        let pairs: Vec<(u64, u64)> = words.chunks_exact(2).map(|pair| (pair[0], pair[1])).collect();
+        assert_eq!(pairs, in_memory.iter().copied().zip(file_io.iter().copied()).collect::<Vec<_>>(), "{mode}");
+    }
+    // Traditional mode has no in-memory span of the skel's: its lists stay empty.
+    let output = work.path().join("spans-traditional");
+    net_run::run(&common::settings(common::net_run_args(&binary, &list, &output, false, &[]))).unwrap();
+    let recorded = record(&output);
+    assert_eq!(recorded["dsp_in_memory_us"], serde_json::json!([]));
+    assert_eq!(recorded["dsp_file_io_us"], serde_json::json!([]));
+}

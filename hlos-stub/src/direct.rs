@@ -1,10 +1,11 @@
 //! Direct mode on the HLOS side: turns a checked input list into one job for the skel's `run_job`, and reads back
-//! what the skel wrote beside the results (each inference's DSP execute time).
+//! what the skel wrote beside the results (each inference's DSP execute time, and its in-memory span and file I/O
+//! time).
 
 use crate::net_run::Plan;
 use crate::stub::Stub;
 use anyhow::{bail, Context as _, Result};
-use lpai_direct::job::{self, OutputFile, Report, TIMES_FILE_NAME};
+use lpai_direct::job::{self, OutputFile, Report, SPANS_FILE_NAME, SPAN_RECORD_BYTES, TIMES_FILE_NAME};
 use std::ffi::CString;
 use std::path::{Path, PathBuf};
 
@@ -15,6 +16,33 @@ pub struct JobOutcome {
     pub report: Report,
     /// Each inference's execute time on the DSP clock, in microseconds.
     pub execute_micros: Vec<u64>,
+    /// Each inference's in-memory span on the DSP clock (input conversion, execute, output conversion), in
+    /// microseconds; empty when the skel wrote no spans file (a skel from before it).
+    pub in_memory_micros: Vec<u64>,
+    /// Each inference's file I/O on the DSP clock (reading its inputs, writing its results), in microseconds;
+    /// empty when `in_memory_micros` is.
+    pub file_io_micros: Vec<u64>,
+}
+
+/// Little-endian `u32`s as `u64`s.
+fn words(bytes: &[u8]) -> impl Iterator<Item = u64> + '_ {
+    bytes.chunks_exact(4).map(|four| u64::from(u32::from_le_bytes([four[0], four[1], four[2], four[3]])))
+}
+
+/// The spans file's (in-memory span, file I/O) pairs, one per inference: both empty when the skel wrote none (a skel
+/// from before it), an error when it holds another count of records than `inferences`.
+fn read_spans(directory: &Path, inferences: usize) -> Result<(Vec<u64>, Vec<u64>)> {
+    let spans_file = directory.join(SPANS_FILE_NAME);
+    let spans = match std::fs::read(&spans_file) {
+        Ok(spans) => spans,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok((Vec::new(), Vec::new())),
+        Err(error) => return Err(error).with_context(|| format!("cannot read {}", spans_file.display())),
+    };
+    if Some(spans.len()) != inferences.checked_mul(SPAN_RECORD_BYTES) {
+        bail!("the skel wrote {} bytes of spans to {} for {inferences} inferences", spans.len(), spans_file.display());
+    }
+    let values: Vec<u64> = words(&spans).collect();
+    Ok(values.chunks_exact(2).map(|pair| (pair[0], pair[1])).unzip())
 }
 
 /// An absolute path as job text: the skel's current directory is not ours, and tabs and newlines separate the
@@ -78,7 +106,7 @@ pub fn run_job(
             times_file.display()
         );
     }
-    let execute_micros =
-        times.chunks_exact(4).map(|four| u64::from(u32::from_le_bytes([four[0], four[1], four[2], four[3]]))).collect();
-    Ok(JobOutcome { report, execute_micros })
+    let execute_micros = words(&times).collect();
+    let (in_memory_micros, file_io_micros) = read_spans(Path::new(&directory), list.lines.len())?;
+    Ok(JobOutcome { report, execute_micros, in_memory_micros, file_io_micros })
 }

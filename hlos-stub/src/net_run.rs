@@ -437,6 +437,8 @@ fn run_inferences(
             record.dsp_finalize_us = Some(micros(outcome.report.finalize_ticks));
             let count = outcome.execute_micros.len();
             summary.execute_micros.extend(outcome.execute_micros);
+            record.dsp_in_memory_us.extend(outcome.in_memory_micros);
+            record.dsp_file_io_us.extend(outcome.file_io_micros);
             count
         } else {
             let deadline = settings.duration.map(|seconds| (started, seconds));

@@ -25,6 +25,14 @@ pub struct Profile {
     /// Traditional mode: the host round trips' distribution; absent in direct mode (no host call per inference).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub host_round_trip_us: Option<Stats>,
+    /// Direct mode: the in-memory spans' distribution (input conversion, execute, output conversion); absent in
+    /// traditional mode and from a skel that records no spans.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dsp_in_memory_us: Option<Stats>,
+    /// Direct mode: the file I/O times' distribution (reading inputs, writing results), absent as
+    /// `dsp_in_memory_us`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dsp_file_io_us: Option<Stats>,
     /// Traditional mode: what the round trips spent outside the DSP's execute.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ipc: Option<Ipc>,
@@ -265,6 +273,8 @@ pub fn of(record: &RunRecord, fps: Option<u32>, events: &[ProfileEvent]) -> Prof
         percentile_method: PERCENTILE_METHOD,
         dsp_execute_us: Stats::of(&signed(&record.dsp_execute_us)),
         host_round_trip_us: Stats::of(&signed(&record.host_round_trip_us)),
+        dsp_in_memory_us: Stats::of(&signed(&record.dsp_in_memory_us)),
+        dsp_file_io_us: Stats::of(&signed(&record.dsp_file_io_us)),
         ipc: Ipc::of(record),
         load: Load { host_us: record.load_us, dsp_us: record.dsp_load_us, dsp_finalize_us: record.dsp_finalize_us },
         budget: Budget::of(record, fps),
@@ -306,6 +316,12 @@ pub fn table(record: &RunRecord) -> String {
     }
     if let Some(stats) = &profile.host_round_trip_us {
         lines.push(row("host round trip", stats));
+    }
+    if let Some(stats) = &profile.dsp_in_memory_us {
+        lines.push(row("DSP in-memory span", stats));
+    }
+    if let Some(stats) = &profile.dsp_file_io_us {
+        lines.push(row("DSP file I/O", stats));
     }
     if let Some(ipc) = &profile.ipc {
         lines.push(row("IPC (round trip - DSP)", &ipc.us));

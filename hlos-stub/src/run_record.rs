@@ -26,6 +26,12 @@ pub struct RunRecord {
     /// Traditional mode: each inference's round trip as the host saw it (inputs sent, outputs back), in
     /// microseconds; empty in direct mode.
     pub host_round_trip_us: Vec<u64>,
+    /// Direct mode: each inference's in-memory span on the DSP clock (input conversion, execute, output conversion;
+    /// at least its execute time), in microseconds; empty in traditional mode and from a skel that records none.
+    pub dsp_in_memory_us: Vec<u64>,
+    /// Direct mode: each inference's file I/O on the DSP clock (reading its inputs, writing its results), in
+    /// microseconds; empty when `dsp_in_memory_us` is.
+    pub dsp_file_io_us: Vec<u64>,
     /// The context load as the host saw it (the `load` call), in microseconds.
     pub load_us: u64,
     /// Direct mode: the load on the DSP clock, as the skel measured it.

@@ -60,6 +60,36 @@ pub struct LpaiMemory {
     pub persistent: usize,
 }
 
+/// QNN's `graphExecute`, as the interface table holds it.
+pub type GraphExecuteFn = unsafe extern "C" fn(
+    graph: GraphHandle,
+    inputs: *const Tensor,
+    num_inputs: u32,
+    outputs: *mut Tensor,
+    num_outputs: u32,
+    profile: ProfileHandle,
+    signal: qnn::SignalHandle,
+) -> qnn::ErrorHandle;
+
+/// What graphExecute takes for one graph, its native tensors' buffers already set: for programs that time the bare
+/// call (the benchmarks' floor) against the runtime's own path. The pointers stay valid while the graph lives and
+/// nothing else uses it.
+#[derive(Clone, Copy, Debug)]
+pub struct RawExecute {
+    /// The backend's graphExecute.
+    pub function: GraphExecuteFn,
+    /// The graph.
+    pub graph: GraphHandle,
+    /// The input tensors (their client buffers in the arena).
+    pub inputs: *const Tensor,
+    /// How many.
+    pub input_count: u32,
+    /// The output tensors.
+    pub outputs: *mut Tensor,
+    /// How many.
+    pub output_count: u32,
+}
+
 /// A retrieved, ready-to-run graph.
 pub struct Graph<'a> {
     table: &'a InterfaceTable,
@@ -505,6 +535,18 @@ impl<'a> Graph<'a> {
             }),
             code => Err(RuntimeError::Qnn { call: "graphExecute", code }),
         }
+    }
+
+    /// The bare graphExecute call's arguments ([`RawExecute`]); `None` when the backend has no graphExecute.
+    pub fn raw_execute(&mut self) -> Option<RawExecute> {
+        Some(RawExecute {
+            function: self.table.graph_execute?,
+            graph: self.handle,
+            inputs: self.inputs.as_ptr(),
+            input_count: u32::try_from(self.inputs.len()).ok()?,
+            outputs: self.outputs.as_mut_ptr(),
+            output_count: u32::try_from(self.outputs.len()).ok()?,
+        })
     }
 
     /// For streaming callers (a frame at a time): runs graphExecute once and answers `Ok(None)` when the

@@ -18,7 +18,7 @@ pub use arena::Arena;
 pub use backend::{Backend, BackendOptions};
 pub use context::{BinarySource, Context, ContextOptions, Island, PersistentBinary};
 pub use error::RuntimeError;
-pub use graph::{Execution, Graph, GraphOptions};
+pub use graph::{Execution, Graph, GraphExecuteFn, GraphOptions, RawExecute};
 pub use metadata::Metadata;
 pub use system::SystemLibrary;
 pub use tensor::{TensorInfo, TensorSize};

@@ -1,6 +1,7 @@
 //! `run_job`: a whole net-run job on the DSP (direct mode). The skel checks every input file of the job, then for
-//! each inference reads the inputs through the platform's files, converts, executes, writes
-//! `Result_<i>/<name>.raw` whole or not at all and keeps the DSP execute time; last it writes the times file. One
+//! each inference reads the inputs through the platform's files, converts, executes, converts back, writes
+//! `Result_<i>/<name>.raw` whole or not at all and keeps the DSP execute time, the in-memory span (conversions
+//! and execute) and the file I/O time apart; last it writes the times files. One
 //! call runs the whole job, so no HLOS round trip happens per inference; the report stays fixed-size.
 
 // A failure carries the runtime's error and where it happened; there is no heap to box it in, and it is built at
@@ -14,7 +15,7 @@ use crate::platform::{self, Current, Platform, PlatformError, MAX_PATH_BYTES};
 use crate::runtime::{Graph, RuntimeError};
 use lpai_direct::aee::{EBADPARM, EFAILED, ENOMEMORY};
 use lpai_direct::codec::{self, Decoded};
-use lpai_direct::job::{Job, Report, TIMES_FILE_NAME};
+use lpai_direct::job::{Job, Report, SPANS_FILE_NAME, SPAN_RECORD_BYTES, TIMES_FILE_NAME};
 use lpai_direct::wire::io_bytes;
 
 /// One NUL-terminated path built from parts, on the stack; the job reuses it for every path it opens, so its
@@ -69,8 +70,8 @@ enum File<'t> {
     ResultDirectory,
     /// A result file of the inference, by name.
     Result(&'t [u8]),
-    /// The times file.
-    Times,
+    /// A times file, by name.
+    Times(&'static str),
 }
 
 /// A failure, where it happened: the inference (1-based, 0 before any) and the file.
@@ -111,10 +112,10 @@ impl ufmt::uDisplay for Named<'_, '_> {
                 f.write_str("/")?;
                 show(f, name)?;
             }
-            File::Times => {
+            File::Times(name) => {
                 show(f, self.output_dir)?;
                 f.write_str("/")?;
-                f.write_str(TIMES_FILE_NAME)?;
+                f.write_str(name)?;
             }
         }
         f.write_str(": ")
@@ -183,57 +184,157 @@ fn check_inputs<'t>(job: &Job<'t>, graph: &Graph<'_>, path: &mut CPath) -> Resul
     Ok(total)
 }
 
-/// Reads input `index` of inference `line` from `file` into the graph (through `staging` for float files).
-fn read_input<'t>(
+/// Bytes of the staging buffer's input part: every float input's file, one after another in graph input order.
+fn staged_input_bytes(job: &Job<'_>, graph: &Graph<'_>) -> Option<usize> {
+    (0..graph.input_count())
+        .filter(|&index| job.input_is_float(index))
+        .try_fold(0usize, |total, index| total.checked_add(file_bytes(graph, false, index, true)?))
+}
+
+/// Bytes of the staging buffer's output part: every float output file of the job, one after another in job order.
+fn staged_output_bytes(job: &Job<'_>, graph: &Graph<'_>) -> Option<usize> {
+    job.outputs()
+        .filter(|file| file.float)
+        .try_fold(0usize, |total, file| total.checked_add(file_bytes(graph, true, file.index as usize, true)?))
+}
+
+/// Reads inference `line`'s input files: native ones straight into the tensors, float ones into their places in
+/// `staging` (converted later, by [`convert_inputs`]).
+fn read_inputs<'t>(
+    job: &Job<'t>,
     graph: &mut Graph<'_>,
-    staging: &mut Memory,
-    (line, index, file): (u32, usize, &'t [u8]),
-    float_in: bool,
+    staging: &mut [u8],
+    (line, files): (u32, impl Iterator<Item = &'t [u8]>),
     path: &mut CPath,
 ) -> Result<(), Failure<'t>> {
-    let failed = |cause| Failure::new(line, File::Input(file), cause);
-    let path = path.set(&[file]).ok_or(failed(Cause::PathTooLong))?;
-    let expected = file_bytes(graph, false, index, float_in).ok_or(failed(Cause::Mismatch("no such input")))?;
-    let part = match float_in {
-        true => staging.bytes_mut().get_mut(..expected),
-        false => graph.input_bytes_mut(index),
-    };
-    let part = part.ok_or(failed(Cause::NoMemory))?;
-    match Current::read_file(path, part) {
-        Ok(read) if read == expected => {}
-        Ok(read) => return Err(failed(Cause::Size { expected, actual: read as u64 })),
-        // A file that grew after the job's checks no longer fits the tensor's buffer: the same size mismatch.
-        Err(PlatformError::TooLarge { needed }) => return Err(failed(Cause::Size { expected, actual: needed })),
-        Err(error) => return Err(failed(Cause::Platform(error))),
+    let mut at = 0usize;
+    for (index, file) in files.enumerate() {
+        let failed = |cause| Failure::new(line, File::Input(file), cause);
+        let path = path.set(&[file]).ok_or(failed(Cause::PathTooLong))?;
+        let float_in = job.input_is_float(index);
+        let expected = file_bytes(graph, false, index, float_in).ok_or(failed(Cause::Mismatch("no such input")))?;
+        let part = match float_in {
+            true => {
+                let end = at.checked_add(expected).ok_or(failed(Cause::NoMemory))?;
+                staging.get_mut(core::mem::replace(&mut at, end)..end)
+            }
+            false => graph.input_bytes_mut(index),
+        };
+        let part = part.ok_or(failed(Cause::NoMemory))?;
+        match Current::read_file(path, part) {
+            Ok(read) if read == expected => {}
+            Ok(read) => return Err(failed(Cause::Size { expected, actual: read as u64 })),
+            // A file that grew after the job's checks no longer fits the tensor's buffer: the same size mismatch.
+            Err(PlatformError::TooLarge { needed }) => return Err(failed(Cause::Size { expected, actual: needed })),
+            Err(error) => return Err(failed(Cause::Platform(error))),
+        }
     }
-    if float_in {
-        let part = staging.bytes_mut().get(..expected).unwrap_or(&[]);
+    Ok(())
+}
+
+/// Quantizes inference `line`'s float inputs from their places in `staging` into the tensors.
+fn convert_inputs<'t>(
+    job: &Job<'t>,
+    graph: &mut Graph<'_>,
+    staging: &[u8],
+    (line, files): (u32, impl Iterator<Item = &'t [u8]>),
+) -> Result<(), Failure<'t>> {
+    let mut at = 0usize;
+    for (index, file) in files.enumerate() {
+        if !job.input_is_float(index) {
+            continue;
+        }
+        let failed = |cause| Failure::new(line, File::Input(file), cause);
+        let bytes = file_bytes(graph, false, index, true).ok_or(failed(Cause::Mismatch("no such input")))?;
+        let end = at.checked_add(bytes).ok_or(failed(Cause::NoMemory))?;
+        let part = staging.get(core::mem::replace(&mut at, end)..end).ok_or(failed(Cause::NoMemory))?;
         graph.write_input_float(index, part).map_err(|error| failed(Cause::Runtime(error)))?;
     }
     Ok(())
 }
 
-/// Writes output `index` of the graph to `path` (through `staging` for float files); answers the bytes written.
-fn write_output(
-    graph: &Graph<'_>,
-    staging: &mut Memory,
-    index: usize,
-    path: &core::ffi::CStr,
-    float_out: bool,
-) -> Result<usize, Cause> {
-    let bytes = file_bytes(graph, true, index, float_out).ok_or(Cause::Mismatch("no such output"))?;
-    if float_out {
-        let part = staging.bytes_mut().get_mut(..bytes).ok_or(Cause::NoMemory)?;
-        graph.read_output_float(index, part).map_err(Cause::Runtime)?;
-        Current::write_file(path, part).map_err(Cause::Platform)?;
-    } else {
-        let part = graph.output_bytes(index).ok_or(Cause::Mismatch("no such output"))?;
-        Current::write_file(path, part).map_err(Cause::Platform)?;
+/// Dequantizes the job's float output files from the tensors into their places in `staging`.
+fn convert_outputs<'t>(job: &Job<'t>, graph: &Graph<'_>, staging: &mut [u8], line: u32) -> Result<(), Failure<'t>> {
+    let mut at = 0usize;
+    for output in job.outputs().filter(|file| file.float) {
+        let failed = |cause| Failure::new(line, File::Result(output.file_name), cause);
+        let index = output.index as usize;
+        let bytes = file_bytes(graph, true, index, true).ok_or(failed(Cause::Mismatch("no such output")))?;
+        let end = at.checked_add(bytes).ok_or(failed(Cause::NoMemory))?;
+        let part = staging.get_mut(core::mem::replace(&mut at, end)..end).ok_or(failed(Cause::NoMemory))?;
+        graph.read_output_float(index, part).map_err(|error| failed(Cause::Runtime(error)))?;
     }
-    Ok(bytes)
+    Ok(())
+}
+
+/// Writes inference `number`'s result files: float ones from their places in `staging`, native ones straight from
+/// the tensors. Answers the bytes written.
+fn write_outputs<'t>(
+    job: &Job<'t>,
+    graph: &Graph<'_>,
+    staging: &[u8],
+    (line, number): (u32, u32),
+    path: &mut CPath,
+) -> Result<u64, Failure<'t>> {
+    let output_dir = job.output_dir;
+    let mut digits = [0u8; 10];
+    let digits = decimal(job.first_result.saturating_add(number), &mut digits);
+    let in_result = |file, cause| Failure::new(line, file, cause);
+    let result =
+        path.set(&[output_dir, b"/Result_", digits]).ok_or(in_result(File::ResultDirectory, Cause::PathTooLong))?;
+    Current::create_directory(result).map_err(|error| in_result(File::ResultDirectory, Cause::Platform(error)))?;
+    let (slash, subdir): (&[u8], &[u8]) = match job.result_subdir {
+        Some(subdir) => (b"/", subdir),
+        None => (b"", b""),
+    };
+    if job.result_subdir.is_some() {
+        let inner = path
+            .set(&[output_dir, b"/Result_", digits, slash, subdir])
+            .ok_or(in_result(File::ResultDirectory, Cause::PathTooLong))?;
+        Current::create_directory(inner).map_err(|error| in_result(File::ResultDirectory, Cause::Platform(error)))?;
+    }
+    let (mut at, mut written) = (0usize, 0u64);
+    for output in job.outputs() {
+        let name = output.file_name;
+        let failed = |cause| in_result(File::Result(name), cause);
+        let index = output.index as usize;
+        let bytes = file_bytes(graph, true, index, output.float).ok_or(failed(Cause::Mismatch("no such output")))?;
+        let part = match output.float {
+            true => {
+                let end = at.checked_add(bytes).ok_or(failed(Cause::NoMemory))?;
+                staging.get(core::mem::replace(&mut at, end)..end)
+            }
+            false => graph.output_bytes(index),
+        };
+        let part = part.ok_or(failed(Cause::Mismatch("no such output")))?;
+        let file = path
+            .set(&[output_dir, b"/Result_", digits, slash, subdir, b"/", name])
+            .ok_or(failed(Cause::PathTooLong))?;
+        Current::write_file(file, part).map_err(|error| failed(Cause::Platform(error)))?;
+        written = written.saturating_add(part.len() as u64);
+    }
+    Ok(written)
+}
+
+/// Puts `value` little-endian at `slot` (a 4-byte-record index) of `bytes`; out of range is left out.
+fn put_u32(bytes: &mut [u8], slot: usize, value: u32) {
+    let Some(at) = slot.checked_mul(4) else { return };
+    for (target, byte) in bytes.iter_mut().skip(at).zip(value.to_le_bytes()) {
+        *target = byte;
+    }
+}
+
+/// Ticks as whole microseconds, saturating at `u32::MAX`.
+fn micros_u32(ticks: u64) -> u32 {
+    u32::try_from(platform::ticks_to_micros(ticks)).unwrap_or(u32::MAX)
 }
 
 /// Runs every inference of `job` on `graph`; answers the report (without the context's figures).
+///
+/// Per inference it reads the input files into memory (the tensors, or the staging buffer for float files), then
+/// times the in-memory span: input conversion, execute, output conversion; then writes the result files. The
+/// execute time and the in-memory span go to [`TIMES_FILE_NAME`] and [`SPANS_FILE_NAME`], the file I/O (reads,
+/// result directories, writes) beside the span.
 fn run<'t>(job: &Job<'t>, graph: &mut Graph<'_>) -> Result<Report, Failure<'t>> {
     let before_any = |cause| Failure::new(0, File::None, cause);
     if job.outputs().any(|file| file.index as usize >= graph.output_count()) {
@@ -242,70 +343,52 @@ fn run<'t>(job: &Job<'t>, graph: &mut Graph<'_>) -> Result<Report, Failure<'t>> 
     let mut path = CPath::new();
     let bytes_read = check_inputs(job, graph, &mut path)?;
     let mut report = Report { bytes_read, finalize_ticks: graph.finalize_ticks(), ..Report::default() };
-    // One staging buffer for float conversion and one for the times, allocated once for the whole job.
-    let largest_input =
-        (0..graph.input_count()).filter_map(|index| file_bytes(graph, false, index, job.input_is_float(index))).max();
-    let largest_output =
-        job.outputs().filter_map(|file| file_bytes(graph, true, file.index as usize, file.float)).max();
-    let staging_bytes = largest_input.unwrap_or(0).max(largest_output.unwrap_or(0));
-    let times_bytes = (job.inference_count as usize).checked_mul(4).ok_or(before_any(Cause::NoMemory))?;
+    // One staging buffer (float inputs, then float outputs) and one for the times, allocated once for the job.
+    let input_bytes = staged_input_bytes(job, graph).ok_or(before_any(Cause::NoMemory))?;
+    let output_bytes = staged_output_bytes(job, graph).ok_or(before_any(Cause::NoMemory))?;
+    let staging_bytes = input_bytes.checked_add(output_bytes).ok_or(before_any(Cause::NoMemory))?;
+    let count = job.inference_count as usize;
+    let times_bytes = count.checked_mul(4).ok_or(before_any(Cause::NoMemory))?;
+    let spans_bytes = count.checked_mul(SPAN_RECORD_BYTES).ok_or(before_any(Cause::NoMemory))?;
+    let all_bytes = times_bytes.checked_add(spans_bytes).ok_or(before_any(Cause::NoMemory))?;
     let mut staging = Memory::allocate(staging_bytes).ok_or(before_any(Cause::NoMemory))?;
-    let mut times = Memory::allocate(times_bytes).ok_or(before_any(Cause::NoMemory))?;
+    let mut times = Memory::allocate(all_bytes).ok_or(before_any(Cause::NoMemory))?;
     let output_dir = job.output_dir;
     let directory = path.set(&[output_dir]).ok_or(Failure::new(0, File::OutputDirectory, Cause::PathTooLong))?;
     Current::create_directory(directory)
         .map_err(|error| Failure::new(0, File::OutputDirectory, Cause::Platform(error)))?;
+    let staging = staging.bytes_mut().get_mut(..staging_bytes).ok_or(before_any(Cause::NoMemory))?;
+    let (staged_inputs, staged_outputs) = staging.split_at_mut(input_bytes);
+    let times = times.bytes_mut().get_mut(..all_bytes).ok_or(before_any(Cause::NoMemory))?;
+    let (execute_times, spans) = times.split_at_mut(times_bytes);
     for (number, files) in (0u32..).zip(job.inferences()) {
-        let line = number + 1;
-        for (index, file) in files.enumerate() {
-            read_input(graph, &mut staging, (line, index, file), job.input_is_float(index), &mut path)?;
-        }
+        let line = number.saturating_add(1);
+        let reading = Current::now_ticks();
+        read_inputs(job, graph, staged_inputs, (line, files.clone()), &mut path)?;
+        let in_memory = Current::now_ticks();
+        convert_inputs(job, graph, staged_inputs, (line, files))?;
         let execution = graph.execute().map_err(|error| Failure::new(line, File::None, Cause::Runtime(error)))?;
+        convert_outputs(job, graph, staged_outputs, line)?;
+        let converted = Current::now_ticks();
         report.attempts = report.attempts.saturating_add(execution.attempts);
-        let micros = u32::try_from(platform::ticks_to_micros(execution.ticks)).unwrap_or(u32::MAX);
-        let at = number as usize * 4;
-        for (slot, byte) in times.bytes_mut().iter_mut().skip(at).zip(micros.to_le_bytes()) {
-            *slot = byte;
+        if number < job.keep {
+            let written = write_outputs(job, graph, staged_outputs, (line, number), &mut path)?;
+            report.bytes_written = report.bytes_written.saturating_add(written);
         }
+        let done = Current::now_ticks();
+        let file_io = in_memory.saturating_sub(reading).saturating_add(done.saturating_sub(converted));
+        let slot = number as usize;
+        put_u32(execute_times, slot, micros_u32(execution.ticks));
+        put_u32(spans, slot.saturating_mul(2), micros_u32(converted.saturating_sub(in_memory)));
+        put_u32(spans, slot.saturating_mul(2).saturating_add(1), micros_u32(file_io));
         report.inferences += 1;
-        if number >= job.keep {
-            continue;
-        }
-        let mut digits = [0u8; 10];
-        let digits = decimal(job.first_result.saturating_add(number), &mut digits);
-        let in_result = |file, cause| Failure::new(line, file, cause);
-        let result =
-            path.set(&[output_dir, b"/Result_", digits]).ok_or(in_result(File::ResultDirectory, Cause::PathTooLong))?;
-        Current::create_directory(result).map_err(|error| in_result(File::ResultDirectory, Cause::Platform(error)))?;
-        let (slash, subdir): (&[u8], &[u8]) = match job.result_subdir {
-            Some(subdir) => (b"/", subdir),
-            None => (b"", b""),
-        };
-        if job.result_subdir.is_some() {
-            let inner = path
-                .set(&[output_dir, b"/Result_", digits, slash, subdir])
-                .ok_or(in_result(File::ResultDirectory, Cause::PathTooLong))?;
-            Current::create_directory(inner)
-                .map_err(|error| in_result(File::ResultDirectory, Cause::Platform(error)))?;
-        }
-        for output in job.outputs() {
-            let name = output.file_name;
-            let file = path
-                .set(&[output_dir, b"/Result_", digits, slash, subdir, b"/", name])
-                .ok_or(in_result(File::Result(name), Cause::PathTooLong))?;
-            let written = write_output(graph, &mut staging, output.index as usize, file, output.float)
-                .map_err(|cause| in_result(File::Result(name), cause))?;
-            report.bytes_written = report.bytes_written.saturating_add(written as u64);
-        }
     }
-    let times_file = path.set(&[output_dir, b"/", TIMES_FILE_NAME.as_bytes()]).ok_or(Failure::new(
-        0,
-        File::Times,
-        Cause::PathTooLong,
-    ))?;
-    let all_times = times.bytes_mut().get(..times_bytes).unwrap_or(&[]);
-    Current::write_file(times_file, all_times).map_err(|error| Failure::new(0, File::Times, Cause::Platform(error)))?;
-    report.bytes_written = report.bytes_written.saturating_add(times_bytes as u64);
+    for (name, bytes) in [(TIMES_FILE_NAME, &*execute_times), (SPANS_FILE_NAME, &*spans)] {
+        let failed = |cause| Failure::new(0, File::Times(name), cause);
+        let file = path.set(&[output_dir, b"/", name.as_bytes()]).ok_or(failed(Cause::PathTooLong))?;
+        Current::write_file(file, bytes).map_err(|error| failed(Cause::Platform(error)))?;
+        report.bytes_written = report.bytes_written.saturating_add(bytes.len() as u64);
+    }
     Ok(report)
 }
 
