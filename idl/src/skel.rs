@@ -15,10 +15,8 @@ use core::marker::PhantomData;
 /// parameter is read or written in place, so nothing is copied.
 pub struct Decoded<'a> {
     plan: &'a Plan,
+    /// The plan's input buffers, then its output buffers (`decode` checked the `sc` word says so).
     args: *mut RemoteArg,
-    /// Buffer arguments, inputs first.
-    count: usize,
-    in_count: usize,
     /// Output arguments already handed out (bit per argument); the primary output's bit is set from the start.
     taken: u32,
     buffers: PhantomData<&'a mut [u8]>,
@@ -110,7 +108,7 @@ pub unsafe fn decode<'a>(plan: &'a Plan, scalars: u32, args: *mut RemoteArg) -> 
     }
     let totals = plan.totals();
     let primary_out_bit = plan.primary_out_arg().map_or(0, |arg| 1u32 << arg);
-    let decoded = Decoded { plan, args, count, in_count, taken: primary_out_bit, buffers: PhantomData };
+    let decoded = Decoded { plan, args, taken: primary_out_bit, buffers: PhantomData };
     if decoded.primary_in().len() < totals.primary_in_bytes || decoded.primary_out_length() < totals.primary_out_bytes {
         return Err(Refusal::ShortPrimary);
     }
@@ -149,14 +147,15 @@ impl<'a> Decoded<'a> {
     /// Buffer argument `arg`, if the call has it.
     #[inline]
     fn buffer(&self, arg: usize) -> Option<RemoteBuf> {
-        // SAFETY: `decode` checked that `args` holds `count` buffer arguments.
-        (arg < self.count).then(|| unsafe { (*self.args.add(arg)).buf })
+        let count = self.plan.in_buffers() + self.plan.out_buffers();
+        // SAFETY: `decode` checked that `args` holds the plan's buffer arguments.
+        (arg < count).then(|| unsafe { (*self.args.add(arg)).buf })
     }
 
     /// Input buffer `arg`'s bytes.
     #[inline]
     fn input(&self, arg: usize) -> Option<&'a [u8]> {
-        let buffer = self.buffer(arg).filter(|_| arg < self.in_count)?;
+        let buffer = self.buffer(arg).filter(|_| arg < self.plan.in_buffers())?;
         if buffer.len == 0 {
             return Some(&[]);
         }
@@ -168,7 +167,7 @@ impl<'a> Decoded<'a> {
     /// Hands out output buffer `arg` once.
     fn take_output(&mut self, arg: usize) -> Option<&'a mut [u8]> {
         let bit = 1u32.checked_shl(u32::try_from(arg).ok()?)?;
-        let buffer = self.buffer(arg).filter(|_| arg >= self.in_count && self.taken & bit == 0)?;
+        let buffer = self.buffer(arg).filter(|_| arg >= self.plan.in_buffers() && self.taken & bit == 0)?;
         self.taken |= bit;
         if buffer.len == 0 {
             return Some(&mut []);
@@ -225,7 +224,8 @@ impl<'a> Decoded<'a> {
     pub fn bytes(&self, index: usize) -> Result<&'a [u8], u32> {
         match self.plan.slot(index) {
             Some(Slot::Buffer { arg, count_offset, direction: Direction::In }) => {
-                let length = self.count_at(count_offset)? * element_bytes(self.plan, index)?;
+                let length =
+                    self.count_at(count_offset)?.checked_mul(element_bytes(self.plan, index)?).ok_or(EBADPARM)?;
                 self.input(arg).and_then(|b| b.get(..length)).ok_or(EBADPARM)
             }
             _ => Err(EBADPARM),
@@ -244,7 +244,8 @@ impl<'a> Decoded<'a> {
     pub fn take_rout_bytes(&mut self, index: usize) -> Result<&'a mut [u8], u32> {
         match self.plan.slot(index) {
             Some(Slot::Buffer { arg, count_offset, direction: Direction::Rout }) => {
-                let length = self.count_at(count_offset)? * element_bytes(self.plan, index)?;
+                let length =
+                    self.count_at(count_offset)?.checked_mul(element_bytes(self.plan, index)?).ok_or(EBADPARM)?;
                 self.take_output(arg).and_then(|buffer| buffer.get_mut(..length)).ok_or(EBADPARM)
             }
             _ => Err(EBADPARM),

@@ -49,7 +49,8 @@ impl Phase {
     /// The phase of the function named `name` (demangled, without its hash).
     pub fn of(name: &str) -> Phase {
         let has = |part: &str| name.contains(part);
-        if has("compiler_builtins::mem::") || name.starts_with("hexagon_memcpy") || name.starts_with("memcpy") {
+        let c_memory = ["memcpy", "memmove", "memset", "memcmp"].contains(&name);
+        if c_memory || has("compiler_builtins::mem::") || (name.starts_with("__") && has("mem")) {
             Phase::Copy
         } else if has("lpai_direct::quantize::") || has("write_input_float") || has("read_output_float") {
             Phase::Convert
@@ -89,6 +90,8 @@ mod tests {
         assert_eq!(Phase::of("<lpai_direct_idl::skel::Decoded>::set_rout::<4>"), Phase::Encode);
         assert_eq!(Phase::of("<lpai_direct_skel::runtime::graph::Graph>::execute"), Phase::ExecuteWrapper);
         assert_eq!(Phase::of("compiler_builtins::mem::memcpy"), Phase::Copy);
+        assert_eq!(Phase::of("memset"), Phase::Copy);
+        assert_eq!(Phase::of("__hexagon_memcpy_likely_aligned_min32bytes_mult8bytes"), Phase::Copy);
         assert_eq!(Phase::of("lpai_direct_skel_handle_invoke"), Phase::Dispatch);
         assert_eq!(Phase::of("lpai_direct_skel::skel::methods::ensure_libraries"), Phase::Dispatch);
         assert_eq!(quantize_direction("lpai_direct::quantize::quantize"), Some(true));

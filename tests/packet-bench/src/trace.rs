@@ -66,12 +66,14 @@ pub fn packet_address(line: &str) -> Option<u32> {
 
 /// Splits a trace into call windows: one starts at each packet on an entry point and runs up to the next entry
 /// point, or up to the first packet of the caller's code. Packets of neither ours nor the backend count only when
-/// our code runs again after them (a service it called), not after the call returned.
+/// our code runs again after them (a service it called), not after the call returned. Helpers that both sides link
+/// (memcpy, memset, the compiler's built-ins: one copy in a static program) count for the side that called them.
 pub fn windows(trace: impl BufRead, layout: &dyn Layout) -> anyhow::Result<Vec<Window>> {
     let mut windows = Vec::new();
     let mut current: Option<Window> = None;
     let mut pending_other = 0;
     let mut last_caller = String::new();
+    let mut backend_called_last = false;
     for line in trace.lines() {
         let line = line?;
         let Some(address) = packet_address(&line) else { continue };
@@ -86,8 +88,16 @@ pub fn windows(trace: impl BufRead, layout: &dyn Layout) -> anyhow::Result<Vec<W
                 window.other += core::mem::take(&mut pending_other);
                 let name = function.map_or("", |function| function.name.as_str());
                 let phase = Phase::of(name);
-                let helper =
-                    phase == Phase::Copy || name.starts_with("__hexagon") || name.starts_with("compiler_builtins");
+                // Unnamed code (a linker's veneer) and the compiler's helpers count for whoever called them.
+                let helper = phase == Phase::Copy
+                    || name.is_empty()
+                    || name.starts_with("__")
+                    || name.starts_with("compiler_builtins");
+                if helper && backend_called_last {
+                    window.backend += 1;
+                    continue;
+                }
+                backend_called_last = false;
                 if helper {
                     *window.functions.entry(format!("{name} <- {last_caller}")).or_default() += 1;
                 } else {
@@ -105,7 +115,10 @@ pub fn windows(trace: impl BufRead, layout: &dyn Layout) -> anyhow::Result<Vec<W
                     None => {}
                 }
             }
-            Owner::Backend => window.backend += 1,
+            Owner::Backend => {
+                window.backend += 1;
+                backend_called_last = true;
+            }
             Owner::Other => pending_other += 1,
             Owner::Caller => windows.extend(current.take()),
         }
