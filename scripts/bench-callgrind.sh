@@ -22,13 +22,15 @@
 # Deterministic: our code formats durations (the summary line, the run record's microseconds), and formatting a
 # number costs more instructions the more digits it has, so every run preloads a small shim (compiled here with cc
 # into target/bench/fixed-clock.so) whose clock_gettime reads a fixed time when called from our two objects; every
-# other caller, libQnnHtp included, gets the real clock. Nothing else in our code depends on time or on the
-# scheduling of libQnnHtp's threads, so the same build gives the same figures run after run.
+# other caller, libQnnHtp included, gets the real clock. The count also grows with the length of the paths our
+# code copies and checks per inference (inputs, Result_<i>, partial files), so the fixture is copied into a
+# /tmp/lpai-callgrind.XXXXXX directory and the outputs go there: the same lengths in every checkout and TMPDIR.
+# The same build then gives the same figures run after run (in one checkout, the totals too).
 #
 # Why libQnnHtp.so and not the host contract model: it is the real backend, and under callgrind it is both
 # deterministic (as far as our objects see) and fast enough: each run spends ~18 s of CPU, most of it callgrind
-# translating libQnnHtp's start-up; the 4 runs, 2 at a time, took 84-98 s of wall time on this 2-core machine
-# while other builds shared it (about 75 s of CPU in all). CALLGRIND_BACKEND=contract
+# translating libQnnHtp's start-up; the 4 runs, 2 at a time, took 47-98 s of wall time on this 2-core machine,
+# depending on the other builds sharing it (65-75 s of CPU in all). CALLGRIND_BACKEND=contract
 # measures on the contract model instead (tests/fixtures/contract_single, its libQnnLpaiContract.so and
 # libQnnSystemContract.so; a few seconds), for a machine where that matters; the JSON names the backend either way.
 #
