@@ -532,7 +532,7 @@ fn run_traditional(
         let result_index = first_result + position;
         if !settings.keep_num_outputs.is_some_and(|keep| result_index >= keep) {
             let directory = plan.result_directory(&settings.output_dir, result_index);
-            std::fs::create_dir_all(&directory).with_context(|| format!("cannot create {}", directory.display()))?;
+            output::create_directory(&directory)?;
             for file in &kinds.outputs {
                 let index = file.index as usize;
                 let slot = &outputs[output_offsets[index]..output_offsets[index] + output_sizes[index]];
