@@ -1,70 +1,55 @@
 #!/usr/bin/env bash
-# Benchmarks: prints figures, asserts nothing. The Hexagon skel's size (text/data/bss) and worst stack; Hexagon
-# packets one skel call executes (counted under qemu-hexagon, deterministic); and per-inference latency of the
-# bundled model through the runtime directly and through the stub/skel wire path. Writes the same figures to
-# target/bench/figures.json (whole or not at all).
+# Benchmarks: prints the figures and writes target/bench/figures.json (whole or not at all). Asserts nothing,
+# except with --check.
+#
+#   scripts/bench.sh                    every figure: the deterministic ones below, then wall time side by side
+#   scripts/bench.sh --deterministic    only the figures that are the same every run on the same build
+#   scripts/bench.sh --deterministic --check
+#                                       ... and fails when one grew more than 5% over tests/bench/baseline.json
+#                                       (or the baseline was measured with another rustc): the test command's step
+#   scripts/bench.sh --deterministic --update-baseline
+#                                       ... and writes them to tests/bench/baseline.json, to commit on purpose
+#
+# Deterministic figures: the shipped skel's sections (HEX_VER, default 81) and worst stack; Hexagon packets per
+# call of the skel .so as the virtual aDSP loads and runs it, by phase, and per frame of the embedding API
+# (tests/packet-bench: qemu-hexagon's per-packet trace, attributed by the libraries' symbol tables); host
+# instructions per inference of our own code (scripts/bench-callgrind.sh). Not deterministic: wall time of the
+# floor, direct mode, traditional mode and ONNX Runtime on the same binary (scripts/bench-walltime.sh).
+# BENCH_SKIP_BUILD=1 uses the Hexagon artifacts already built (the test command has just built them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+deterministic=0 check=0 update=0
+for argument in "$@"; do
+  case "$argument" in
+    --deterministic) deterministic=1 ;;
+    --check) check=1 ;;
+    --update-baseline) update=1 ;;
+    *) echo "bench: unknown argument $argument (--deterministic, --check, --update-baseline)" >&2; exit 2 ;;
+  esac
+done
+if [ $((check + update)) -gt 0 ] && [ $deterministic -eq 0 ]; then
+  echo "bench: --check and --update-baseline compare only the deterministic figures: add --deterministic" >&2
+  exit 2
+fi
 bash scripts/setup.sh
 mkdir -p target/bench
-built=target/bench/build-hexagon.log
-bash scripts/build-hexagon.sh >"$built" 2>&1
+rm -f target/bench/figures.json.partial target/bench/walltime.json
+if [ "${BENCH_SKIP_BUILD:-0}" != 1 ]; then
+  bash scripts/build-hexagon.sh >target/bench/build-hexagon.log 2>&1 \
+    || { tail -20 target/bench/build-hexagon.log >&2; exit 1; }
+fi
 skel=target/hexagon-unknown-linux-musl/release/liblpai_direct_skel.so
-printf '== Hexagon skel (HEX_VER=%s), bytes\n' "${HEX_VER:-81}"
-sections=$(size -A "$skel")
-awk '$1 ~ /^\.(text|rodata|data|bss|dynsym|dynstr)/ {print "  " $1, $2}' <<<"$sections"
-ls -l "$skel" | awk '{print "  file", $5}'
-section() { awk -v name="$1" '$1 == name {total += $2} END {print total + 0}' <<<"$sections"; }
-# The worst stack of the skel's entry points, as lpai-stack-check printed it during the build.
-stack_worst=$(sed -n 's/^stack-check: //p' "$built" | grep -o '[0-9]* bytes\|[0-9]*,' | tr -dc '0-9\n' | sort -n | tail -1)
-printf '\n== Hexagon packets per skel call (qemu-hexagon -cpu v73, 10 calls per batch, fake LPAI backend)\n'
-exe=target/hexagon-selftest/hexagon-unknown-linux-musl/release/lpai-dsp-bench
-trace=$(mktemp)
-trap 'rm -f "$trace"' EXIT
-qemu-hexagon -cpu v73 -one-insn-per-tb -d exec,nochain -D "$trace" "$exe"
-begin=$(nm "$exe" | awk '$3 == "lpai_bench_begin" {print $1}')
-end=$(nm "$exe" | awk '$3 == "lpai_bench_end" {print $1}')
-# One trace line per executed packet: "Trace 0: host [flags/PC/flags/flags] symbol".
-packets=$(awk -v begin="$begin" -v end="$end" '
-  { split($4, field, "/"); pc = substr(field[2], length(field[2]) - 7) }
-  pc == begin { counting = 1; packets = 0; next }
-  pc == end && counting { counting = 0; print packets / 10; next }
-  counting { packets++ }' "$trace")
-read -r -d '' packets_last_error packets_execute_native packets_execute_float <<<"$packets" || true
-printf '  last_error (validate, lock, dispatch): %s packets per call\n' "$packets_last_error"
-printf '  execute, native bytes: %s packets per call\n' "$packets_execute_native"
-printf '  execute, float in and out: %s packets per call\n' "$packets_execute_float"
-echo "  (each includes encoding the call and the fake backend's own work; the graph has 4 elements)"
-
-printf '\n== latency (host, real libQnnHtp.so)\n'
-cargo build -q --release -p lpai-direct-dsp # the host skel the local transport loads
-latency=$(cargo run -q --release -p lpai-direct-hlos --example wire_overhead -- "$(cat .venv/qnn-lib-dir)" \
-  tests/fixtures/kws_conv "${RUNS:-200}" 2>&1 | grep -v LIBNATIVE)
-echo "$latency"
-median() { sed -n "s/^$1 .* median *\([0-9.]*\) us.*/\1/p" <<<"$latency"; }
-
-# The figures as JSON. Packet counts include encoding the call and the fake backend's own work (our share alone is
-# issue 12's to measure); latencies are host microseconds on libQnnHtp.so's x86 emulator.
-python3 - "$skel" <<EOF
-import json, os, subprocess, sys
-figures = {
-    "rustc": subprocess.run(["rustc", "--version"], capture_output=True, text=True).stdout.strip(),
-    "hex_ver": int("${HEX_VER:-81}"),
-    "skel_file_bytes": os.path.getsize(sys.argv[1]),
-    "skel_text_bytes": $(section .text),
-    "skel_rodata_bytes": $(section .rodata),
-    "skel_data_bss_bytes": $(section .data) + $(section .data.rel.ro) + $(section .bss),
-    "skel_stack_worst_bytes": int("${stack_worst:-0}"),
-    "packets_last_error_with_encoding": float("${packets_last_error:-0}"),
-    "packets_execute_native_with_encoding": float("${packets_execute_native:-0}"),
-    "packets_execute_float_with_encoding": float("${packets_execute_float:-0}"),
-    "latency_median_us_runtime_direct": float("$(median 'runtime called directly')" or 0),
-    "latency_median_us_stub_local": float("$(median 'through the stub (local)')" or 0),
-}
-partial = "target/bench/figures.json.partial"
-with open(partial, "w") as out:
-    json.dump(figures, out, indent=2)
-    out.write("\\n")
-os.replace(partial, "target/bench/figures.json")
-print("\\nfigures written to target/bench/figures.json")
-EOF
+size -A "$skel" >target/bench/skel-sections.txt
+cargo run -q --release -p lpai-skel-fixup --bin lpai-stack-check -- \
+  target/hexagon-stack/hexagon-unknown-linux-musl/release/liblpai_direct_skel.so --limit 8192 --report-only \
+  --shipped "$skel" >target/bench/stack.txt 2>&1
+cargo run -q --release -p lpai-packet-bench -- --out target/bench/packets.json
+echo
+bash scripts/bench-callgrind.sh
+if [ $deterministic -eq 0 ]; then
+  echo
+  bash scripts/bench-walltime.sh
+fi
+echo
+python3 scripts/bench_figures.py --skel "$skel" --hex-ver "${HEX_VER:-81}" \
+  $([ $check -eq 1 ] && echo --check) $([ $update -eq 1 ] && echo --update-baseline)

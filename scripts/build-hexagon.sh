@@ -2,7 +2,6 @@
 # Builds the Hexagon artifacts:
 #   target/hexagon-unknown-linux-musl/release/liblpai_direct_skel.so  the skel for the aDSP (HEX_VER, default 81)
 #   target/hexagon-selftest/hexagon-unknown-linux-musl/release/lpai-dsp-selftest  the qemu-hexagon self-test (v73)
-#   target/hexagon-selftest/hexagon-unknown-linux-musl/release/lpai-dsp-bench     packet-count benchmark (v73)
 #   target/hexagon-panic-probe/hexagon-unknown-linux-musl/release/liblpai_direct_skel.so  the skel's build plus one
 #       reachable panic (feature panic-probe), left as linked: tests/stack_and_panic.rs expects lpai-skel-fixup to
 #       refuse it
@@ -80,7 +79,7 @@ CARGO_TARGET_DIR=target/hexagon-shell CARGO_ENCODED_RUSTFLAGS=$(encode "${selfte
 cp "target/hexagon-shell/$target/release/lpai-pd-shell" "$virtual/lpai-pd-shell"
 
 CARGO_TARGET_DIR=target/hexagon-selftest CARGO_ENCODED_RUSTFLAGS=$(encode "${selftest_flags[@]}") \
-  cargo build -q -p lpai-direct-dsp --bin lpai-dsp-selftest --bin lpai-dsp-bench --features linux-user,self-test "${build_std[@]}"
+  cargo build -q -p lpai-direct-dsp --bin lpai-dsp-selftest --features linux-user,self-test "${build_std[@]}"
 
 # The embedding API: its C library with the qemu platform and the contract model, and the Rust example, for the
 # qemu-hexagon programs of tests/embed_api.rs.

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Makes a new Debian (bookworm) machine ready to build and test lpai-direct; quick when already done.
 # Installs: apt packages (qemu-user 10 from bookworm-backports, clang-19, lld-19, llvm-19, gcc-aarch64-linux-gnu,
-# valgrind),
-# rustup components (rust-src, clippy, rustfmt on nightly; the aarch64 target) and the Python venv in .venv
-# with onnxruntime-qnn==2.7.0 and onnx, which carries the real libQnnHtp.so and libQnnSystem.so.
+# valgrind), the pinned nightly of rust-toolchain.toml with rust-src, clippy, rustfmt, miri and the aarch64 target,
+# and the Python venv in .venv with onnxruntime-qnn==2.7.0 and onnx, which carries the real libQnnHtp.so and
+# libQnnSystem.so.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 say() { printf 'setup: %s\n' "$*" >&2; }
@@ -32,12 +32,17 @@ if [ ${#need_apt[@]} -gt 0 ]; then
   qemu_ok || { say "qemu-hexagon with v73 support is still missing"; exit 1; }
 fi
 
-installed=$(rustup component list --toolchain nightly --installed 2>/dev/null || true)
-for component in rust-src clippy rustfmt miri; do
-  grep -q "^$component" <<<"$installed" || { say "rustup component add $component"; rustup component add "$component" --toolchain nightly; }
+# The pinned nightly of rust-toolchain.toml with its components and the aarch64 target (a few seconds to fetch).
+toolchain=$(sed -n 's/^channel = "\(.*\)"/\1/p' rust-toolchain.toml)
+installed=$(rustup component list --toolchain "$toolchain" --installed 2>/dev/null || true)
+for component in rust-src clippy rustfmt miri rust-std-aarch64-unknown-linux-gnu; do
+  if ! grep -q "^$component" <<<"$installed"; then
+    say "rustup toolchain install $toolchain (rust-src, clippy, rustfmt, miri, aarch64 target)"
+    rustup toolchain install "$toolchain" --profile minimal -c rust-src -c clippy -c rustfmt -c miri \
+      -t aarch64-unknown-linux-gnu >/dev/null
+    break
+  fi
 done
-grep -q '^rust-std-aarch64-unknown-linux-gnu' <<<"$installed" \
-  || { say "rustup target add aarch64-unknown-linux-gnu"; rustup target add aarch64-unknown-linux-gnu --toolchain nightly; }
 
 if [ ! -x .venv/bin/python ] || ! .venv/bin/python -c 'import onnxruntime_qnn, onnx' 2>/dev/null; then
   say "creating .venv with onnxruntime-qnn==2.7.0 and onnx"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test: sets the machine up, checks formatting and lints (host and Hexagon), builds the Hexagon and
-# aarch64 artifacts, runs the Hexagon self-test under qemu-hexagon and the whole cargo test suite.
+# aarch64 artifacts, runs the Hexagon self-test under qemu-hexagon and the whole cargo test suite, then holds the
+# benchmarks' deterministic figures (sizes, Hexagon packets, host instructions) to the committed baseline.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 step() { printf '\n== %s\n' "$*" >&2; }
@@ -60,3 +61,6 @@ cargo build -q -p lpai-net-run -p fake-adsprpc
 cargo build -q --release -p lpai-direct-hlos -p lpai-net-run
 cargo test -q -p lpai-direct-idl --features reader 2>&1
 cargo test -q --workspace 2>&1
+
+step "benchmark regression check: the deterministic figures against tests/bench/baseline.json (at most +5% each)"
+BENCH_SKIP_BUILD=1 bash scripts/bench.sh --deterministic --check

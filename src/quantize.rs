@@ -3,7 +3,6 @@
 //! native tensors, so both convert alike): `q = saturate(round_half_even(x / scale) - offset)`,
 //! `x = (q + offset) as f32 * scale` (QNN's offset is the negated zero point).
 
-use crate::codec::copy_prefix;
 use crate::qnn::{DataType, ScaleOffset};
 
 /// Element encodings the runtime converts between float32 and the tensor's native bytes.
@@ -226,7 +225,7 @@ fn quantize_bytes(
 
 /// The float values in little-endian bytes, 4 per element.
 fn floats(le_bytes: &[u8]) -> impl Iterator<Item = f32> + '_ {
-    le_bytes.chunks_exact(4).map(|chunk| f32::from_le_bytes(<[u8; 4]>::try_from(chunk).unwrap_or_default()))
+    le_bytes.as_chunks::<4>().0.iter().map(|word| f32::from_le_bytes(*word))
 }
 
 /// Whether `float_bytes` and `native` describe the same number of elements.
@@ -240,11 +239,15 @@ pub fn quantize(encoding: Encoding, float_bytes: &[u8], native: &mut [u8]) -> bo
     if !sizes_agree(encoding, float_bytes.len(), native.len()) {
         return false;
     }
-    let mut values = floats(float_bytes);
+    // Chunks of a constant size (`as_chunks`), so that zipping them keeps no division the compiler cannot prove
+    // safe (a panic path in the skel).
+    let values = floats(float_bytes);
     match encoding {
-        Encoding::Float32 => fill(native.chunks_exact_mut(4), &mut values, |value, out| {
-            copy_prefix(out, &value.to_le_bytes());
-        }),
+        Encoding::Float32 => {
+            for (out, value) in native.as_chunks_mut::<4>().0.iter_mut().zip(values) {
+                *out = value.to_le_bytes();
+            }
+        }
         Encoding::Unsigned8 { scale, offset } => {
             quantize_bytes(float_bytes, native, (scale, offset), (0, 255), |steps: i32| steps as u8)
         }
@@ -253,34 +256,18 @@ pub fn quantize(encoding: Encoding, float_bytes: &[u8], native: &mut [u8]) -> bo
         }
         Encoding::Unsigned16 { scale, offset } => {
             let reciprocal = 1.0 / scale;
-            fill(native.chunks_exact_mut(2), &mut values, |value, out| {
-                copy_prefix(out, &(quantize_one(value, scale, reciprocal, offset, 0.0, 65535.0) as u16).to_le_bytes());
-            })
+            for (out, value) in native.as_chunks_mut::<2>().0.iter_mut().zip(values) {
+                *out = (quantize_one(value, scale, reciprocal, offset, 0.0, 65535.0) as u16).to_le_bytes();
+            }
         }
         Encoding::Signed16 { scale, offset } => {
             let reciprocal = 1.0 / scale;
-            fill(native.chunks_exact_mut(2), &mut values, |value, out| {
-                let q = quantize_one(value, scale, reciprocal, offset, -32768.0, 32767.0) as i16;
-                copy_prefix(out, &q.to_le_bytes());
-            })
+            for (out, value) in native.as_chunks_mut::<2>().0.iter_mut().zip(values) {
+                *out = (quantize_one(value, scale, reciprocal, offset, -32768.0, 32767.0) as i16).to_le_bytes();
+            }
         }
     }
     true
-}
-
-/// Pairs each output chunk with the next value; a plain loop, because `zip` over `ChunksExact` keeps a
-/// division by the chunk size that the compiler cannot prove safe (a panic path in the skel).
-fn fill<'o>(
-    outputs: impl Iterator<Item = &'o mut [u8]>,
-    values: &mut impl Iterator<Item = f32>,
-    mut write: impl FnMut(f32, &mut [u8]),
-) {
-    for out in outputs {
-        match values.next() {
-            Some(value) => write(value, out),
-            None => break,
-        }
-    }
 }
 
 /// `(q + offset) as f32 * scale`, QNN's (and ONNX Runtime's) dequantization.
@@ -289,10 +276,10 @@ fn real(q: i32, scale: f32, offset: i32) -> f32 {
 }
 
 /// Writes `values` as little-endian float32 into `float_bytes`.
-fn put_floats(mut values: impl Iterator<Item = f32>, float_bytes: &mut [u8]) {
-    fill(float_bytes.chunks_exact_mut(4), &mut values, |value, out| {
-        copy_prefix(out, &value.to_le_bytes());
-    });
+fn put_floats(values: impl Iterator<Item = f32>, float_bytes: &mut [u8]) {
+    for (out, value) in float_bytes.as_chunks_mut::<4>().0.iter_mut().zip(values) {
+        *out = value.to_le_bytes();
+    }
 }
 
 /// Converts native bytes into float32 values (little-endian bytes, 4 per element).
@@ -301,11 +288,7 @@ pub fn dequantize(encoding: Encoding, native: &[u8], float_bytes: &mut [u8]) -> 
     if !sizes_agree(encoding, float_bytes.len(), native.len()) {
         return false;
     }
-    let pair = |chunk: &[u8]| {
-        let mut half = [0u8; 2];
-        copy_prefix(&mut half, chunk);
-        half
-    };
+    let halves = native.as_chunks::<2>().0.iter();
     match encoding {
         Encoding::Float32 => put_floats(floats(native), float_bytes),
         Encoding::Unsigned8 { scale, offset } => {
@@ -314,14 +297,12 @@ pub fn dequantize(encoding: Encoding, native: &[u8], float_bytes: &mut [u8]) -> 
         Encoding::Signed8 { scale, offset } => {
             put_floats(native.iter().map(|&q| real(i32::from(q as i8), scale, offset)), float_bytes)
         }
-        Encoding::Unsigned16 { scale, offset } => put_floats(
-            native.chunks_exact(2).map(|q| real(i32::from(u16::from_le_bytes(pair(q))), scale, offset)),
-            float_bytes,
-        ),
-        Encoding::Signed16 { scale, offset } => put_floats(
-            native.chunks_exact(2).map(|q| real(i32::from(i16::from_le_bytes(pair(q))), scale, offset)),
-            float_bytes,
-        ),
+        Encoding::Unsigned16 { scale, offset } => {
+            put_floats(halves.map(|&q| real(i32::from(u16::from_le_bytes(q)), scale, offset)), float_bytes)
+        }
+        Encoding::Signed16 { scale, offset } => {
+            put_floats(halves.map(|&q| real(i32::from(i16::from_le_bytes(q)), scale, offset)), float_bytes)
+        }
     }
     true
 }

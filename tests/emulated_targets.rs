@@ -60,13 +60,3 @@ fn aarch64_lpai_net_run_falls_back_to_the_aarch64_skel_beside_it() {
     assert!(error.contains("the system library libQnnSystem.so cannot be loaded"), "{stderr}");
     assert!(error.contains("before the skel sees it"), "{stderr}");
 }
-
-#[test]
-fn the_hexagon_bench_executable_completes_every_call() {
-    let exe = common::artifact(
-        "target/hexagon-selftest/hexagon-unknown-linux-musl/release/lpai-dsp-bench",
-        "scripts/build-hexagon.sh",
-    );
-    let output = common::run("qemu-hexagon", &["-cpu", "v73", exe.to_str().unwrap()]);
-    assert!(output.status.success(), "a skel call in the bench failed: {}", String::from_utf8_lossy(&output.stderr));
-}

@@ -220,16 +220,22 @@ impl<'a> Decoded<'a> {
         self.in_scalar::<8>(index).map(u64::from_le_bytes)
     }
 
-    /// The elements of `in` sequence `index` (exactly count × element bytes), for the whole call.
-    pub fn bytes(&self, index: usize) -> Result<&'a [u8], u32> {
-        match self.plan.slot(index) {
-            Some(Slot::Buffer { arg, count_offset, direction: Direction::In }) => {
-                let length =
-                    self.count_at(count_offset)?.checked_mul(element_bytes(self.plan, index)?).ok_or(EBADPARM)?;
-                self.input(arg).and_then(|b| b.get(..length)).ok_or(EBADPARM)
+    /// The argument carrying sequence or string `index` travelling in `direction`, and its length: count ×
+    /// element bytes.
+    fn sequence(&self, index: usize, direction: Direction) -> Result<(usize, usize), u32> {
+        let planned = self.plan.param(index).ok_or(EBADPARM)?;
+        match (planned.slot, planned.kind.element_bytes()) {
+            (Slot::Buffer { arg, count_offset, direction: travels }, Some(element)) if travels == direction => {
+                Ok((arg, self.count_at(count_offset)?.checked_mul(element).ok_or(EBADPARM)?))
             }
             _ => Err(EBADPARM),
         }
+    }
+
+    /// The elements of `in` sequence `index` (exactly count × element bytes), for the whole call.
+    pub fn bytes(&self, index: usize) -> Result<&'a [u8], u32> {
+        let (arg, length) = self.sequence(index, Direction::In)?;
+        self.input(arg).and_then(|buffer| buffer.get(..length)).ok_or(EBADPARM)
     }
 
     /// `in` string `index`, NUL-terminated (checked by [`decode`]), for the whole call.
@@ -242,14 +248,8 @@ impl<'a> Decoded<'a> {
 
     /// `rout` sequence `index`: the caller's buffer, count × element bytes long. Each can be taken once.
     pub fn take_rout_bytes(&mut self, index: usize) -> Result<&'a mut [u8], u32> {
-        match self.plan.slot(index) {
-            Some(Slot::Buffer { arg, count_offset, direction: Direction::Rout }) => {
-                let length =
-                    self.count_at(count_offset)?.checked_mul(element_bytes(self.plan, index)?).ok_or(EBADPARM)?;
-                self.take_output(arg).and_then(|buffer| buffer.get_mut(..length)).ok_or(EBADPARM)
-            }
-            _ => Err(EBADPARM),
-        }
+        let (arg, length) = self.sequence(index, Direction::Rout)?;
+        self.take_output(arg).and_then(|buffer| buffer.get_mut(..length)).ok_or(EBADPARM)
     }
 
     #[inline]

@@ -18,7 +18,6 @@ macro_rules! load_one_graph {
     };
 }
 
-pub mod bench;
 pub mod contract_single;
 pub mod fake;
 pub mod fuzz_calls;

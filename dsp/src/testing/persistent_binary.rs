@@ -31,8 +31,15 @@ crate::self_tests! {
         let record = session.record();
         check!(record.contexts[0].binary_address == model.0.as_ptr() as usize);
         check!(record.contexts[0].binary_size == bytes.len() as u64 && record.contexts[0].persistent_binary == Some(1));
-        // Nothing of the binary went into the arena: tensors and LPAI memory only.
+        // Nothing of the binary went into the arena: tensors and LPAI memory, and at most 1 KiB more (the tensor
+        // tables, alignment padding).
         let used = arena.used();
+        let model = expect_some!(context.graph(0));
+        let inputs = (0..model.input_count()).filter_map(|index| model.input_size(index));
+        let outputs = (0..model.output_count()).filter_map(|index| model.output_size(index));
+        let tensors: usize = inputs.chain(outputs).map(|size| size.bytes).sum();
+        let lpai = model.lpai_memory();
+        check!(used <= tensors + lpai.scratch + lpai.persistent + 1024);
         let graph = expect_some!(context.graph_mut(0));
         expect_ok!(graph.write_input(0, &[1, 2, 3, 4]));
         check!(expect_ok!(graph.execute()).attempts == 1);

@@ -4,10 +4,10 @@
 //! counted apart, attributed by address from the libraries' symbol tables; no marker code is added to the skel.
 //!
 //! ```text
-//! lpai-packet-bench [--out FILE] [--batch N] [--functions]
+//! lpai-packet-bench [--out FILE] [--batch N] [--functions] [--keep-trace]
 //! ```
 //! (default `target/bench/packets.json`, 5 calls of each kind; `--functions` also prints where each kind of call
-//! spends its packets, function by function).
+//! spends its packets, function by function; `--keep-trace` leaves the skel calls' trace in `target/bench/`).
 //! Needs `scripts/build-hexagon.sh`'s `target/virtual-adsp/` and `target/hexagon-embed/`.
 
 mod embedded;
@@ -41,6 +41,30 @@ fn per_element(packets: u64, elements: u32) -> f64 {
     (packets as f64 / f64::from(elements) * 100.0).round() / 100.0
 }
 
+/// What a model needs in any arena, from its fixture's manifest: its tensors' native bytes and the LPAI scratch and
+/// persistent memory. The arena's use beyond it is the runtime's overhead (the binary is used in place).
+fn model_memory(fixture: &Path) -> anyhow::Result<u64> {
+    let path = fixture.join("manifest.json");
+    let text = std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
+    let manifest: Value = serde_json::from_str(&text).with_context(|| format!("parsing {}", path.display()))?;
+    let element_bytes = |dtype: &str| match dtype {
+        "uint8" | "int8" => Some(1),
+        "uint16" | "int16" => Some(2),
+        "float32" => Some(4),
+        _ => None,
+    };
+    let tensors = manifest["inputs"].as_array().into_iter().chain(manifest["outputs"].as_array()).flatten();
+    let mut bytes = 0u64;
+    for tensor in tensors {
+        let elements: u64 = tensor["shape"].as_array().into_iter().flatten().filter_map(Value::as_u64).product();
+        let element = tensor["native_dtype"].as_str().and_then(element_bytes);
+        bytes += elements * element.with_context(|| format!("{}: a tensor without a native type", path.display()))?;
+    }
+    let model = &manifest["contract_model"];
+    let lpai = ["scratch_bytes", "persistent_bytes"].map(|key| model[key].as_u64());
+    Ok(bytes + lpai.into_iter().flatten().sum::<u64>())
+}
+
 /// Our functions in `window`, most packets first.
 fn print_functions(call: &str, window: Option<&Window>) {
     let mut functions: Vec<_> = window.map(|window| window.functions.iter().collect()).unwrap_or_default();
@@ -56,14 +80,16 @@ fn run() -> anyhow::Result<()> {
     let mut out = root.join("target/bench/packets.json");
     let mut batch = 5;
     let mut by_function = false;
+    let mut keep_trace = false;
     let mut arguments = std::env::args().skip(1);
     while let Some(argument) = arguments.next() {
         match argument.as_str() {
             "--out" => out = PathBuf::from(arguments.next().context("--out needs FILE")?),
             "--functions" => by_function = true,
+            "--keep-trace" => keep_trace = true,
             "--batch" => batch = arguments.next().context("--batch needs N")?.parse().context("--batch N")?,
             other => {
-                bail!("unknown argument {other:?} (usage: lpai-packet-bench [--out FILE] [--batch N] [--functions])")
+                bail!("unknown argument {other:?} (usage: lpai-packet-bench [--out FILE] [--batch N] [--functions] [--keep-trace])")
             }
         }
     }
@@ -80,8 +106,12 @@ fn run() -> anyhow::Result<()> {
             print_functions(name, windows.first().copied());
         }
     }
-    let frame = embedded::count(&root, &bench.join("embedded.trace"))?;
-    std::fs::remove_file(&trace).ok();
+    let embedded = embedded::count(&root, &bench.join("embedded.trace"))?;
+    let frame = &embedded.frame;
+    let arena_overhead = embedded.arena_used.checked_sub(model_memory(&root.join("tests/fixtures/contract_single"))?);
+    if !keep_trace {
+        std::fs::remove_file(&trace).ok();
+    }
     let figures = json!({
         "packets_trivial_call": median_of(&trivial, Window::ours_total),
         "packets_per_inference_native": median_of(&native, Window::ours_total),
@@ -95,13 +125,15 @@ fn run() -> anyhow::Result<()> {
         "packets_backend_per_inference_native": median_of(&native, |w| w.backend),
         "packets_pd_services_per_inference_native": median_of(&native, |w| w.other),
         "packets_backend_per_frame_embedded": frame.backend,
+        "arena_used_embedded_bytes": embedded.arena_used,
+        "arena_overhead_bytes": arena_overhead,
     });
     println!("Hexagon packets (qemu-hexagon -cpu v73, per-packet trace; ours only, the backend and PD services apart)");
     for (name, value) in figures.as_object().into_iter().flatten() {
         println!("  {name:<44} {value}");
     }
     if by_function {
-        print_functions("embedded frame", Some(&frame));
+        print_functions("embedded frame", Some(frame));
     }
     let partial = out.with_extension("json.partial");
     std::fs::write(&partial, serde_json::to_string_pretty(&figures)? + "\n")?;
