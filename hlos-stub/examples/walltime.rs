@@ -14,7 +14,7 @@
 
 use anyhow::{anyhow, bail, Context as _, Result};
 use lpai_direct_skel::runtime::{Arena, Backend, BackendOptions, BinarySource, Context, ContextOptions, SystemLibrary};
-use lpai_direct_stub::stub::{fastrpc, flags, Configuration, IoBuffer, Local, SkelLocation, Stub, TARGET_DEFAULT};
+use lpai_direct_stub::stub::{fastrpc, flags, Configuration, IoBuffer, Local, SkelLocation, Stub};
 use std::collections::HashMap;
 use std::ffi::CString;
 use std::io::{BufRead, BufReader, Write};
@@ -313,15 +313,8 @@ fn main() -> Result<()> {
     let local = Local::load(&SkelLocation::Search)?;
     let skel = local.path().display().to_string();
     let mut stub = Stub::open(Box::new(local), &fastrpc::skel_uri(fastrpc::Domain::Adsp, None))?;
-    stub.configure(&Configuration {
-        backend: c_path(&qnn.join("libQnnHtp.so"))?,
-        system_library: c_path(&qnn.join("libQnnSystem.so"))?,
-        log_level: 1,
-        profiling_level: 0,
-        lpai_hw_version: 0,
-        lpai_target: TARGET_DEFAULT,
-        arena_bytes: 4 << 20,
-    })?;
+    let (backend, system) = (c_path(&qnn.join("libQnnHtp.so"))?, c_path(&qnn.join("libQnnSystem.so"))?);
+    stub.configure(&Configuration::with_libraries(backend, system, 4 << 20))?;
     let (context, _) = stub.load(&std::fs::read(&binary_path)?, 0)?;
     let description = stub.describe(context, 0)?;
     let output_bytes =

@@ -60,6 +60,17 @@ pub struct Interface {
     pub table: InterfaceTable,
 }
 
+/// `graphExecute(graph, inputs, numInputs, outputs, numOutputs, profile, signal)`, as the interface table holds it.
+pub type GraphExecuteFn = unsafe extern "C" fn(
+    graph: GraphHandle,
+    inputs: *const Tensor,
+    num_inputs: u32,
+    outputs: *mut Tensor,
+    num_outputs: u32,
+    profile: ProfileHandle,
+    signal: SignalHandle,
+) -> ErrorHandle;
+
 /// `QNN_INTERFACE_VER_TYPE` (`QnnInterface_ImplementationV2_32_t`): the function table, in
 /// documented order (the index of each entry is given in brackets).
 #[repr(C)]
@@ -162,17 +173,7 @@ pub struct InterfaceTable {
         unsafe extern "C" fn(context: ContextHandle, name: *const c_char, graph: *mut GraphHandle) -> ErrorHandle,
     >,
     /// \[21\] `graphExecute(graph, inputs, numInputs, outputs, numOutputs, profile, signal)`.
-    pub graph_execute: Option<
-        unsafe extern "C" fn(
-            graph: GraphHandle,
-            inputs: *const Tensor,
-            num_inputs: u32,
-            outputs: *mut Tensor,
-            num_outputs: u32,
-            profile: ProfileHandle,
-            signal: SignalHandle,
-        ) -> ErrorHandle,
-    >,
+    pub graph_execute: Option<GraphExecuteFn>,
     /// \[22\] `graphExecuteAsync` (untyped).
     pub graph_execute_async: UntypedFn,
     /// \[23\] `tensorCreateContextTensor(context, tensor)`.

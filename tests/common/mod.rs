@@ -198,13 +198,6 @@ pub fn configuration_with_arena(
     arena_bytes: u32,
 ) -> lpai_direct_stub::stub::Configuration {
     let text = |path: &Path| std::ffi::CString::new(path.to_str().expect("a UTF-8 path")).expect("no NUL");
-    lpai_direct_stub::stub::Configuration {
-        backend: text(backend),
-        system_library: system_library.map(text).unwrap_or_default(),
-        log_level: 1,
-        profiling_level: 0,
-        lpai_hw_version: 0,
-        lpai_target: lpai_direct_stub::stub::TARGET_DEFAULT,
-        arena_bytes,
-    }
+    let system_library = system_library.map(text).unwrap_or_default();
+    lpai_direct_stub::stub::Configuration::with_libraries(text(backend), system_library, arena_bytes)
 }

@@ -61,15 +61,7 @@ pub struct LpaiMemory {
 }
 
 /// QNN's `graphExecute`, as the interface table holds it.
-pub type GraphExecuteFn = unsafe extern "C" fn(
-    graph: GraphHandle,
-    inputs: *const Tensor,
-    num_inputs: u32,
-    outputs: *mut Tensor,
-    num_outputs: u32,
-    profile: ProfileHandle,
-    signal: qnn::SignalHandle,
-) -> qnn::ErrorHandle;
+pub use lpai_direct::qnn::interface::GraphExecuteFn;
 
 /// What graphExecute takes for one graph, its native tensors' buffers already set: for programs that time the bare
 /// call (the benchmarks' floor) against the runtime's own path. The pointers stay valid while the graph lives and

@@ -52,7 +52,7 @@ crate::self_tests! {
             state ^= state << 5;
             state
         };
-        for _ in 0..2_000 {
+        for _ in 0..if cfg!(miri) { 50 } else { 2_000 } {
             let scale = f32::from_bits(0x3580_0000 + next() % 0x0c00_0000);
             let steps = (next() % 9_000) as f32 - 4_500.0;
             let half = (steps + 0.5) * scale;

@@ -123,6 +123,26 @@ pub struct Configuration {
 
 pub use lpai_direct::wire::{PRIORITY_UNCHANGED, TARGET_DEFAULT};
 
+impl Configuration {
+    /// `backend` and `system_library` with an arena of `arena_bytes` (0: the skel chooses), logging errors only,
+    /// no profiling, the skel's LPAI defaults.
+    pub fn with_libraries(
+        backend: std::ffi::CString,
+        system_library: std::ffi::CString,
+        arena_bytes: u32,
+    ) -> Configuration {
+        Configuration {
+            backend,
+            system_library,
+            log_level: 1,
+            profiling_level: 0,
+            lpai_hw_version: 0,
+            lpai_target: TARGET_DEFAULT,
+            arena_bytes,
+        }
+    }
+}
+
 /// One tensor as the skel describes it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TensorDescription {

@@ -8,7 +8,7 @@ use crate::trace::{self, Window};
 use anyhow::{bail, Context};
 use lpai_contract_model::writer::{self, GraphSpec, TensorSpec};
 use lpai_direct_stub::stub::fastrpc::{skel_uri, Domain};
-use lpai_direct_stub::stub::{flags, Configuration, Qemu, QemuOptions, Stub, TARGET_DEFAULT};
+use lpai_direct_stub::stub::{flags, Configuration, Qemu, QemuOptions, Stub};
 use std::ffi::CString;
 use std::io::BufReader;
 use std::path::{Path, PathBuf};
@@ -97,15 +97,9 @@ pub fn count(virtual_adsp: &Path, fixture_binary: &Path, trace: &Path, batch: us
         let qemu = Qemu::start(&options).context("starting the virtual aDSP")?;
         let mut stub = Stub::open(Box::new(qemu), &skel_uri(Domain::Adsp, None))?;
         made.push(Call::SetUp);
-        stub.configure(&Configuration {
-            backend: text(&virtual_adsp.join("libQnnLpaiContract.so"))?,
-            system_library: text(&virtual_adsp.join("libQnnSystemContract.so"))?,
-            log_level: 1,
-            profiling_level: 0,
-            lpai_hw_version: 0,
-            lpai_target: TARGET_DEFAULT,
-            arena_bytes: 1 << 20,
-        })?;
+        let backend = text(&virtual_adsp.join("libQnnLpaiContract.so"))?;
+        let system = text(&virtual_adsp.join("libQnnSystemContract.so"))?;
+        stub.configure(&Configuration::with_libraries(backend, system, 1 << 20))?;
         made.push(Call::SetUp);
         let single = std::fs::read(fixture_binary).with_context(|| format!("reading {}", fixture_binary.display()))?;
         let (small, _) = stub.load(&single, 0)?;
