@@ -178,32 +178,23 @@ impl<F: Fn(i32) -> u8> ToBytes<F> {
         [byte(a_steps), byte(b_steps), byte(c_steps), byte(d_steps)]
     }
 
-    /// Converts `float_bytes` into `native`, whose sizes agree (checked by the caller).
+    /// Converts `float_bytes` into `native`, whose sizes agree (checked by the caller): whole words four at a time
+    /// when the floats are 4-byte aligned (as the FastRPC framework and the arena place them), else one by one.
     fn convert(&self, float_bytes: &[u8], native: &mut [u8]) {
         let (outputs, native_tail) = native.as_chunks_mut::<4>();
-        // Whole words when the floats are 4-byte aligned (as the FastRPC framework and the arena place them).
         // SAFETY: every bit pattern is a valid f32; `align_to` only reinterprets the aligned middle.
         let (unaligned, words, _) = unsafe { float_bytes.align_to::<f32>() };
-        let float_tail = if unaligned.is_empty() {
-            let (groups, _) = words.as_chunks::<4>();
-            for (values, output) in groups.iter().zip(outputs.iter_mut()) {
-                *output = self.four(*values);
+        if !unaligned.is_empty() {
+            for (out, word) in native.iter_mut().zip(float_bytes.as_chunks::<4>().0) {
+                *out = self.one(f32::from_le_bytes(*word));
             }
-            float_bytes.get(groups.len() * 16..).unwrap_or(&[])
-        } else {
-            let (groups, tail) = float_bytes.as_chunks::<16>();
-            for (bytes, output) in groups.iter().zip(outputs.iter_mut()) {
-                let [a0, a1, a2, a3, b0, b1, b2, b3, c0, c1, c2, c3, d0, d1, d2, d3] = *bytes;
-                let word = f32::from_le_bytes;
-                *output = self.four([
-                    word([a0, a1, a2, a3]),
-                    word([b0, b1, b2, b3]),
-                    word([c0, c1, c2, c3]),
-                    word([d0, d1, d2, d3]),
-                ]);
-            }
-            tail
-        };
+            return;
+        }
+        let (groups, _) = words.as_chunks::<4>();
+        for (values, output) in groups.iter().zip(outputs.iter_mut()) {
+            *output = self.four(*values);
+        }
+        let float_tail = float_bytes.get(groups.len() * 16..).unwrap_or(&[]);
         for (out, bytes) in native_tail.iter_mut().zip(float_tail.as_chunks::<4>().0) {
             *out = self.one(f32::from_le_bytes(*bytes));
         }

@@ -266,8 +266,11 @@ pub fn write_through_partial(
 
 /// Converts a tick count of the current platform to microseconds (saturating).
 pub fn ticks_to_micros(ticks: u64) -> u64 {
-    let micros = u128::from(ticks) * 1_000_000 / u128::from(Current::TICKS_PER_SECOND);
-    u64::try_from(micros).unwrap_or(u64::MAX)
+    const PER_SECOND: u64 = Current::TICKS_PER_SECOND;
+    // A remainder below a second's ticks times a million fits 64 bits: no 128-bit division (1 KB of the skel).
+    const { assert!(PER_SECOND > 0 && PER_SECOND <= u64::MAX / 1_000_000) };
+    let (seconds, rest) = (ticks / PER_SECOND, ticks % PER_SECOND);
+    seconds.saturating_mul(1_000_000).saturating_add(rest * 1_000_000 / PER_SECOND)
 }
 
 static LOG_LEVEL: AtomicU32 = AtomicU32::new(Level::Warn as u32);
@@ -579,5 +582,14 @@ crate::self_tests! {
         check!(ticks_to_micros(0) == 0);
         check!(ticks_to_micros(Current::TICKS_PER_SECOND) == 1_000_000);
         check!(ticks_to_micros(u64::MAX) > 0);
+        // Exactly floor(ticks × 10^6 / ticks per second), as the 128-bit product gives it.
+        let mut ticks = 1u64;
+        while ticks < u64::MAX / 3 {
+            for probe in [ticks - 1, ticks, ticks + 1, ticks.wrapping_mul(7) / 5] {
+                let exact = u128::from(probe) * 1_000_000 / u128::from(Current::TICKS_PER_SECOND);
+                check!(u128::from(ticks_to_micros(probe)) == exact.min(u128::from(u64::MAX)));
+            }
+            ticks = ticks * 3 + 1;
+        }
     }
 }
