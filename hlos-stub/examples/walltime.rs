@@ -14,6 +14,7 @@
 
 use anyhow::{anyhow, bail, Context as _, Result};
 use lpai_direct_skel::runtime::{Arena, Backend, BackendOptions, BinarySource, Context, ContextOptions, SystemLibrary};
+use lpai_direct_stub::profile::nearest_rank_of;
 use lpai_direct_stub::stub::{fastrpc, flags, Configuration, IoBuffer, Local, SkelLocation, Stub};
 use std::collections::HashMap;
 use std::ffi::CString;
@@ -262,11 +263,10 @@ impl Ort {
 }
 
 /// The nearest-rank `percent`-th percentile of `values` (sorted here): the value at rank ⌈percent·n/100⌉.
-fn percentile(values: &[f64], percent: usize) -> f64 {
+fn percentile(values: &[f64], percent: u32) -> f64 {
     let mut sorted = values.to_vec();
     sorted.sort_by(f64::total_cmp);
-    let rank = (percent * sorted.len()).div_ceil(100).max(1);
-    sorted.get(rank - 1).copied().unwrap_or(f64::NAN)
+    nearest_rank_of(&sorted, percent).unwrap_or(f64::NAN)
 }
 
 /// Rounds to tenths.

@@ -154,9 +154,14 @@ pub fn unit_name(unit: u32) -> &'static str {
     }
 }
 
-/// The nearest-rank `percent`-th percentile of `sorted` (ascending): the value at rank ⌈percent·n/100⌉, at least
-/// the first; `None` for no values.
+/// The nearest-rank `percent`-th percentile of `sorted` (ascending) times: see [`nearest_rank_of`].
 pub fn nearest_rank(sorted: &[i64], percent: u32) -> Option<i64> {
+    nearest_rank_of(sorted, percent)
+}
+
+/// The nearest-rank `percent`-th percentile of `sorted` (ascending, any values): the value at rank
+/// ⌈percent·n/100⌉, at least the first; `None` for no values.
+pub fn nearest_rank_of<T: Copy>(sorted: &[T], percent: u32) -> Option<T> {
     let count = sorted.len();
     let rank = (percent.min(100) as usize * count).div_ceil(100).max(1);
     sorted.get(rank.min(count).checked_sub(1)?).copied()

@@ -112,17 +112,17 @@ pub unsafe fn decode<'a>(plan: &'a Plan, scalars: u32, args: *mut RemoteArg) -> 
     if decoded.primary_in().len() < totals.primary_in_bytes || decoded.primary_out_length() < totals.primary_out_bytes {
         return Err(Refusal::ShortPrimary);
     }
-    for index in 0..plan.param_count() {
-        if let Some(Slot::Buffer { arg, count_offset, direction }) = plan.slot(index) {
+    for planned in (0..plan.param_count()).filter_map(|index| plan.param(index)) {
+        if let Slot::Buffer { arg, count_offset, direction } = planned.slot {
             let count = decoded.count_at(count_offset).map_err(|_| Refusal::ShortPrimary)?;
-            let element = element_bytes(plan, index).map_err(|_| Refusal::Counts)?;
+            let element = planned.kind.element_bytes().ok_or(Refusal::Counts)?;
             let needed = count.checked_mul(element).ok_or(Refusal::ShortSequence)?;
             let is_input = direction == Direction::In;
             let length = decoded.buffer(arg).filter(|_| (arg < in_count) == is_input).map(|buffer| buffer.len);
             if length.ok_or(Refusal::ShortSequence)? < needed {
                 return Err(Refusal::ShortSequence);
             }
-            if plan.param(index).map(|planned| planned.kind) == Some(Kind::String) {
+            if planned.kind == Kind::String {
                 let last = decoded.input(arg).and_then(|b| needed.checked_sub(1).and_then(|end| b.get(end)));
                 if last != Some(&0) {
                     return Err(Refusal::Unterminated);
@@ -131,11 +131,6 @@ pub unsafe fn decode<'a>(plan: &'a Plan, scalars: u32, args: *mut RemoteArg) -> 
         }
     }
     Ok(decoded)
-}
-
-#[inline]
-fn element_bytes(plan: &Plan, index: usize) -> Result<usize, u32> {
-    plan.param(index).and_then(|planned| planned.kind.element_bytes()).ok_or(EBADPARM)
 }
 
 #[inline]

@@ -5,7 +5,7 @@ use super::arena::Arena;
 use super::backend::{c_text, Backend};
 use super::error::{check, name_of, require, RuntimeError};
 use super::quantize;
-use super::tensor::{TensorInfo, TensorSize};
+use super::tensor::{encoding_of, TensorInfo, TensorSize};
 use crate::log;
 use crate::platform::{ticks_to_micros, Current, Level, Platform};
 use core::ffi::c_void;
@@ -471,14 +471,16 @@ impl<'a> Graph<'a> {
     /// Fills input `index` from float32 values (little-endian bytes), quantizing with the tensor's own
     /// scale and offset.
     pub fn write_input_float(&mut self, index: usize, float_bytes: &[u8]) -> Result<(), RuntimeError> {
-        let info = self.input(index).ok_or(RuntimeError::NoSuchTensor { index })?;
-        let (encoding, elements, data_type) = (info.encoding, info.elements, info.data_type.0);
-        let Some(encoding) = encoding else {
+        // The size and encoding only: the name is read for an error alone.
+        let tensor = self.inputs.get(index).ok_or(RuntimeError::NoSuchTensor { index })?;
+        let size = TensorSize::of(tensor).ok_or(RuntimeError::NoSuchTensor { index })?;
+        let Some(encoding) = encoding_of(tensor) else {
+            let data_type = self.input(index).map_or(0, |info| info.data_type.0);
             return Err(RuntimeError::UnsupportedDataType { tensor: self.input_name(index), data_type });
         };
         let buffer = self.input_bytes_mut(index).ok_or(RuntimeError::NoSuchTensor { index })?;
         if !quantize::quantize(encoding, float_bytes, buffer) {
-            let (expected, actual) = (elements * 4, float_bytes.len());
+            let (expected, actual) = (size.elements * 4, float_bytes.len());
             return Err(RuntimeError::TensorSize { tensor: self.input_name(index), expected, actual });
         }
         Ok(())
@@ -486,14 +488,18 @@ impl<'a> Graph<'a> {
 
     /// Reads output `index` as float32 values (little-endian bytes), dequantizing with its scale and offset.
     pub fn read_output_float(&self, index: usize, float_bytes: &mut [u8]) -> Result<(), RuntimeError> {
-        let info = self.output(index).ok_or(RuntimeError::NoSuchTensor { index })?;
-        let Some(encoding) = info.encoding else {
-            return Err(RuntimeError::UnsupportedDataType { tensor: name_of(info.name), data_type: info.data_type.0 });
+        // The size and encoding only: the name is read for an error alone.
+        let tensor = self.outputs.get(index).ok_or(RuntimeError::NoSuchTensor { index })?;
+        let size = TensorSize::of(tensor).ok_or(RuntimeError::NoSuchTensor { index })?;
+        let name = || name_of(self.output(index).map_or("?", |info| info.name));
+        let Some(encoding) = encoding_of(tensor) else {
+            let data_type = self.output(index).map_or(0, |info| info.data_type.0);
+            return Err(RuntimeError::UnsupportedDataType { tensor: name(), data_type });
         };
         let native = self.output_bytes(index).ok_or(RuntimeError::NoSuchTensor { index })?;
         if !quantize::dequantize(encoding, native, float_bytes) {
-            let expected = info.elements * 4;
-            return Err(RuntimeError::TensorSize { tensor: name_of(info.name), expected, actual: float_bytes.len() });
+            let expected = size.elements * 4;
+            return Err(RuntimeError::TensorSize { tensor: name(), expected, actual: float_bytes.len() });
         }
         Ok(())
     }

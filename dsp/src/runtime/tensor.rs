@@ -60,6 +60,13 @@ impl TensorSize {
     }
 }
 
+/// How to convert the tensor to and from float32, if the runtime can (without reading its name, as
+/// [`TensorInfo`] does).
+pub fn encoding_of(tensor: &Tensor) -> Option<Encoding> {
+    let common = tensor.common()?;
+    Encoding::of(common.data_type, common.quantize_params.scale_offset())
+}
+
 impl<'t> TensorInfo<'t> {
     /// Reads a tensor description; `None` for an unknown tensor version or a type without a byte size.
     pub fn of(tensor: &'t Tensor) -> Option<TensorInfo<'t>> {
@@ -79,7 +86,7 @@ impl<'t> TensorInfo<'t> {
             bytes,
             elements,
             quantization,
-            encoding: Encoding::of(common.data_type, quantization),
+            encoding: encoding_of(tensor),
         })
     }
 }

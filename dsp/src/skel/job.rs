@@ -156,8 +156,8 @@ fn decimal(value: u32, digits: &mut [u8; 10]) -> &[u8] {
 
 /// The job's file bytes per input and output in the files' form (float32 or native).
 fn file_bytes(graph: &Graph<'_>, output: bool, index: usize, float: bool) -> Option<usize> {
-    let info = if output { graph.output(index)? } else { graph.input(index)? };
-    io_bytes(float, info.elements, info.bytes)
+    let size = if output { graph.output_size(index)? } else { graph.input_size(index)? };
+    io_bytes(float, size.elements, size.bytes)
 }
 
 /// Checks every inference line before the first runs: one file per input, each of the size the tensor takes.
@@ -198,6 +198,12 @@ fn staged_output_bytes(job: &Job<'_>, graph: &Graph<'_>) -> Option<usize> {
         .try_fold(0usize, |total, file| total.checked_add(file_bytes(graph, true, file.index as usize, true)?))
 }
 
+/// The next `bytes` of the staging buffer after `at`, which moves past them; `None` when the end overflows.
+fn next_part(at: &mut usize, bytes: usize) -> Option<core::ops::Range<usize>> {
+    let end = at.checked_add(bytes)?;
+    Some(core::mem::replace(at, end)..end)
+}
+
 /// Reads inference `line`'s input files: native ones straight into the tensors, float ones into their places in
 /// `staging` (converted later, by [`convert_inputs`]).
 fn read_inputs<'t>(
@@ -214,10 +220,7 @@ fn read_inputs<'t>(
         let float_in = job.input_is_float(index);
         let expected = file_bytes(graph, false, index, float_in).ok_or(failed(Cause::Mismatch("no such input")))?;
         let part = match float_in {
-            true => {
-                let end = at.checked_add(expected).ok_or(failed(Cause::NoMemory))?;
-                staging.get_mut(core::mem::replace(&mut at, end)..end)
-            }
+            true => staging.get_mut(next_part(&mut at, expected).ok_or(failed(Cause::NoMemory))?),
             false => graph.input_bytes_mut(index),
         };
         let part = part.ok_or(failed(Cause::NoMemory))?;
@@ -246,8 +249,7 @@ fn convert_inputs<'t>(
         }
         let failed = |cause| Failure::new(line, File::Input(file), cause);
         let bytes = file_bytes(graph, false, index, true).ok_or(failed(Cause::Mismatch("no such input")))?;
-        let end = at.checked_add(bytes).ok_or(failed(Cause::NoMemory))?;
-        let part = staging.get(core::mem::replace(&mut at, end)..end).ok_or(failed(Cause::NoMemory))?;
+        let part = next_part(&mut at, bytes).and_then(|part| staging.get(part)).ok_or(failed(Cause::NoMemory))?;
         graph.write_input_float(index, part).map_err(|error| failed(Cause::Runtime(error)))?;
     }
     Ok(())
@@ -260,8 +262,7 @@ fn convert_outputs<'t>(job: &Job<'t>, graph: &Graph<'_>, staging: &mut [u8], lin
         let failed = |cause| Failure::new(line, File::Result(output.file_name), cause);
         let index = output.index as usize;
         let bytes = file_bytes(graph, true, index, true).ok_or(failed(Cause::Mismatch("no such output")))?;
-        let end = at.checked_add(bytes).ok_or(failed(Cause::NoMemory))?;
-        let part = staging.get_mut(core::mem::replace(&mut at, end)..end).ok_or(failed(Cause::NoMemory))?;
+        let part = next_part(&mut at, bytes).and_then(|part| staging.get_mut(part)).ok_or(failed(Cause::NoMemory))?;
         graph.read_output_float(index, part).map_err(|error| failed(Cause::Runtime(error)))?;
     }
     Ok(())
@@ -300,10 +301,7 @@ fn write_outputs<'t>(
         let index = output.index as usize;
         let bytes = file_bytes(graph, true, index, output.float).ok_or(failed(Cause::Mismatch("no such output")))?;
         let part = match output.float {
-            true => {
-                let end = at.checked_add(bytes).ok_or(failed(Cause::NoMemory))?;
-                staging.get(core::mem::replace(&mut at, end)..end)
-            }
+            true => staging.get(next_part(&mut at, bytes).ok_or(failed(Cause::NoMemory))?),
             false => graph.output_bytes(index),
         };
         let part = part.ok_or(failed(Cause::Mismatch("no such output")))?;

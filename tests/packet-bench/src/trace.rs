@@ -130,7 +130,7 @@ pub fn windows(trace: impl BufRead, layout: &dyn Layout) -> anyhow::Result<Vec<W
 /// The median of `values` (the lower one of an even count); 0 for none.
 pub fn median(mut values: Vec<u64>) -> u64 {
     values.sort_unstable();
-    values.get(values.len().saturating_sub(1) / 2).copied().unwrap_or(0)
+    lpai_direct_stub::profile::nearest_rank_of(&values, 50).unwrap_or(0)
 }
 
 #[cfg(test)]
