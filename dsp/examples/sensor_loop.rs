@@ -19,7 +19,6 @@ use lpai_direct_skel::embed::{contract_model, Direction, Embed, Libraries};
 use lpai_direct_skel::platform::linux_user::{exit, write_all};
 use lpai_direct_skel::platform::{Current, Platform};
 use lpai_direct_skel::runtime::{PersistentBinary, RuntimeError, TensorInfo};
-use ufmt::{uWrite, uwrite};
 
 /// Most outputs the loop prints.
 const MAX_OUTPUTS: usize = 8;
@@ -32,16 +31,15 @@ struct Model([u8; 64 * 1024]);
 #[repr(C, align(128))]
 struct ArenaMemory([u8; 256 * 1024]);
 
-/// Writes to a file descriptor through `ufmt`.
+/// A file descriptor the loop writes to.
 struct Out(i32);
 
-impl uWrite for Out {
-    type Error = core::convert::Infallible;
-
-    fn write_str(&mut self, text: &str) -> Result<(), Self::Error> {
-        write_all(self.0, text.as_bytes());
-        Ok(())
-    }
+/// Writes parts (said into a line, as the runtime's messages are) to an [`Out`].
+macro_rules! put {
+    ($out:expr, $($part:expr),+ $(,)?) => {{
+        let line = lpai_direct_skel::message!($($part),+);
+        write_all($out.0, line.as_str().as_bytes());
+    }};
 }
 
 fn write_hex(out: &mut Out, bytes: &[u8]) {
@@ -66,19 +64,19 @@ fn write_hex32(out: &mut Out, value: u32) {
 
 fn describe(out: &mut Out, direction: Direction, index: usize, tensor: &TensorInfo<'_>) {
     let side = if direction == Direction::Input { "input" } else { "output" };
-    let _ = uwrite!(out, "{} {} {} id {} type ", side, index, tensor.name, tensor.id);
+    put!(out, side, " ", index, " ", tensor.name, " id ", tensor.id, " type ");
     write_hex32(out, tensor.data_type.0);
-    let _ = uwrite!(out, " shape ");
+    put!(out, " shape ");
     for (at, dimension) in tensor.dimensions.iter().enumerate() {
-        let _ = uwrite!(out, "{}{}", if at > 0 { "x" } else { "" }, dimension);
+        put!(out, if at > 0 { "x" } else { "" }, dimension);
     }
-    let _ = uwrite!(out, " bytes {}", tensor.bytes);
+    put!(out, " bytes ", tensor.bytes);
     if let Some(quantization) = tensor.quantization {
-        let _ = uwrite!(out, " scale ");
+        put!(out, " scale ");
         write_hex32(out, quantization.scale.to_bits());
-        let _ = uwrite!(out, " offset {}", quantization.offset);
+        put!(out, " offset ", quantization.offset);
     }
-    let _ = uwrite!(out, "\n");
+    put!(out, "\n");
 }
 
 /// Why the loop stopped.
@@ -109,7 +107,7 @@ fn sensor_loop(arguments: &[&'static CStr]) -> Result<(), Stop> {
     let name = embed.graph_name().map_err(|error| Stop::Runtime("graph_name", error))?;
     let graph = embed.graph_index(name).ok_or(Stop::Runtime("graph_index", RuntimeError::NoSuchGraph))?;
     let graphs = embed.graph_count();
-    let _ = uwrite!(out, "graphs {}, graph {} {}, inputs {}, outputs {}\n", graphs, graph, name, inputs, outputs);
+    put!(out, "graphs ", graphs, ", graph ", graph, " ", name, ", inputs ", inputs, ", outputs ", outputs, "\n");
     embed.select_graph(graph).map_err(|error| Stop::Runtime("select_graph", error))?;
     for direction in [Direction::Input, Direction::Output] {
         for index in 0..embed.tensor_count(direction) {
@@ -129,19 +127,19 @@ fn sensor_loop(arguments: &[&'static CStr]) -> Result<(), Stop> {
             _ => return Err(Stop::File("a frame file (one frame of the input)", path)),
         }
         let Some(execution) = embed.execute_frame().map_err(|error| Stop::Runtime("execute_frame", error))? else {
-            let _ = uwrite!(out, "frame {} not ready\n", number);
+            put!(out, "frame ", number, " not ready\n");
             continue;
         };
         for index in 0..outputs {
             let name = embed.tensor(Direction::Output, index).map(|tensor| tensor.name).unwrap_or("?");
-            let _ = uwrite!(out, "frame {} {} ", number, name);
+            put!(out, "frame ", number, " ", name, " ");
             write_hex(out, embed.output(index).map_err(|error| Stop::Runtime("output", error))?);
-            let _ = uwrite!(out, "\n");
+            put!(out, "\n");
         }
-        let _ = uwrite!(Out(2), "sensor-loop: frame {} executed in {} us\n", number, execution.micros());
+        put!(Out(2), "sensor-loop: frame ", number, " executed in ", execution.micros(), " us\n");
     }
     let in_place = embed.binary_in_place() == Some(true);
-    let _ = uwrite!(out, "binary in place: {}\n", if in_place { "yes" } else { "no" });
+    put!(out, "binary in place: ", if in_place { "yes" } else { "no" }, "\n");
     // The API refuses what it must: each call below is wrong in one way.
     let refused = matches!(embed.input_mut(99), Err(RuntimeError::NoSuchTensor { index: 99 }))
         && embed.select_graph(embed.graph_count()) == Err(RuntimeError::NoSuchGraph)
@@ -150,13 +148,8 @@ fn sensor_loop(arguments: &[&'static CStr]) -> Result<(), Stop> {
     if !refused {
         return Err(Stop::Runtime("a wrong call", RuntimeError::NoSuchGraph));
     }
-    let _ = uwrite!(out, "refusals: ok\n");
-    let _ = uwrite!(
-        Out(2),
-        "sensor-loop: arena high-water mark {} of {} bytes\n",
-        embed.arena_used(),
-        embed.arena_capacity()
-    );
+    put!(out, "refusals: ok\n");
+    put!(Out(2), "sensor-loop: arena high-water mark ", embed.arena_used(), " of ", embed.arena_capacity(), " bytes\n");
     Ok(())
 }
 
@@ -189,15 +182,15 @@ unsafe extern "C" fn lpai_program_main(initial_stack: *const u32) -> ! {
     match sensor_loop(&arguments) {
         Ok(()) => exit(0),
         Err(Stop::Usage) => {
-            let _ = uwrite!(error, "usage: sensor-loop BACKEND SYSTEM_LIBRARY BINARY FRAME...\n");
+            put!(error, "usage: sensor-loop BACKEND SYSTEM_LIBRARY BINARY FRAME...\n");
             exit(2)
         }
         Err(Stop::Runtime(step, runtime)) => {
-            let _ = uwrite!(error, "sensor-loop: {} failed: {}\n", step, runtime);
+            put!(error, "sensor-loop: ", step, " failed: ", runtime, "\n");
             exit(1)
         }
         Err(Stop::File(what, path)) => {
-            let _ = uwrite!(error, "sensor-loop: cannot read {} {}\n", what, path.to_str().unwrap_or("?"));
+            put!(error, "sensor-loop: cannot read ", what, " ", path.to_str().unwrap_or("?"), "\n");
             exit(1)
         }
     }

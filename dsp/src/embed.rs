@@ -201,12 +201,17 @@ impl<'a> Embed<'a> {
         };
         log!(
             Level::Info,
-            "embed: loaded {} graph(s), binary {}, metadata from {}, arena used {} of {} B",
+            "embed: loaded ",
             context.graph_count(),
+            " graph(s), binary ",
             if context.binary_in_place() { "in place" } else { "copied" },
+            ", metadata from ",
             if record.is_some() { "a record" } else { "libQnnSystem" },
+            ", arena used ",
             self.arena.used(),
-            self.arena.capacity()
+            " of ",
+            self.arena.capacity(),
+            " B"
         );
         self.context = Some(context);
         self.graph = 0;

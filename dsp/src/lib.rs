@@ -10,9 +10,6 @@
 #[cfg(not(target_arch = "hexagon"))]
 extern crate std;
 
-/// The formatter the DSP side uses (panic-free, unlike `core::fmt`); re-exported for `log!` and `fail!`.
-pub use ufmt;
-
 pub mod abi_checks;
 pub mod build_config;
 pub mod embed;

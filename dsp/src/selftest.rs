@@ -78,7 +78,7 @@ macro_rules! expect_ok {
         match $result {
             Ok(value) => value,
             Err(error) => {
-                $crate::log!($crate::platform::Level::Error, "{}: {}", stringify!($result), error);
+                $crate::log!($crate::platform::Level::Error, stringify!($result), ": ", error);
                 return Err($crate::selftest::Failure {
                     file: file!(),
                     line: line!(),

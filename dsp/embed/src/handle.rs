@@ -57,7 +57,7 @@ impl<'a> State<'a> {
 
     /// Records the runtime's message and answers its code.
     pub(crate) fn fail(&mut self, error: &RuntimeError) -> c_int {
-        let line = lpai_direct_skel::message!("{}", error);
+        let line = lpai_direct_skel::message!(error);
         self.refuse(code_of(error), line.as_str())
     }
 
@@ -82,7 +82,7 @@ impl<'a> State<'a> {
         let result = match self.embed.as_mut() {
             Some(embedding) if embedding.is_loaded() => action(embedding),
             _ => {
-                let line = lpai_direct_skel::message!("{}: no context binary is loaded", call);
+                let line = lpai_direct_skel::message!(call, ": no context binary is loaded");
                 return Err(self.refuse(ERROR_STATE, line.as_str()));
             }
         };

@@ -7,6 +7,7 @@
 //!   the PD shell; [`pd_services`] adds the QuRT mutex and FARF services the libraries they link or load call.
 //! - [`host`]: x86_64 / aarch64 with std, for the host build of the skel and its tests.
 
+use crate::say;
 use core::ffi::{c_void, CStr};
 use core::ptr::NonNull;
 use core::sync::atomic::{AtomicU32, Ordering};
@@ -14,12 +15,15 @@ use core::sync::atomic::{AtomicU32, Ordering};
 #[cfg(not(target_arch = "hexagon"))]
 pub mod host;
 pub mod libraries;
+mod line;
 #[cfg(all(target_arch = "hexagon", feature = "linux-user"))]
 pub mod linux_user;
 #[cfg(all(target_arch = "hexagon", feature = "linux-user"))]
 pub mod pd_services;
 #[cfg(all(target_arch = "hexagon", not(feature = "linux-user")))]
 pub mod qurt;
+
+pub use line::{Hex, Line, Say, LOG_LINE_BYTES};
 
 /// The implementation this build uses.
 #[cfg(not(target_arch = "hexagon"))]
@@ -50,21 +54,20 @@ pub enum PlatformError {
     NotLoadable,
 }
 
-impl ufmt::uDisplay for PlatformError {
-    fn fmt<W: ufmt::uWrite + ?Sized>(&self, f: &mut ufmt::Formatter<'_, W>) -> Result<(), W::Error> {
+impl Say for PlatformError {
+    fn say(&self, f: &mut Line) {
         match self {
-            PlatformError::NotFound => f.write_str("not found"),
+            PlatformError::NotFound => f.text("not found"),
             PlatformError::Failed(code) => {
-                ufmt::uwrite!(f, "failed with platform error {}", code)?;
-                match errno_meaning(*code) {
-                    Some(meaning) => ufmt::uwrite!(f, " ({})", meaning),
-                    None => Ok(()),
+                say!(f, "failed with platform error ", code);
+                if let Some(meaning) = errno_meaning(*code) {
+                    say!(f, " (", meaning, ")");
                 }
             }
-            PlatformError::TooLarge { needed } => ufmt::uwrite!(f, "needs a buffer of {} bytes", needed),
-            PlatformError::Unsupported => f.write_str("not available on this platform"),
+            PlatformError::TooLarge { needed } => say!(f, "needs a buffer of ", needed, " bytes"),
+            PlatformError::Unsupported => f.text("not available on this platform"),
             PlatformError::NotLoadable => {
-                f.write_str("cannot be loaded (not a shared library for this CPU, or its dependencies are missing)")
+                f.text("cannot be loaded (not a shared library for this CPU, or its dependencies are missing)")
             }
         }
     }
@@ -286,85 +289,9 @@ pub fn log_enabled(level: Level) -> bool {
     level as u32 <= LOG_LEVEL.load(Ordering::Relaxed)
 }
 
-/// Capacity of one formatted log line; longer lines are cut and end in `...`.
-pub const LOG_LINE_BYTES: usize = 256;
-
-/// One log line or message formatted on the stack with `ufmt` (which, unlike `core::fmt`, has no panic
-/// paths): keeps what fits and ends a longer line in `...`.
-pub struct Line {
-    text: heapless::String<LOG_LINE_BYTES>,
-    cut: bool,
-}
-
-impl Line {
-    /// An empty line.
-    pub const fn new() -> Line {
-        Line { text: heapless::String::new(), cut: false }
-    }
-
-    /// Empties the line.
-    pub fn clear(&mut self) {
-        self.text.clear();
-        self.cut = false;
-    }
-
-    /// The text so far.
-    pub fn as_str(&self) -> &str {
-        self.text.as_str()
-    }
-}
-
-impl Default for Line {
-    fn default() -> Self {
-        Line::new()
-    }
-}
-
-impl ufmt::uWrite for Line {
-    type Error = core::convert::Infallible;
-
-    fn write_str(&mut self, text: &str) -> Result<(), Self::Error> {
-        for character in text.chars() {
-            if self.cut {
-                break;
-            }
-            if self.text.len() + character.len_utf8() > LOG_LINE_BYTES - 3 {
-                self.cut = true;
-                let _ = self.text.push_str("...");
-            } else {
-                let _ = self.text.push(character);
-            }
-        }
-        Ok(())
-    }
-}
-
 /// Writes a formatted line at `level` (after the caller checked [`log_enabled`]).
 pub fn write_log(level: Level, line: &Line) {
     Current::log(level, line.as_str());
-}
-
-/// Logs through the platform at a [`Level`], formatting with `ufmt` on the stack (`{}`, `{:?}`, `{:#x}`).
-#[macro_export]
-macro_rules! log {
-    ($level:expr, $($arg:tt)*) => {{
-        let level = $level;
-        if $crate::platform::log_enabled(level) {
-            let mut line = $crate::platform::Line::new();
-            let _ = $crate::ufmt::uwrite!(line, $($arg)*);
-            $crate::platform::write_log(level, &line);
-        }
-    }};
-}
-
-/// Formats into a new [`Line`] with `ufmt`.
-#[macro_export]
-macro_rules! message {
-    ($($arg:tt)*) => {{
-        let mut line = $crate::platform::Line::new();
-        let _ = $crate::ufmt::uwrite!(line, $($arg)*);
-        line
-    }};
 }
 
 /// 300 characters, longer than a log line.
@@ -405,7 +332,7 @@ fn c_path(path: &TestPath) -> &CStr {
 fn fresh_test_directory() -> Line {
     let marker = 0u8;
     let address = core::ptr::addr_of!(marker) as usize;
-    crate::message!("/tmp/lpai-direct-platform-{}-{}", Current::now_ticks(), address)
+    crate::message!("/tmp/lpai-direct-platform-", Current::now_ticks(), "-", address)
 }
 
 /// Removes a file or an empty directory a self-test made. Not a platform service (only the tests need it): std
@@ -434,11 +361,11 @@ fn remove_test_entry(path: &CStr) {
 
 crate::self_tests! {
     fn file_service_errors_say_what_they_mean() {
-        let full = crate::message!("{}", PlatformError::Failed(28));
+        let full = crate::message!(PlatformError::Failed(28));
         check!(full.as_str() == "failed with platform error 28 (no space left on device)");
-        let too_large = crate::message!("{}", PlatformError::Failed(27));
+        let too_large = crate::message!(PlatformError::Failed(27));
         check!(too_large.as_str() == "failed with platform error 27 (file too large)");
-        let unknown = crate::message!("{}", PlatformError::Failed(4242));
+        let unknown = crate::message!(PlatformError::Failed(4242));
         check!(unknown.as_str() == "failed with platform error 4242");
     }
 
@@ -554,9 +481,20 @@ crate::self_tests! {
     }
 
     fn log_lines_are_cut_not_overflowed() {
-        let long = crate::message!("{}{}{}", LONG_TEXT, "c", 7u32);
+        let long = crate::message!(LONG_TEXT, "c", 7u32);
         check!(long.as_str().len() <= LOG_LINE_BYTES && long.as_str().ends_with("..."));
-        check!(crate::message!("{}é {:#x}", "x", 255u32).as_str() == "xé 0xff");
+        check!(crate::message!("x", "é ", Hex::of(255u32)).as_str() == "xé 0xff");
+        let numbers = crate::message!(0u8, " ", u64::MAX, " ", i64::MIN, " ", -7i32, " ", true);
+        check!(numbers.as_str() == "0 18446744073709551615 -9223372036854775808 -7 true");
+        let hex = crate::message!(Hex::padded(0x408u32, 4), " ", Hex::of(0u32), " ", Hex::of(u64::MAX));
+        check!(hex.as_str() == "0x0408 0x0 0xffffffffffffffff");
+        // A two-byte character that would end past the room is left out whole, before the `...`.
+        let mut cut = crate::message!(LONG_TEXT.get(..LOG_LINE_BYTES - 4).unwrap_or(""), "é");
+        let kept = LONG_TEXT.get(..LOG_LINE_BYTES - 4);
+        check!(cut.as_str().len() == LOG_LINE_BYTES - 1 && cut.as_str().get(..LOG_LINE_BYTES - 4) == kept);
+        check!(cut.as_str().ends_with("1..."));
+        crate::say!(&mut cut, "more", 1u32);
+        check!(cut.as_str().len() == LOG_LINE_BYTES - 1);
         check!(log_enabled(Level::Error) && !log_enabled(Level::Debug));
     }
 

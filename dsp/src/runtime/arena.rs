@@ -4,6 +4,8 @@
 //! persistent memory, quantization buffers) is carved out of one buffer the caller owns. Allocations are never
 //! freed one by one; the whole arena goes when the caller drops its buffer.
 
+use crate::platform::{Line, Say};
+use crate::say;
 use core::cell::Cell;
 use core::marker::PhantomData;
 
@@ -20,15 +22,19 @@ pub struct ArenaFull {
     pub capacity: usize,
 }
 
-impl ufmt::uDisplay for ArenaFull {
-    fn fmt<W: ufmt::uWrite + ?Sized>(&self, f: &mut ufmt::Formatter<'_, W>) -> Result<(), W::Error> {
-        ufmt::uwrite!(
+impl Say for ArenaFull {
+    fn say(&self, f: &mut Line) {
+        say!(
             f,
-            "arena full: {} bytes (aligned to {}) requested, {} of {} bytes free",
+            "arena full: ",
             self.requested,
+            " bytes (aligned to ",
             self.align,
+            ") requested, ",
             self.available,
-            self.capacity
+            " of ",
+            self.capacity,
+            " bytes free"
         )
     }
 }

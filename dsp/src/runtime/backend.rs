@@ -6,6 +6,7 @@
 
 use super::error::{check, name_of, require, Name, RuntimeError};
 use crate::log;
+use crate::platform::Hex;
 use crate::platform::{libraries, Level, LibraryHandle};
 use core::ffi::{c_void, CStr};
 use core::ptr;
@@ -145,14 +146,16 @@ impl Backend {
         let configs = if is_lpai {
             log!(
                 Level::Info,
-                "LPAI backend {}: HW_INFO target {} hw {:#x}",
+                "LPAI backend ",
                 name,
+                ": HW_INFO target ",
                 hw_info.lpai_target.0,
-                hw_info.hw_version.0
+                " hw ",
+                Hex::of(hw_info.hw_version.0)
             );
             lpai_configs.as_ptr()
         } else {
-            log!(Level::Info, "backend {} (id {}) is not LPAI: skipping the HW_INFO config", name, info.backend_id);
+            log!(Level::Info, "backend ", name, " (id ", info.backend_id, ") is not LPAI: skipping the HW_INFO config");
             ptr::null()
         };
         let backend_create = require(provider.table.backend_create, "backendCreate")?;
@@ -174,7 +177,7 @@ impl Backend {
         if is_lpai {
             backend.properties = backend.lpai_properties()?;
         } else {
-            log!(Level::Info, "backend {} is not LPAI: skipping ALIGNMENT_REQ and REQUIRE_PERSISTENT_BINARY", name);
+            log!(Level::Info, "backend ", name, " is not LPAI: skipping ALIGNMENT_REQ and REQUIRE_PERSISTENT_BINARY");
         }
         // Only a fully created backend owns the library: on any error above the caller unloads it.
         backend.library = library;
@@ -212,9 +215,11 @@ impl Backend {
         let size = (alignment.size_alignment as usize).max(1);
         log!(
             Level::Info,
-            "LPAI alignment: start {}, size {}; persistent binary required: {}",
+            "LPAI alignment: start ",
             start,
+            ", size ",
             size,
+            "; persistent binary required: ",
             persistent != 0
         );
         if !start.is_power_of_two() {
@@ -261,7 +266,7 @@ impl Drop for Backend {
             // SAFETY: every context borrowed this backend and is gone; the handle is freed once.
             let status = unsafe { backend_free(self.handle) };
             if let Err(error) = check(status, "backendFree") {
-                log!(Level::Warn, "{}", error);
+                log!(Level::Warn, error);
             }
         }
         if let Some(library) = self.library.take() {

@@ -7,6 +7,7 @@ use super::graph::{Graph, GraphOptions};
 use super::metadata::{Description, Metadata};
 use super::system::SystemLibrary;
 use crate::log;
+use crate::platform::Hex;
 use crate::platform::{Current, Level, Platform};
 use core::ffi::{c_void, CStr};
 use core::ptr;
@@ -148,25 +149,32 @@ fn place_persistent<'a>(
     let rounded = bytes.len().checked_next_multiple_of(properties.size_alignment);
     let size_aligned = rounded.is_some_and(|rounded| rounded <= binary.memory().len());
     if start_aligned && size_aligned {
-        log!(Level::Info, "context binary used in place at {:#x} ({} B), no copy", address, bytes.len());
+        log!(Level::Info, "context binary used in place at ", Hex::of(address), " (", bytes.len(), " B), no copy");
         return Ok((bytes, true));
     }
     if !start_aligned {
         log!(
             Level::Warn,
-            "context binary at {:#x} ({} B) not at a multiple of {} as the backend wants: copied into the arena",
-            address,
+            "context binary at ",
+            Hex::of(address),
+            " (",
             bytes.len(),
-            properties.start_alignment
+            " B) not at a multiple of ",
+            properties.start_alignment,
+            " as the backend wants: copied into the arena"
         );
     } else {
         log!(
             Level::Warn,
-            "context binary at {:#x} ({} B, {} B of memory) not padded to a multiple of {} B: copied into the arena",
-            address,
+            "context binary at ",
+            Hex::of(address),
+            " (",
             bytes.len(),
+            " B, ",
             binary.memory().len(),
-            properties.size_alignment
+            " B of memory) not padded to a multiple of ",
+            properties.size_alignment,
+            " B: copied into the arena"
         );
     }
     let copy = place_binary(backend, arena, BinarySource::Bytes(bytes))?;
@@ -258,8 +266,9 @@ impl<'a> Context<'a> {
             // Profiling is an extra: a backend without it runs the graphs unprofiled (no events to read).
             (Some(_), None) => log!(
                 Level::Warn,
-                "backend {} has no profileCreate: running without QNN profile events",
-                backend.info().name.as_str()
+                "backend ",
+                backend.info().name.as_str(),
+                " has no profileCreate: running without QNN profile events"
             ),
             (Some(level), Some(create)) => {
                 // SAFETY: a created backend and a valid out-pointer.
@@ -276,10 +285,13 @@ impl<'a> Context<'a> {
         }
         log!(
             Level::Info,
-            "context loaded: {} graph(s), binary {} B, arena used {} B",
+            "context loaded: ",
             context.graphs.len(),
+            " graph(s), binary ",
             context.binary_bytes,
-            arena.used()
+            " B, arena used ",
+            arena.used(),
+            " B"
         );
         Ok(context)
     }
@@ -300,7 +312,7 @@ impl<'a> Context<'a> {
         match options.island {
             Island::Off => {}
             _ if !is_lpai => {
-                log!(Level::Info, "backend {} is not LPAI: skipping ENABLE_ISLAND", backend.info().name.as_str())
+                log!(Level::Info, "backend ", backend.info().name.as_str(), " is not LPAI: skipping ENABLE_ISLAND")
             }
             Island::AllGraphs => {
                 let _ = island.push(enable_island(ptr::null_mut()));
@@ -319,8 +331,9 @@ impl<'a> Context<'a> {
         if self.persistent {
             log!(
                 Level::Info,
-                "asking for PERSISTENT_BINARY ({})",
-                if required_by_backend { "the backend requires it" } else { "requested" }
+                "asking for PERSISTENT_BINARY (",
+                if required_by_backend { "the backend requires it" } else { "requested" },
+                ")"
             );
             let _ = configs.push(ContextConfig::persistent_binary(true));
         }
@@ -487,7 +500,7 @@ impl Drop for Context<'_> {
             if let Some(free) = table.context_free {
                 // SAFETY: a created context, freed once; its graphs are gone.
                 if let Err(error) = check(unsafe { free(self.handle, ptr::null_mut()) }, "contextFree") {
-                    log!(Level::Warn, "{}", error);
+                    log!(Level::Warn, error);
                 }
             }
         }

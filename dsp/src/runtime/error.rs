@@ -2,6 +2,8 @@
 
 use super::arena::ArenaFull;
 use crate::platform::PlatformError;
+use crate::platform::{Hex, Line, Say};
+use crate::say;
 use core::fmt;
 use lpai_direct::metadata::MetadataError;
 use lpai_direct::qnn::{error::error_name, Version};
@@ -148,109 +150,131 @@ impl RuntimeError {
     }
 }
 
-/// A QNN version written as `major.minor.patch`.
-struct Dotted(Version);
+/// Where a metadata record was refused: `byte N, graph G, tensor T`.
+pub(crate) struct RecordAt(pub(crate) MetadataError);
 
-impl ufmt::uDisplay for Dotted {
-    fn fmt<W: ufmt::uWrite + ?Sized>(&self, f: &mut ufmt::Formatter<'_, W>) -> Result<(), W::Error> {
-        ufmt::uwrite!(f, "{}.{}.{}", self.0.major, self.0.minor, self.0.patch)
+impl Say for RecordAt {
+    fn say(&self, f: &mut Line) {
+        say!(f, "byte ", self.0.offset);
+        if let Some(graph) = self.0.graph {
+            say!(f, ", graph ", graph);
+        }
+        if let Some(tensor) = self.0.tensor {
+            say!(f, ", tensor ", tensor);
+        }
     }
 }
 
-impl ufmt::uDisplay for RuntimeError {
-    fn fmt<W: ufmt::uWrite + ?Sized>(&self, f: &mut ufmt::Formatter<'_, W>) -> Result<(), W::Error> {
+/// A QNN version written as `major.minor.patch`.
+struct Dotted(Version);
+
+impl Say for Dotted {
+    fn say(&self, f: &mut Line) {
+        say!(f, self.0.major, ".", self.0.minor, ".", self.0.patch)
+    }
+}
+
+impl Say for RuntimeError {
+    fn say(&self, f: &mut Line) {
         match self {
-            RuntimeError::Platform { what, error } => ufmt::uwrite!(f, "{}: {}", what, error),
-            RuntimeError::MissingSymbol(symbol) => ufmt::uwrite!(f, "not a QNN library: it does not export {}", symbol),
-            RuntimeError::NoProviders => f.write_str("the QNN library lists no interface provider"),
-            RuntimeError::UnsupportedApi { provider, found, required } => ufmt::uwrite!(
+            RuntimeError::Platform { what, error } => say!(f, what, ": ", error),
+            RuntimeError::MissingSymbol(symbol) => say!(f, "not a QNN library: it does not export ", symbol),
+            RuntimeError::NoProviders => f.text("the QNN library lists no interface provider"),
+            RuntimeError::UnsupportedApi { provider, found, required } => say!(
                 f,
-                "provider {} speaks QNN core API {}; this runtime needs {}.x with x >= {}",
+                "provider ",
                 provider.as_str(),
+                " speaks QNN core API ",
                 Dotted(*found),
+                "; this runtime needs ",
                 required.major,
+                ".x with x >= ",
                 required.minor
             ),
-            RuntimeError::MissingFunction(name) => ufmt::uwrite!(f, "the QNN provider does not implement {}", name),
-            RuntimeError::Qnn { call, code } => ufmt::uwrite!(f, "{} failed: {} ({})", call, error_name(*code), code),
+            RuntimeError::MissingFunction(name) => say!(f, "the QNN provider does not implement ", name),
+            RuntimeError::Qnn { call, code } => say!(f, call, " failed: ", error_name(*code), " (", code, ")"),
             RuntimeError::PersistentBinaryRefused { code, required_by_backend } => {
-                ufmt::uwrite!(
+                say!(
                     f,
-                    "the backend refused the PERSISTENT_BINARY context config ({}, {})",
+                    "the backend refused the PERSISTENT_BINARY context config (",
                     error_name(*code),
-                    code
-                )?;
-                f.write_str(if *required_by_backend {
+                    ", ",
+                    code,
+                    ")"
+                );
+                f.text(if *required_by_backend {
                     " although it reports that it requires a persistent binary"
                 } else {
                     "; it reads the binary only while loading, so run without asking for a persistent binary"
                 })
             }
-            RuntimeError::Arena(full) => ufmt::uwrite!(f, "{}", full),
-            RuntimeError::BinarySize(size) => ufmt::uwrite!(f, "a context binary of {} bytes cannot be loaded", size),
-            RuntimeError::MalformedBinary { code } => ufmt::uwrite!(
+            RuntimeError::Arena(full) => say!(f, full),
+            RuntimeError::BinarySize(size) => say!(f, "a context binary of ", size, " bytes cannot be loaded"),
+            RuntimeError::MalformedBinary { code } => say!(
                 f,
-                "not a usable QNN context binary (truncated or corrupt): libQnnSystem answered {} ({})",
+                "not a usable QNN context binary (truncated or corrupt): libQnnSystem answered ",
                 error_name(*code),
-                code
+                " (",
+                code,
+                ")"
             ),
             RuntimeError::TooMany { what, count, limit } => {
-                ufmt::uwrite!(f, "{} {}, but this runtime holds at most {}", count, what, limit)
+                say!(f, count, " ", what, ", but this runtime holds at most ", limit)
             }
-            RuntimeError::NoSuchGraph => f.write_str("no such graph in the context"),
-            RuntimeError::NoSuchTensor { index } => ufmt::uwrite!(f, "the graph has no tensor number {}", index),
+            RuntimeError::NoSuchGraph => f.text("no such graph in the context"),
+            RuntimeError::NoSuchTensor { index } => say!(f, "the graph has no tensor number ", index),
             RuntimeError::UnsupportedDataType { tensor, data_type } => {
                 let name = lpai_direct::qnn::DataType(*data_type).c_name().unwrap_or("an unknown data type");
-                ufmt::uwrite!(
+                say!(
                     f,
-                    "tensor {}: cannot convert {} ({:#06x}) to or from float32",
+                    "tensor ",
                     tensor.as_str(),
+                    ": cannot convert ",
                     name,
-                    *data_type
+                    " (",
+                    Hex::padded(*data_type, 4),
+                    ") to or from float32"
                 )
             }
             RuntimeError::TensorSize { tensor, expected, actual } => {
-                ufmt::uwrite!(f, "tensor {}: expected {} bytes, got {}", tensor.as_str(), expected, actual)
+                say!(f, "tensor ", tensor.as_str(), ": expected ", expected, " bytes, got ", actual)
             }
-            RuntimeError::BadAlignment { start } => ufmt::uwrite!(
-                f,
-                "the backend asks for a start alignment of {} bytes, which is not a power of two",
-                start
-            ),
+            RuntimeError::BadAlignment { start } => {
+                say!(f, "the backend asks for a start alignment of ", start, " bytes, which is not a power of two")
+            }
             RuntimeError::NeverCompleted { attempts } => {
-                ufmt::uwrite!(f, "graphExecute answered EARLY_TERMINATION {} times in a row; giving up", attempts)
+                say!(f, "graphExecute answered EARLY_TERMINATION ", attempts, " times in a row; giving up")
             }
-            RuntimeError::RecordGraphMissing { graph, code } => ufmt::uwrite!(
+            RuntimeError::RecordGraphMissing { graph, code } => say!(
                 f,
-                "the metadata record names graph {}, which the context binary does not have (graphRetrieve failed: {} ({}))",
+                "the metadata record names graph ",
                 graph.as_str(),
+                ", which the context binary does not have (graphRetrieve failed: ",
                 error_name(*code),
-                code
+                " (",
+                code,
+                "))"
             ),
-            RuntimeError::RecordTensorsRefused { graph, code } => ufmt::uwrite!(
+            RuntimeError::RecordTensorsRefused { graph, code } => say!(
                 f,
-                "graph {}: graphExecute refused the tensors the metadata record describes ({}, {}): their ids, count \
-                 or sizes do not match the context binary",
+                "graph ",
                 graph.as_str(),
+                ": graphExecute refused the tensors the metadata record describes (",
                 error_name(*code),
-                code
+                ", ",
+                code,
+                "): their ids, count \
+                 or sizes do not match the context binary"
             ),
-            RuntimeError::RecordForAnotherBinary => ufmt::uwrite!(
+            RuntimeError::RecordForAnotherBinary => say!(
                 f,
                 "the metadata record was made for another binary (the SHA-256 it carries is not the binary's): the \
                  binary changed after it was checked, or the record belongs to another one"
             ),
             RuntimeError::MalformedRecord(error) => {
-                ufmt::uwrite!(f, "the metadata record is malformed (byte {}", error.offset)?;
-                if let Some(graph) = error.graph {
-                    ufmt::uwrite!(f, ", graph {}", graph)?;
-                }
-                if let Some(tensor) = error.tensor {
-                    ufmt::uwrite!(f, ", tensor {}", tensor)?;
-                }
-                ufmt::uwrite!(f, "): {}", error.what)
+                say!(f, "the metadata record is malformed (", RecordAt(*error), "): ", error.what)
             }
-            RuntimeError::NoMetadata => f.write_str(
+            RuntimeError::NoMetadata => f.text(
                 "no libQnnSystem was opened, so the binary's tensor metadata must come with it: load with a \
                  metadata record (lpai-net-run inspect BIN --emit_metadata FILE makes one)",
             ),
@@ -258,10 +282,10 @@ impl ufmt::uDisplay for RuntimeError {
     }
 }
 
-/// For host callers using `core::fmt` (anyhow, `{}`): the same text, formatted by `ufmt`.
+/// For host callers using `core::fmt` (anyhow, `{}`): the same text, said into a [`Line`].
 impl fmt::Display for RuntimeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(crate::message!("{}", self).as_str())
+        f.write_str(crate::message!(self).as_str())
     }
 }
 

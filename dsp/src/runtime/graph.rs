@@ -191,9 +191,11 @@ impl<'a> Graph<'a> {
         } else {
             log!(
                 Level::Info,
-                "graph {}: backend {} is not LPAI: skipping scratch/persistent memory, perf config, core affinity and re-finalize",
+                "graph ",
                 graph.name(),
-                backend.info().name.as_str()
+                ": backend ",
+                backend.info().name.as_str(),
+                " is not LPAI: skipping scratch/persistent memory, perf config, core affinity and re-finalize"
             );
             if let Some(priority) = options.priority {
                 graph.set_configs(&[GraphConfig::priority(priority)])?;
@@ -317,10 +319,13 @@ impl<'a> Graph<'a> {
         self.lpai = Some(LpaiSettings { perf, affinity, configs: perf_and_affinity });
         log!(
             Level::Info,
-            "graph {}: LPAI scratch {} B, persistent {} B, finalized",
+            "graph ",
             self.name(),
+            ": LPAI scratch ",
             scratch_size,
-            persistent_size
+            " B, persistent ",
+            persistent_size,
+            " B, finalized"
         );
         Ok(())
     }
@@ -349,7 +354,7 @@ impl<'a> Graph<'a> {
         priority: Option<Priority>,
     ) -> Result<(), RuntimeError> {
         let Some(settings) = self.lpai.as_mut() else {
-            log!(Level::Info, "graph {}: not on LPAI: skipping PERF_CFG and CORE_AFFINITY", self.name());
+            log!(Level::Info, "graph ", self.name(), ": not on LPAI: skipping PERF_CFG and CORE_AFFINITY");
             return match priority {
                 Some(priority) => self.set_configs(&[GraphConfig::priority(priority)]),
                 None => Ok(()),

@@ -12,7 +12,9 @@ use super::error::SkelError;
 use super::loaded::Memory;
 use super::session::{fail, Session};
 use crate::platform::{self, Current, Platform, PlatformError, MAX_PATH_BYTES};
+use crate::platform::{Line, Say};
 use crate::runtime::{Graph, RuntimeError};
+use crate::say;
 use lpai_direct::aee::{EBADPARM, EFAILED, ENOMEMORY};
 use lpai_direct::codec::{self, Decoded};
 use lpai_direct::job::{Job, Report, SPANS_FILE_NAME, SPAN_RECORD_BYTES, TIMES_FILE_NAME};
@@ -93,46 +95,44 @@ struct Named<'f, 't> {
     output_dir: &'t [u8],
 }
 
-impl ufmt::uDisplay for Named<'_, '_> {
-    fn fmt<W: ufmt::uWrite + ?Sized>(&self, f: &mut ufmt::Formatter<'_, W>) -> Result<(), W::Error> {
-        let show = |f: &mut ufmt::Formatter<'_, W>, bytes: &[u8]| {
-            f.write_str(core::str::from_utf8(bytes).unwrap_or("(a path)"))
-        };
-        let result_directory = |f: &mut ufmt::Formatter<'_, W>| -> Result<(), W::Error> {
-            show(f, self.output_dir)?;
-            ufmt::uwrite!(f, "/Result_{}", self.failure.line.saturating_sub(1))
+impl Say for Named<'_, '_> {
+    fn say(&self, f: &mut Line) {
+        let show = |f: &mut Line, bytes: &[u8]| f.text(core::str::from_utf8(bytes).unwrap_or("(a path)"));
+        let result_directory = |f: &mut Line| {
+            show(f, self.output_dir);
+            say!(f, "/Result_", self.failure.line.saturating_sub(1));
         };
         match self.failure.file {
-            File::None => return Ok(()),
-            File::Input(path) => show(f, path)?,
-            File::OutputDirectory => show(f, self.output_dir)?,
-            File::ResultDirectory => result_directory(f)?,
+            File::None => return,
+            File::Input(path) => show(f, path),
+            File::OutputDirectory => show(f, self.output_dir),
+            File::ResultDirectory => result_directory(f),
             File::Result(name) => {
-                result_directory(f)?;
-                f.write_str("/")?;
-                show(f, name)?;
+                result_directory(f);
+                f.text("/");
+                show(f, name);
             }
             File::Times(name) => {
-                show(f, self.output_dir)?;
-                f.write_str("/")?;
-                f.write_str(name)?;
+                show(f, self.output_dir);
+                f.text("/");
+                f.text(name);
             }
         }
-        f.write_str(": ")
+        f.text(": ");
     }
 }
 
-impl ufmt::uDisplay for Cause {
-    fn fmt<W: ufmt::uWrite + ?Sized>(&self, f: &mut ufmt::Formatter<'_, W>) -> Result<(), W::Error> {
+impl Say for Cause {
+    fn say(&self, f: &mut Line) {
         match self {
-            Cause::Mismatch(what) => f.write_str(what),
+            Cause::Mismatch(what) => f.text(what),
             Cause::Size { expected, actual } => {
-                ufmt::uwrite!(f, "holds {} bytes, the tensor takes {}", actual, expected)
+                say!(f, "holds ", actual, " bytes, the tensor takes ", expected)
             }
-            Cause::Platform(error) => ufmt::uwrite!(f, "{}", error),
-            Cause::Runtime(error) => ufmt::uwrite!(f, "{}", error),
-            Cause::PathTooLong => ufmt::uwrite!(f, "the path is longer than {} bytes", MAX_PATH_BYTES - 1),
-            Cause::NoMemory => f.write_str("the PD heap cannot give the job's buffers"),
+            Cause::Platform(error) => say!(f, error),
+            Cause::Runtime(error) => say!(f, error),
+            Cause::PathTooLong => say!(f, "the path is longer than ", MAX_PATH_BYTES - 1, " bytes"),
+            Cause::NoMemory => f.text("the PD heap cannot give the job's buffers"),
         }
     }
 }
@@ -399,12 +399,12 @@ pub(super) fn run_job(session: &mut Session, call: &mut Decoded<'_>) -> Result<(
     let job = match Job::parse(text.to_bytes()) {
         Ok(job) => job,
         Err(error) => {
-            fail!(session, "run_job: line {} of the job: {}", error.line, error.what);
+            fail!(session, "run_job: line ", error.line, " of the job: ", error.what);
             return Err(SkelError::aee(EBADPARM));
         }
     };
     let Some(loaded) = session.context(job.context) else {
-        fail!(session, "run_job: no loaded context has id {}", job.context);
+        fail!(session, "run_job: no loaded context has id ", job.context);
         return Err(SkelError::aee(EBADPARM));
     };
     let (load_ticks, arena_used, arena_capacity) = (loaded.load_ticks(), loaded.arena_used(), loaded.arena_capacity());
@@ -418,11 +418,11 @@ pub(super) fn run_job(session: &mut Session, call: &mut Decoded<'_>) -> Result<(
                 Cause::Platform(_) | Cause::Runtime(_) => EFAILED,
             };
             let named = Named { failure: &failure, output_dir: job.output_dir };
-            fail!(session, "run_job: inference {}: {}{}", failure.line, named, failure.cause);
+            fail!(session, "run_job: inference ", failure.line, ": ", named, failure.cause);
             return Err(SkelError::aee(code));
         }
         _ => {
-            fail!(session, "run_job: context {} has no graph {}", job.context, job.graph);
+            fail!(session, "run_job: context ", job.context, " has no graph ", job.graph);
             return Err(SkelError::aee(EBADPARM));
         }
     };

@@ -7,10 +7,11 @@ use super::loaded::{LoadError, LoadedContext};
 use super::methods::{ensure_libraries, runtime_failure, Answer, DEFAULT_HEADROOM, MAX_ARENA_BYTES};
 use super::session::{fail, Session, MAX_CONTEXTS};
 use crate::platform::{Current, Platform};
+use crate::runtime::error::RecordAt;
 use crate::runtime::{BinarySource, ContextOptions, Island};
 use lpai_direct::aee::{EBADPARM, EBADSTATE, EFAILED, ENOMEMORY, EUNSUPPORTED};
 use lpai_direct::codec::{self, Decoded};
-use lpai_direct::metadata::{MetadataError, Record};
+use lpai_direct::metadata::Record;
 use lpai_direct::qnn::{Priority, ProfileLevel};
 use lpai_direct::wire::{priority_of_load, LOAD_ISLAND, LOAD_PERSISTENT_BINARY};
 
@@ -67,22 +68,6 @@ const LOAD_FILE_WITH_METADATA: Params = Params {
     graph_count: codec::load_file_with_metadata::GRAPH_COUNT,
 };
 
-/// Where a record was refused, for the message: `byte N, graph G, tensor T`.
-struct At(MetadataError);
-
-impl ufmt::uDisplay for At {
-    fn fmt<W: ufmt::uWrite + ?Sized>(&self, f: &mut ufmt::Formatter<'_, W>) -> Result<(), W::Error> {
-        ufmt::uwrite!(f, "byte {}", self.0.offset)?;
-        if let Some(graph) = self.0.graph {
-            ufmt::uwrite!(f, ", graph {}", graph)?;
-        }
-        if let Some(tensor) = self.0.tensor {
-            ufmt::uwrite!(f, ", tensor {}", tensor)?;
-        }
-        Ok(())
-    }
-}
-
 /// Method `id`, one of the four load methods.
 pub(super) fn load(session: &mut Session, call: &mut Decoded<'_>, id: u32) -> Answer {
     let params = match id {
@@ -102,7 +87,7 @@ pub(super) fn load(session: &mut Session, call: &mut Decoded<'_>, id: u32) -> An
         None => None,
         Some(Ok(record)) => Some(record),
         Some(Err(error)) => {
-            fail!(session, "{}: the metadata record is malformed ({}): {}", params.name, At(error), error.what);
+            fail!(session, params.name, ": the metadata record is malformed (", RecordAt(error), "): ", error.what);
             return Err(SkelError::aee(EBADPARM));
         }
     };
@@ -110,14 +95,14 @@ pub(super) fn load(session: &mut Session, call: &mut Decoded<'_>, id: u32) -> An
     if record.is_none() && session.libraries().is_some_and(|libraries| libraries.system.is_none()) {
         fail!(
             session,
-            "{}: configure named no system library, so the binary's metadata must come with it: use \
-             load_with_metadata or load_file_with_metadata",
-            params.name
+            params.name,
+            ": configure named no system library, so the binary's metadata must come with it: use \
+             load_with_metadata or load_file_with_metadata"
         );
         return Err(SkelError::aee(EBADPARM));
     }
     let Some(slot) = session.free_context_slot() else {
-        fail!(session, "all {} context slots of this handle are in use; unload one first", MAX_CONTEXTS);
+        fail!(session, "all ", MAX_CONTEXTS, " context slots of this handle are in use; unload one first");
         return Err(SkelError::aee(ENOMEMORY));
     };
     let binary_bytes = match source {
@@ -125,7 +110,7 @@ pub(super) fn load(session: &mut Session, call: &mut Decoded<'_>, id: u32) -> An
         BinarySource::File(path) => match Current::file_size(path) {
             Ok(size) => usize::try_from(size).unwrap_or(usize::MAX),
             Err(error) => {
-                fail!(session, "context binary {}: {}", path.to_str().unwrap_or("?"), error);
+                fail!(session, "context binary ", path.to_str().unwrap_or("?"), ": ", error);
                 return Err(SkelError::aee(EFAILED));
             }
         },
@@ -138,9 +123,11 @@ pub(super) fn load(session: &mut Session, call: &mut Decoded<'_>, id: u32) -> An
     let Some(arena_bytes) = arena_bytes.filter(|&bytes| bytes <= MAX_ARENA_BYTES) else {
         fail!(
             session,
-            "a context binary of {} bytes needs more arena than this skel allows ({} bytes)",
+            "a context binary of ",
             binary_bytes,
-            MAX_ARENA_BYTES
+            " bytes needs more arena than this skel allows (",
+            MAX_ARENA_BYTES,
+            " bytes)"
         );
         return Err(SkelError::aee(ENOMEMORY));
     };
@@ -165,7 +152,7 @@ pub(super) fn load(session: &mut Session, call: &mut Decoded<'_>, id: u32) -> An
             Ok(call.set_u32(params.graph_count, graph_count)?)
         }
         Err(LoadError::NoMemory) => {
-            fail!(session, "cannot reserve {} bytes for the context's arena", arena_bytes);
+            fail!(session, "cannot reserve ", arena_bytes, " bytes for the context's arena");
             Err(SkelError::aee(ENOMEMORY))
         }
         Err(LoadError::NoMetadata) => Err(SkelError::aee(EBADSTATE)),

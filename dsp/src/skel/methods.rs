@@ -4,10 +4,12 @@
 use super::error::SkelError;
 use super::session::{fail, Libraries, Library, Path, Session, PATH_BYTES};
 use crate::platform::{self, Current, Level, Platform, VendorCalls};
+use crate::platform::{Hex, Line, Say};
 use crate::runtime::quantize::Encoding;
 use crate::runtime::{Backend, RuntimeError, SystemLibrary};
 use crate::runtime::{BackendOptions, Execution, Graph, TensorInfo, TensorSize};
-use lpai_direct::aee::{EBADPARM, EBADSTATE, EUNSUPPORTED};
+use crate::say;
+use lpai_direct::aee::{EBADPARM, EBADSTATE, EFAILED, EUNSUPPORTED};
 use lpai_direct::codec::{self, Decoded};
 use lpai_direct::qnn::{lpai, Priority};
 use lpai_direct::wire::{io_bytes, EventRecord, GraphRecord, TensorRecord, Writer, MAX_RANK};
@@ -42,14 +44,14 @@ pub(super) fn dispatch(session: &mut Session, id: u32, call: &mut Decoded<'_>) -
         _ => Err(SkelError::aee(EUNSUPPORTED)),
     };
     if let Err(SkelError { aee, qnn: Some(qnn) }) = answer {
-        crate::log!(Level::Debug, "method {} answers AEE {:#x} after QNN error {}", id, aee, qnn);
+        crate::log!(Level::Debug, "method ", id, " answers AEE ", Hex::of(aee), " after QNN error ", qnn);
     }
     answer
 }
 
 /// Records `error` (after `step`) and answers its code.
 pub(super) fn runtime_failure(session: &mut Session, step: &str, error: &RuntimeError) -> SkelError {
-    fail!(session, "{}: {}", step, error);
+    fail!(session, step, ": ", error);
     SkelError::of(error)
 }
 
@@ -69,12 +71,19 @@ fn configure(session: &mut Session, call: &Decoded<'_>) -> Answer {
     use codec::configure as m;
     let (backend, system_library) = (call.string(m::BACKEND)?, call.string(m::SYSTEM_LIBRARY)?);
     if !Path::fits(backend) || !Path::fits(system_library) {
-        fail!(session, "configure: a library path is longer than {} bytes", PATH_BYTES - 1);
+        fail!(session, "configure: a library path is longer than ", PATH_BYTES - 1, " bytes");
         return Err(SkelError::aee(EBADPARM));
     }
     let arena_bytes = call.u32(m::ARENA_BYTES)? as usize;
     if arena_bytes > MAX_ARENA_BYTES {
-        fail!(session, "configure: arena_bytes {} is more than this skel allows ({})", arena_bytes, MAX_ARENA_BYTES);
+        fail!(
+            session,
+            "configure: arena_bytes ",
+            arena_bytes,
+            " is more than this skel allows (",
+            MAX_ARENA_BYTES,
+            ")"
+        );
         return Err(SkelError::aee(EBADPARM));
     }
     let (lpai_hw_version, lpai_target) = (call.u32(m::LPAI_HW_VERSION)?, call.u32(m::LPAI_TARGET)?);
@@ -143,7 +152,7 @@ pub(super) fn ensure_libraries(session: &mut Session) -> Answer {
 
 /// Records that there is no context `id` and answers the code for it.
 fn no_such_context(session: &mut Session, id: i32) -> SkelError {
-    fail!(session, "no loaded context has id {}", id);
+    fail!(session, "no loaded context has id ", id);
     SkelError::aee(EBADPARM)
 }
 
@@ -166,7 +175,7 @@ fn with_graph<R>(
         Some(Err(count)) => count,
         None => 0,
     };
-    fail!(session, "context {} has {} graph(s); there is no graph {}", id, count, index);
+    fail!(session, "context ", id, " has ", count, " graph(s); there is no graph ", index);
     Err(SkelError::aee(EBADPARM))
 }
 
@@ -277,44 +286,54 @@ fn execute(session: &mut Session, call: &mut Decoded<'_>) -> Answer {
     let inputs = call.bytes(m::INPUTS)?;
     let outputs = call.take_rout_bytes(m::OUTPUTS)?;
     let (id, index) = (call.i32(m::CONTEXT_ID)?, call.u32(m::GRAPH)?);
-    let outcome = with_graph(session, id, index, |graph| {
+    // The failure goes to a slot of its own, so the result that comes back on every call stays small (a runtime
+    // error carries names: moving it with the result cost the success path four copies of 80 bytes and more).
+    let mut failure = None;
+    let done = with_graph(session, id, index, |graph| {
         let needed_in = total_bytes((0..graph.input_count()).filter_map(|i| graph.input_size(i)), float_in);
         let needed_out = total_bytes((0..graph.output_count()).filter_map(|i| graph.output_size(i)), float_out);
         if needed_in != Some(inputs.len()) || needed_out.is_none_or(|needed| outputs.len() < needed) {
             let (given_in, given_out) = (inputs.len(), outputs.len());
-            return Err(ExecuteFailure::Sizes { given_in, given_out, needed_in, needed_out });
+            failure = Some(ExecuteFailure::Sizes { given_in, given_out, needed_in, needed_out });
+            return None;
         }
-        run(graph, inputs, outputs, float_in, float_out).map_err(ExecuteFailure::Runtime)
+        run(graph, inputs, outputs, float_in, float_out)
+            .map_err(|error| failure = Some(ExecuteFailure::Runtime(error)))
+            .ok()
     })?;
-    match outcome {
-        Ok((execution, written)) => {
-            call.set_u64(m::DSP_TICKS, execution.ticks)?;
-            call.set_u32(m::ATTEMPTS, execution.attempts)?;
-            Ok(call.set_u32(m::OUTPUTS_BYTES, u32::try_from(written).unwrap_or(u32::MAX))?)
-        }
-        Err(ExecuteFailure::Sizes { given_in, given_out, needed_in, needed_out }) => {
+    if let Some((execution, written)) = done {
+        call.set_u64(m::DSP_TICKS, execution.ticks)?;
+        call.set_u32(m::ATTEMPTS, execution.attempts)?;
+        return Ok(call.set_u32(m::OUTPUTS_BYTES, u32::try_from(written).unwrap_or(u32::MAX))?);
+    }
+    match failure {
+        Some(ExecuteFailure::Sizes { given_in, given_out, needed_in, needed_out }) => {
             fail!(
                 session,
-                "execute: got {} input bytes and room for {} output bytes; the graph takes {} and gives {}",
+                "execute: got ",
                 given_in,
+                " input bytes and room for ",
                 given_out,
+                " output bytes; the graph takes ",
                 Bytes(needed_in),
+                " and gives ",
                 Bytes(needed_out)
             );
             Err(SkelError::aee(EBADPARM))
         }
-        Err(ExecuteFailure::Runtime(error)) => Err(runtime_failure(session, "execute", &error)),
+        Some(ExecuteFailure::Runtime(error)) => Err(runtime_failure(session, "execute", &error)),
+        None => Err(SkelError::aee(EFAILED)),
     }
 }
 
 /// A byte count that may have overflowed.
 struct Bytes(Option<usize>);
 
-impl ufmt::uDisplay for Bytes {
-    fn fmt<W: ufmt::uWrite + ?Sized>(&self, f: &mut ufmt::Formatter<'_, W>) -> Result<(), W::Error> {
+impl Say for Bytes {
+    fn say(&self, f: &mut Line) {
         match self.0 {
-            Some(bytes) => ufmt::uwrite!(f, "{}", bytes),
-            None => f.write_str("more than this processor can address"),
+            Some(bytes) => say!(f, bytes),
+            None => f.text("more than this processor can address"),
         }
     }
 }

@@ -10,12 +10,13 @@ mod methods;
 mod session;
 mod table;
 
+use crate::platform::Hex;
+use crate::say;
 use core::ffi::{c_char, CStr};
 use error::SkelError;
 use lpai_direct::aee::{self, EBADPARM, EBADSTATE, EINVHANDLE, ENOMEMORY, EUNSUPPORTED};
 use lpai_direct::codec::{self, RemoteArg, Scalars};
 use table::HandleError;
-use ufmt::uwrite;
 
 fn handle_error(error: HandleError) -> u32 {
     match error {
@@ -114,12 +115,12 @@ unsafe fn method_call(handle: u64, id: u32, scalars: u32, args: *mut RemoteArg) 
     let index = (id as usize).checked_sub(2);
     let plan = index.and_then(|at| codec::PLANS.get(at)).filter(|plan| plan.id() == id);
     let (Some(plan), Some(method)) = (plan, index.and_then(|at| codec::METHODS.get(at))) else {
-        return refuse(handle, EUNSUPPORTED, |line| uwrite!(line, "unknown method id {}", id));
+        return refuse(handle, EUNSUPPORTED, |line| say!(line, "unknown method id ", id));
     };
     // SAFETY: forwarded from the caller.
     match unsafe { codec::decode(plan, scalars, args) } {
         Err(refusal) => refuse(handle, refusal.aee(), |line| {
-            uwrite!(line, "malformed {} call (sc {:#x}): {}", method.name, scalars, refusal.describe())
+            say!(line, "malformed ", method.name, " call (sc ", Hex::of(scalars), "): ", refusal.describe())
         }),
         Ok(mut call) => match table::with_session(handle, |session| methods::dispatch(session, id, &mut call)) {
             Ok(Ok(())) => 0,
@@ -131,13 +132,9 @@ unsafe fn method_call(handle: u64, id: u32, scalars: u32, args: *mut RemoteArg) 
 
 /// Answers `code` for a call refused before dispatch, recording `describe`'s message for `last_error` when the
 /// handle is valid.
-fn refuse(
-    handle: u64,
-    code: u32,
-    describe: impl FnOnce(&mut crate::platform::Line) -> Result<(), core::convert::Infallible>,
-) -> u32 {
+fn refuse(handle: u64, code: u32, describe: impl FnOnce(&mut crate::platform::Line)) -> u32 {
     let _ = table::with_session(handle, |session| {
-        let _ = describe(session.error_line());
+        describe(session.error_line());
         session.log_error();
     });
     code

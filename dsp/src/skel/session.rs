@@ -4,6 +4,7 @@
 use super::loaded::LoadedContext;
 use crate::platform::{Current, Level, Line, Platform, VendorCalls};
 use crate::runtime::{Backend, SystemLibrary};
+use crate::say;
 use core::cell::UnsafeCell;
 use core::ffi::CStr;
 use core::ptr::NonNull;
@@ -238,7 +239,7 @@ impl Session {
 
     /// Logs the message just written at info level.
     pub(super) fn log_error(&self) {
-        crate::log!(Level::Info, "{}", self.last_error.as_str());
+        crate::log!(Level::Info, self.last_error.as_str());
     }
 
     /// Clears the last error (every call but `last_error` does).
@@ -253,7 +254,7 @@ impl Session {
             Library::System => ("system library", &self.settings.system_library),
             Library::Backend => ("backend", &self.settings.backend),
         };
-        let _ = ufmt::uwrite!(&mut self.last_error, "{} {}: {}", what, path.text(), error);
+        say!(&mut self.last_error, what, " ", path.text(), ": ", error);
         self.log_error();
     }
 
@@ -263,11 +264,11 @@ impl Session {
     }
 }
 
-/// Records a failure's message on a session for `last_error` (formatted in place with `ufmt`) and logs it.
+/// Records a failure's message on a session for `last_error` (said in parts, in place) and logs it.
 macro_rules! fail {
-    ($session:expr, $($arg:tt)*) => {{
+    ($session:expr, $($part:expr),+ $(,)?) => {{
         let session: &mut $crate::skel::session::Session = $session;
-        let _ = ufmt::uwrite!(session.error_line(), $($arg)*);
+        $crate::say!(session.error_line(), $($part),+);
         session.log_error();
     }};
 }

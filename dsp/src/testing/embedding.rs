@@ -220,7 +220,7 @@ crate::self_tests! {
         let refused = embed.load_with_record(expect_some!(binary()), other);
         check!(matches!(&refused, Err(RuntimeError::RecordGraphMissing { graph, .. }) if graph == "other"));
         check!(!embed.is_loaded());
-        let message = crate::message!("{}", expect_some!(refused.err()));
+        let message = crate::message!(expect_some!(refused.err()));
         check!(message.as_str().contains("names graph other, which the context binary does not have"));
         // Untrusted bytes: truncated, empty, or not a record at all, each refused with where.
         for bytes in [expect_some!(record.get(..length - 1)), &[], &BINARY[..64]] {
@@ -228,7 +228,7 @@ crate::self_tests! {
             check!(matches!(refused, Err(RuntimeError::MalformedRecord(_))));
         }
         let refused = embed.load_with_record(expect_some!(binary()), expect_some!(record.get(..8)));
-        let message = crate::message!("{}", expect_some!(refused.err()));
+        let message = crate::message!(expect_some!(refused.err()));
         check!(message.as_str().starts_with("the metadata record is malformed (byte "));
         check!(!embed.is_loaded());
         // The embedding is still usable: the matching record loads and runs.

@@ -30,6 +30,7 @@
 
 use crate::entry::{lpai_direct_close, lpai_direct_open, lpai_direct_skel_handle_invoke};
 use crate::platform::libraries::register_builtin_libraries;
+use crate::platform::Hex;
 use crate::platform::{set_log_level, Level};
 use crate::testing::fake::{self, Settings, BUILTINS};
 use lpai_direct::codec::{self, Direction, Kind, Method, RemoteArg, Scalars, Slot};
@@ -491,12 +492,17 @@ fn replay<T>(target: &str, corpus: &[(&str, &[u8])], run: fn(&[u8]) -> Result<T,
         if let Err(violation) = run(data) {
             crate::log!(
                 Level::Error,
-                "fuzz corpus {}/{}: call {}: {} (status {:#x})",
+                "fuzz corpus ",
                 target,
+                "/",
                 *name,
+                ": call ",
                 violation.call,
+                ": ",
                 violation.what,
-                violation.status as u32
+                " (status ",
+                Hex::of(violation.status as u32),
+                ")"
             );
             return false;
         }

@@ -68,7 +68,7 @@ fn g0_record(binary: &[u8], name: &str, input_id: u32, out: &mut [u8]) -> Option
 
 /// Whether `error`'s message contains `part`.
 fn says(error: &RuntimeError, part: &str) -> bool {
-    crate::message!("{}", error).as_str().contains(part)
+    crate::message!(error).as_str().contains(part)
 }
 
 /// The skel's `last_error` on `handle`, and whether it contains `part`.

@@ -6,11 +6,12 @@
 //! only into its output buffers.
 
 use crate::entry::{lpai_direct_close, lpai_direct_skel_handle_invoke};
+use crate::platform::{Hex, Say};
 use crate::platform::{Level, Line, LOG_LINE_BYTES};
+use crate::say;
 use crate::testing::skel_end_to_end::{self, open};
 use lpai_direct::codec::skel::Refusal;
 use lpai_direct::codec::{self, EncodeError, Encoder, Kind, Method, RemoteArg, Scalars, Slot};
-use ufmt::uwrite;
 
 /// Calls made by [`malformed_calls_get_their_aee_errors_and_touch_nothing_else`].
 pub const CALLS: u32 = 4000;
@@ -514,12 +515,12 @@ fn check_call(
 /// A `last_error` message for log lines: nothing when empty.
 struct Said<'m>(&'m [u8]);
 
-impl ufmt::uDisplay for Said<'_> {
-    fn fmt<W: ufmt::uWrite + ?Sized>(&self, f: &mut ufmt::Formatter<'_, W>) -> Result<(), W::Error> {
+impl Say for Said<'_> {
+    fn say(&self, f: &mut Line) {
         match core::str::from_utf8(self.0) {
-            Ok("") => Ok(()),
-            Ok(text) => uwrite!(f, "; last_error says \"{}\"", text),
-            Err(_) => f.write_str("; last_error is not UTF-8"),
+            Ok("") => {}
+            Ok(text) => say!(f, "; last_error says \"", text, "\""),
+            Err(_) => f.text("; last_error is not UTF-8"),
         }
     }
 }
@@ -527,11 +528,11 @@ impl ufmt::uDisplay for Said<'_> {
 /// The status a case expected, for messages.
 struct Expected(Option<i32>);
 
-impl ufmt::uDisplay for Expected {
-    fn fmt<W: ufmt::uWrite + ?Sized>(&self, f: &mut ufmt::Formatter<'_, W>) -> Result<(), W::Error> {
+impl Say for Expected {
+    fn say(&self, f: &mut Line) {
         match self.0 {
-            Some(code) => uwrite!(f, "{:#x}", code as u32),
-            None => f.write_str("0 or the method's own DSP error"),
+            Some(code) => say!(f, Hex::of(code as u32)),
+            None => f.text("0 or the method's own DSP error"),
         }
     }
 }
@@ -570,18 +571,22 @@ impl Tally {
     /// Logs the counts at `level`.
     fn log(&self, level: Level) {
         let mut line = Line::new();
-        let _ = uwrite!(
-            line,
-            "skel fuzz: {} calls; valid: {} live, {} stale, {} random; broken:",
+        say!(
+            &mut line,
+            "skel fuzz: ",
             self.calls,
+            " calls; valid: ",
             self.valid_live,
+            " live, ",
             self.valid_stale,
-            self.valid_random
+            " stale, ",
+            self.valid_random,
+            " random; broken:"
         );
         for (mutation, cases) in Mutation::ALL.iter().zip(self.mutations).skip(1) {
-            let _ = uwrite!(line, " {} {},", mutation.name(), cases);
+            say!(&mut line, " ", mutation.name(), " ", cases, ",");
         }
-        crate::log!(level, "{}", line.as_str().trim_end_matches(','));
+        crate::log!(level, line.as_str().trim_end_matches(','));
     }
 }
 
@@ -639,13 +644,19 @@ pub fn malformed_calls(entry: &mut dyn SkelEntry) -> bool {
         if let Some(mismatch) = check_call(entry, &mut call, mutation, target, handle) {
             crate::log!(
                 Level::Error,
-                "skel fuzz call {}: {} with mutation \"{}\" on the {} handle: expected {}, got {:#x}: {}{}",
+                "skel fuzz call ",
                 number,
+                ": ",
                 method.name,
+                " with mutation \"",
                 mutation.name(),
+                "\" on the ",
                 target.name(),
+                " handle: expected ",
                 Expected(expected_status(mutation, target)),
-                mismatch.status as u32,
+                ", got ",
+                Hex::of(mismatch.status as u32),
+                ": ",
                 mismatch.problem,
                 Said(&mismatch.message)
             );

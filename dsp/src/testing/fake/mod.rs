@@ -99,7 +99,7 @@ pub fn begin(settings: Settings) -> Session {
     let session = {
         if TAKEN.swap(true, core::sync::atomic::Ordering::Acquire) {
             let message = "fake::begin: a session is already open on this one thread (nested begin)";
-            crate::platform::write_log(crate::platform::Level::Error, &crate::message!("{}", message));
+            crate::platform::write_log(crate::platform::Level::Error, &crate::message!(message));
             crate::platform::linux_user::exit(101);
         }
         Session {}
