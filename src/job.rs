@@ -1,31 +1,49 @@
-//! The direct-mode job: what the stub sends the skel's `run_job` (a text, one field a line) and the fixed-size
-//! report it gets back. Both sides use this module, so they cannot drift.
+//! The direct-mode job: what the stub sends the skel's `run_job` (a binary job, written by [`encode`] on the HLOS
+//! side and checked whole by [`Job::parse`] on the skel) and the fixed-size report it gets back. Both sides use this
+//! module, so they cannot drift.
 //!
-//! The job text, lines ending in `\n`:
+//! A job is little-endian; every number is a `u32` (the context an `i32`), every string a `u32` length and then its
+//! bytes:
 //! ```text
-//! lpai-job 1
-//! context <id>
-//! graph <index>
-//! flags <bits>                    (1: float input files, 2: float output files; as `execute`)
-//! output_dir <path>
-//! keep <n>                        (optional: write the results of the first n inferences only; default all)
-//! native_inputs <mask>            (optional: bit i set = input i's files are native whatever the flags say)
-//! result_subdir <name>            (optional: results go to Result_<i>/<name>/, for runs of several graphs)
-//! first_result <n>                (optional: the first inference's results go to Result_<n>; default 0)
-//! output <index> <file name>      (one per output file, in float32 or native as the flags say)
-//! output_native <index> <file>    (one per output file always written native; mixed with `output` lines)
-//! inference <path>\t<path>...     (one per inference: the input files in graph input order)
+//! offset  field
+//!  0      magic            `LPJB`
+//!  4      version          1
+//!  8      context          the loaded context (i32)
+//! 12      graph            the graph's index in it
+//! 16      flags            1: float input files, 2: float output files (as `execute`)
+//! 20      keep             write the results of the first `keep` inferences only (u32::MAX: all)
+//! 24      native_inputs    bit i set: input i's files are native whatever the flags say
+//! 28      first_result     the first inference's results go to Result_<first_result>
+//! 32      output_count     output files per inference, 1 to MAX_TENSORS
+//! 36      input_count      input files per inference, 1 to MAX_TENSORS
+//! 40      inference_count  at least 1
+//! 44      output_dir       a path
+//!  .      result_subdir    a name, or empty for none (results go to Result_<i>/<name>/, for runs of several graphs)
+//!  .      output_count outputs, each:
+//!           index          the output's index in graph output order
+//!           form           1: float32 when the flags ask for float outputs, 0: native always
+//!           file name      a name
+//!  .      inference_count inferences, each:
+//!           path count     input_count
+//!           paths          that many paths: the input files in graph input order
 //! ```
-//! Paths are absolute (the skel's current directory is not the caller's) and hold no tab or newline. The skel
-//! writes `<output_dir>/Result_<i>/<file name>` for every inference `i` and, last, the execute time of each
+//! Nothing follows the last inference. A path is 1 to [`MAX_PATH_LEN`] bytes without NUL (the stub names files
+//! absolutely: the skel's current directory is not the caller's); a name is a path without `/`. [`Job::parse`] checks every field once, so
+//! the accessors walk a job they know is whole; a job it refuses is named by the byte offset of the field at fault.
+//!
+//! The skel writes `<output_dir>/Result_<i>/<file name>` for every inference `i` and, last, the execute time of each
 //! inference on the DSP clock in [`TIMES_FILE_NAME`] beside the results: little-endian `u32` microseconds, one per
 //! inference; then [`SPANS_FILE_NAME`]: per inference two little-endian `u32` microseconds, the in-memory span
 //! (inputs in memory to outputs in memory: input conversion, execute, output conversion) and the file I/O (reading
 //! the inputs, creating `Result_<i>/`, writing the outputs). The report stays [`REPORT_BYTES`] long however many
 //! inferences the job has.
 
-/// The first line of a job text.
-pub const HEADER: &str = "lpai-job 1";
+use crate::wire::{EXECUTE_FLOAT_INPUTS, EXECUTE_FLOAT_OUTPUTS};
+
+/// The first bytes of a job.
+pub const MAGIC: [u8; 4] = *b"LPJB";
+/// The job layout's version, after [`MAGIC`].
+pub const VERSION: u32 = 1;
 /// The file (in the output directory) holding each inference's DSP execute time, `u32` microseconds.
 pub const TIMES_FILE_NAME: &str = "lpai_dsp_execute_us.bin";
 /// The file (in the output directory) holding, per inference, the in-memory span and the file I/O time, two `u32`
@@ -35,8 +53,17 @@ pub const SPANS_FILE_NAME: &str = "lpai_dsp_spans_us.bin";
 pub const SPAN_RECORD_BYTES: usize = 8;
 /// Most outputs a job selects (and most inputs an inference names).
 pub const MAX_TENSORS: usize = 32;
+/// Longest path or name a job carries, in bytes without a NUL: the skel's paths are at most 512 bytes with theirs.
+pub const MAX_PATH_LEN: usize = 511;
+/// An output's form: float32 when the flags ask for float outputs (else native).
+const FLOAT_FORM: u32 = 1;
 
-/// A parsed job text; the paths and names borrow from it.
+// The messages below spell these limits out.
+const _: () = assert!(MAX_TENSORS == 32 && MAX_PATH_LEN == 511);
+const ENDS_EARLY: &str = "the job ends inside this field";
+const TOO_LONG: &str = "a path or name is longer than 511 bytes";
+
+/// A checked job; its paths and names borrow from its bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Job<'t> {
     /// The loaded context.
@@ -57,155 +84,181 @@ pub struct Job<'t> {
     pub first_result: u32,
     outputs: &'t [u8],
     inferences: &'t [u8],
-    /// How many inference lines there are.
+    /// How many inferences there are.
     pub inference_count: u32,
     /// How many outputs are selected.
     pub output_count: u32,
+    /// How many input files each inference names.
+    pub input_count: u32,
 }
 
-/// Why a job text is refused: the line (1-based) and what is wrong with it.
+/// Why a job is refused: the byte offset of the field at fault and what is wrong with it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct JobError {
-    /// The line of the job text.
-    pub line: u32,
+    /// Where the field at fault starts in the job.
+    pub offset: usize,
     /// What is wrong.
     pub what: &'static str,
 }
 
-fn lines(text: &[u8]) -> impl Iterator<Item = &[u8]> {
-    text.split(|&byte| byte == b'\n').filter(|line| !line.is_empty())
-}
-
-fn number<T: core::str::FromStr>(text: &[u8]) -> Option<T> {
-    core::str::from_utf8(text).ok()?.parse().ok()
-}
-
-/// Splits `key value` at the first space.
-fn field(line: &[u8]) -> (&[u8], &[u8]) {
-    match line.iter().position(|&byte| byte == b' ') {
-        Some(space) => (line.get(..space).unwrap_or(&[]), line.get(space + 1..).unwrap_or(&[])),
-        None => (line, &[]),
+/// What is wrong with `bytes` as a job's path (as a file or directory name when `name`), if anything.
+fn string_fault(bytes: &[u8], name: bool) -> Option<&'static str> {
+    if bytes.is_empty() {
+        return Some("a path or name is empty");
+    }
+    if bytes.len() > MAX_PATH_LEN {
+        return Some(TOO_LONG);
+    }
+    match bytes.iter().find(|&&byte| byte == 0 || (name && byte == b'/')) {
+        Some(0) => Some("a path or name holds a NUL byte"),
+        Some(_) => Some("a file or directory name holds a `/`"),
+        None => None,
     }
 }
 
-/// The byte range of `part` inside `whole` (a subslice of it).
-fn offset_in(whole: &[u8], part: &[u8]) -> usize {
-    (part.as_ptr() as usize).saturating_sub(whole.as_ptr() as usize)
+/// A job's bytes being read from `at`. The plain reads answer `None` past the end; the checked ones (for
+/// [`Job::parse`]) name the field at fault.
+#[derive(Clone)]
+struct Reader<'t> {
+    bytes: &'t [u8],
+    at: usize,
+}
+
+impl<'t> Reader<'t> {
+    fn take(&mut self, length: usize) -> Option<&'t [u8]> {
+        let end = self.at.checked_add(length)?;
+        let taken = self.bytes.get(self.at..end)?;
+        self.at = end;
+        Some(taken)
+    }
+
+    fn word(&mut self) -> Option<u32> {
+        self.take(4)?.try_into().ok().map(u32::from_le_bytes)
+    }
+
+    fn string(&mut self) -> Option<&'t [u8]> {
+        let length = self.word()?;
+        self.take(usize::try_from(length).ok()?)
+    }
+
+    /// A number from `low` to `high`, else `what`.
+    #[inline(never)]
+    fn number(&mut self, low: u32, high: u32, what: &'static str) -> Result<u32, JobError> {
+        let offset = self.at;
+        match self.word() {
+            None => Err(JobError { offset, what: ENDS_EARLY }),
+            Some(value) if value < low || value > high => Err(JobError { offset, what }),
+            Some(value) => Ok(value),
+        }
+    }
+
+    /// Any number.
+    fn field(&mut self) -> Result<u32, JobError> {
+        self.number(0, u32::MAX, ENDS_EARLY)
+    }
+
+    /// A path (a name when `name`); empty answers `None` when `optional`.
+    fn path(&mut self, name: bool, optional: bool) -> Result<Option<&'t [u8]>, JobError> {
+        let offset = self.at;
+        let length = self.field()?;
+        if length == 0 && optional {
+            return Ok(None);
+        }
+        if length > MAX_PATH_LEN as u32 {
+            return Err(JobError { offset, what: TOO_LONG });
+        }
+        let bytes = self.take(length as usize).ok_or(JobError { offset, what: ENDS_EARLY })?;
+        match string_fault(bytes, name) {
+            Some(what) => Err(JobError { offset, what }),
+            None => Ok(Some(bytes)),
+        }
+    }
 }
 
 impl<'t> Job<'t> {
-    /// Parses a job text (without its NUL). Every field must be there once, outputs and inferences come last and
-    /// grouped, and numbers are decimal.
-    pub fn parse(text: &'t [u8]) -> Result<Job<'t>, JobError> {
-        let mut lines = lines(text).enumerate().map(|(index, line)| (index as u32 + 1, line)).peekable();
-        let error = |line, what| JobError { line, what };
-        match lines.next() {
-            Some((_, header)) if header == HEADER.as_bytes() => {}
-            _ => return Err(error(1, "the first line is not `lpai-job 1`")),
+    /// Checks a whole job (see the module documentation): every length in range and inside the job, every path
+    /// and name well-formed, the counts as the header says, nothing after the last inference.
+    pub fn parse(bytes: &'t [u8]) -> Result<Job<'t>, JobError> {
+        let mut job = Reader { bytes, at: 0 };
+        if job.take(MAGIC.len()) != Some(&MAGIC[..]) {
+            return Err(JobError { offset: 0, what: "not a job: it does not start with `LPJB`" });
         }
-        let (mut context, mut graph, mut flags, mut output_dir) = (None, None, None, None);
-        let (mut keep, mut native_inputs, mut result_subdir, mut first_result) = (None, None, None, None);
-        while let Some(&(number_of_line, line)) = lines.peek() {
-            let (key, value) = field(line);
-            let slot = match key {
-                b"context" => context.replace(number(value).ok_or(error(number_of_line, "context is not a number"))?),
-                b"graph" => {
-                    graph.replace(number::<u32>(value).ok_or(error(number_of_line, "graph is not a number"))? as i64)
-                }
-                b"flags" => {
-                    flags.replace(number::<u32>(value).ok_or(error(number_of_line, "flags is not a number"))? as i64)
-                }
-                b"output_dir" if !value.is_empty() => output_dir.replace(value).map(|_| 0),
-                b"keep" => keep
-                    .replace(number::<u32>(value).ok_or(error(number_of_line, "keep is not a number"))?)
-                    .map(i64::from),
-                b"native_inputs" => native_inputs
-                    .replace(number::<u32>(value).ok_or(error(number_of_line, "native_inputs is not a number"))?)
-                    .map(i64::from),
-                b"result_subdir" if is_file_name(value) => result_subdir.replace(value).map(|_| 0),
-                b"first_result" => first_result
-                    .replace(number::<u32>(value).ok_or(error(number_of_line, "first_result is not a number"))?)
-                    .map(i64::from),
-                b"output" | b"output_native" | b"inference" => break,
-                _ => return Err(error(number_of_line, "unknown or empty field")),
-            };
-            if slot.is_some() {
-                return Err(error(number_of_line, "a field given twice"));
-            }
-            lines.next();
+        job.number(VERSION, VERSION, "the job's version is not 1")?;
+        let mut words = [0u32; 6];
+        for word in words.iter_mut() {
+            *word = job.field()?;
         }
-        let last = lines.peek().map_or(0, |&(line, _)| line);
-        let (Some(context), Some(graph), Some(flags), Some(output_dir)) = (context, graph, flags, output_dir) else {
-            return Err(error(last, "context, graph, flags and output_dir must all come before the outputs"));
-        };
-        let context = i32::try_from(context).map_err(|_| error(last, "context is out of range"))?;
-        let outputs_start = lines.peek().map_or(text.len(), |&(_, line)| offset_in(text, line));
-        let mut output_count = 0u32;
-        while let Some(&(number_of_line, line)) = lines.peek() {
-            let (key, value) = field(line);
-            if key != b"output" && key != b"output_native" {
-                break;
-            }
-            let (index, name) = field(value);
-            if number::<u32>(index).is_none() || !is_file_name(name) {
-                return Err(error(number_of_line, "an output line is not `output[_native] <index> <file name>`"));
-            }
-            output_count += 1;
-            lines.next();
+        let [context, graph, flags, keep, native_inputs, first_result] = words;
+        let most = MAX_TENSORS as u32;
+        let output_count = job.number(1, most, "output_count is not 1 to 32")?;
+        let input_count = job.number(1, most, "input_count is not 1 to 32")?;
+        let inference_count = job.number(1, u32::MAX, "inference_count is 0")?;
+        let output_dir = job.path(false, false)?.unwrap_or_default();
+        let result_subdir = job.path(true, true)?;
+        let outputs_start = job.at;
+        for _ in 0..output_count {
+            job.field()?;
+            job.number(0, FLOAT_FORM, "an output's form is neither 0 (native) nor 1 (float)")?;
+            job.path(true, false)?;
         }
-        let inferences_start = lines.peek().map_or(text.len(), |&(_, line)| offset_in(text, line));
-        let mut inference_count = 0u32;
-        for (number_of_line, line) in lines {
-            let (key, value) = field(line);
-            if key != b"inference" || value.is_empty() || value.split(|&byte| byte == b'\t').any(<[u8]>::is_empty) {
-                return Err(error(number_of_line, "expected `inference <path>[\\t<path>...]`"));
+        let inferences_start = job.at;
+        for _ in 0..inference_count {
+            job.number(input_count, input_count, "an inference's path count is not input_count")?;
+            for _ in 0..input_count {
+                job.path(false, false)?;
             }
-            inference_count = inference_count.checked_add(1).ok_or(error(number_of_line, "too many inferences"))?;
         }
-        if output_count == 0 || inference_count == 0 || output_count as usize > MAX_TENSORS {
-            return Err(error(last, "a job needs 1 to 32 outputs and at least one inference"));
+        if job.at != bytes.len() {
+            return Err(JobError { offset: job.at, what: "bytes follow the last inference" });
         }
         Ok(Job {
-            context,
-            graph: graph as u32,
-            flags: flags as u32,
+            context: context as i32,
+            graph,
+            flags,
             output_dir,
-            keep: keep.unwrap_or(u32::MAX),
-            native_inputs: native_inputs.unwrap_or(0),
+            keep,
+            native_inputs,
             result_subdir,
-            first_result: first_result.unwrap_or(0),
-            outputs: text.get(outputs_start..inferences_start).unwrap_or(&[]),
-            inferences: text.get(inferences_start..).unwrap_or(&[]),
+            first_result,
+            outputs: bytes.get(outputs_start..inferences_start).unwrap_or_default(),
+            inferences: bytes.get(inferences_start..).unwrap_or_default(),
             inference_count,
             output_count,
+            input_count,
         })
     }
 
     /// The output files to write, in the job's order.
     pub fn outputs(&self) -> impl Iterator<Item = OutputFile<&'t [u8]>> + 't {
-        let float = self.flags & crate::wire::EXECUTE_FLOAT_OUTPUTS != 0;
-        lines(self.outputs).filter_map(move |line| {
-            let (key, rest) = field(line);
-            let (index, file_name) = field(rest);
-            Some(OutputFile { index: number(index)?, file_name, float: float && key == b"output" })
+        let float = self.flags & EXECUTE_FLOAT_OUTPUTS != 0;
+        let mut outputs = Reader { bytes: self.outputs, at: 0 };
+        core::iter::from_fn(move || {
+            let index = outputs.word()?;
+            let form = outputs.word()?;
+            let file_name = outputs.string()?;
+            Some(OutputFile { index, file_name, float: float && form == FLOAT_FORM })
         })
     }
 
     /// Whether input `index`'s files hold float32 (else the tensor's native bytes).
     pub fn input_is_float(&self, index: usize) -> bool {
         let native = u32::try_from(index).ok().and_then(|index| 1u32.checked_shl(index)).unwrap_or(0);
-        self.flags & crate::wire::EXECUTE_FLOAT_INPUTS != 0 && self.native_inputs & native == 0
+        self.flags & EXECUTE_FLOAT_INPUTS != 0 && self.native_inputs & native == 0
     }
 
     /// Each inference's input files, in graph input order.
     pub fn inferences(&self) -> impl Iterator<Item = impl Iterator<Item = &'t [u8]> + Clone> + 't {
-        lines(self.inferences).map(|line| field(line).1.split(|&byte| byte == b'\t'))
+        let mut inferences = Reader { bytes: self.inferences, at: 0 };
+        core::iter::from_fn(move || {
+            let count = inferences.word()?;
+            let start = inferences.at;
+            for _ in 0..count {
+                inferences.string()?;
+            }
+            let mut paths = Reader { bytes: inferences.bytes.get(..inferences.at)?, at: start };
+            Some(core::iter::from_fn(move || paths.string()))
+        })
     }
-}
-
-/// A name the job may use as a file or directory name: not empty, no `/`, tab or newline.
-fn is_file_name(name: &[u8]) -> bool {
-    !name.is_empty() && !name.iter().any(|byte| matches!(byte, b'/' | b'\t' | b'\n'))
 }
 
 /// One output file of a job.
@@ -219,7 +272,7 @@ pub struct OutputFile<Name> {
     pub float: bool,
 }
 
-/// The fields of a job text before its outputs and inferences (the stub's side).
+/// The fields of a job before its outputs and inferences (the stub's side).
 #[derive(Clone, Copy, Debug)]
 pub struct Fields<'f> {
     /// The loaded context.
@@ -240,44 +293,97 @@ pub struct Fields<'f> {
     pub first_result: u32,
 }
 
-/// Writes a job text (the stub's side). An output file is written float32 when `float` is set and the flags ask for
-/// float outputs, native otherwise.
-pub fn write<'p>(
-    out: &mut dyn core::fmt::Write,
-    fields: &Fields<'_>,
-    outputs: impl Iterator<Item = OutputFile<&'p str>>,
-    inferences: impl Iterator<Item = &'p [&'p str]>,
-) -> core::fmt::Result {
-    let Fields { context, graph, flags, output_dir, keep, native_inputs, result_subdir, first_result } = *fields;
-    writeln!(out, "{HEADER}")?;
-    writeln!(out, "context {context}\ngraph {graph}\nflags {flags}\noutput_dir {output_dir}")?;
-    if let Some(keep) = keep {
-        writeln!(out, "keep {keep}")?;
-    }
-    if native_inputs != 0 {
-        writeln!(out, "native_inputs {native_inputs}")?;
-    }
-    if let Some(name) = result_subdir {
-        writeln!(out, "result_subdir {name}")?;
-    }
-    if first_result != 0 {
-        writeln!(out, "first_result {first_result}")?;
-    }
-    for OutputFile { index, file_name, float } in outputs {
-        let key = if float { "output" } else { "output_native" };
-        writeln!(out, "{key} {index} {file_name}")?;
-    }
-    for files in inferences {
-        out.write_str("inference ")?;
-        for (position, file) in files.iter().enumerate() {
-            if position > 0 {
-                out.write_char('\t')?;
-            }
-            out.write_str(file)?;
+/// Why [`encode`] refuses a job: what is at fault, the path or name, and why.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EncodeError<'p> {
+    /// What is at fault: `the output directory`, `the result subdirectory`, `the output file`, `the input file`,
+    /// or `the job` for a count.
+    pub subject: &'static str,
+    /// The path or name at fault; empty for a count.
+    pub value: &'p str,
+    /// What is wrong.
+    pub what: &'static str,
+}
+
+impl core::fmt::Display for EncodeError<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self.value {
+            "" => write!(f, "{}: {}", self.subject, self.what),
+            value => write!(f, "{} {value}: {}", self.subject, self.what),
         }
-        out.write_char('\n')?;
+    }
+}
+
+impl core::error::Error for EncodeError<'_> {}
+
+/// Encodes a job (the stub's side) through `out`, after checking all of it as [`Job::parse`] will: nothing is
+/// written when it answers an error. Every inference names its input files in graph input order, as many as the
+/// first; an output file is written float32 when `float` is set and the flags ask for float outputs, native
+/// otherwise.
+pub fn encode<'p>(
+    fields: &Fields<'p>,
+    outputs: &[OutputFile<&'p str>],
+    inferences: &[&[&'p str]],
+    out: &mut dyn FnMut(&[u8]),
+) -> Result<(), EncodeError<'p>> {
+    let Fields { context, graph, flags, output_dir, keep, native_inputs, result_subdir, first_result } = *fields;
+    let job = |what| EncodeError { subject: "the job", value: "", what };
+    let input_count = inferences.first().map_or(0, |paths| paths.len());
+    if outputs.is_empty() || outputs.len() > MAX_TENSORS {
+        return Err(job("selects no output file, or more than 32"));
+    }
+    if input_count == 0 || input_count > MAX_TENSORS {
+        return Err(job("has no inference, or one naming no input file or more than 32"));
+    }
+    if inferences.iter().any(|paths| paths.len() != input_count) {
+        return Err(job("has inferences naming different numbers of input files"));
+    }
+    let inference_count = u32::try_from(inferences.len()).map_err(|_| job("has more than 2^32 - 1 inferences"))?;
+    let check = |subject, value: &'p str, name| match string_fault(value.as_bytes(), name) {
+        Some(what) => Err(EncodeError { subject, value, what }),
+        None => Ok(()),
+    };
+    check("the output directory", output_dir, false)?;
+    if let Some(name) = result_subdir {
+        check("the result subdirectory", name, true)?;
+    }
+    for output in outputs {
+        check("the output file", output.file_name, true)?;
+    }
+    for path in inferences.iter().flat_map(|paths| paths.iter()) {
+        check("the input file", path, false)?;
+    }
+    // Checked above: every count and length fits a u32.
+    let header = [VERSION, context as u32, graph, flags, keep.unwrap_or(u32::MAX), native_inputs, first_result];
+    out(&MAGIC);
+    for value in header.into_iter().chain([outputs.len() as u32, input_count as u32, inference_count]) {
+        put_word(out, value);
+    }
+    put_string(out, output_dir);
+    put_string(out, result_subdir.unwrap_or(""));
+    for output in outputs {
+        put_word(out, output.index);
+        put_word(out, if output.float { FLOAT_FORM } else { 0 });
+        put_string(out, output.file_name);
+    }
+    for paths in inferences {
+        put_word(out, input_count as u32);
+        for path in paths.iter() {
+            put_string(out, path);
+        }
     }
     Ok(())
+}
+
+/// A number, little-endian.
+fn put_word(out: &mut dyn FnMut(&[u8]), value: u32) {
+    out(&value.to_le_bytes());
+}
+
+/// A string: its length, then its bytes (at most [`MAX_PATH_LEN`], checked by the caller).
+fn put_string(out: &mut dyn FnMut(&[u8]), text: &str) {
+    put_word(out, text.len() as u32);
+    out(text.as_bytes());
 }
 
 /// Bytes of an encoded [`Report`].
@@ -352,97 +458,273 @@ impl Report {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    extern crate std;
 
-    struct Text {
-        bytes: [u8; 512],
-        length: usize,
+    use super::*;
+    use std::string::{String, ToString};
+    use std::vec::Vec;
+
+    const FIELDS: Fields<'static> = Fields {
+        context: -3,
+        graph: 2,
+        flags: 3,
+        output_dir: "/out dir\twith a tab",
+        keep: Some(1),
+        native_inputs: 2,
+        result_subdir: Some("g"),
+        first_result: 7,
+    };
+    const OUTPUTS: [OutputFile<&str>; 3] = [
+        OutputFile { index: 1, file_name: "probs.raw", float: true },
+        OutputFile { index: 0, file_name: "logits.raw", float: true },
+        OutputFile { index: 0, file_name: "logits_native.raw", float: false },
+    ];
+    const INFERENCES: [&[&str]; 2] = [&["/in/0_a.raw", "/in/0_b.raw"], &["/in/1_a.raw", "/in/1_b.raw"]];
+
+    fn encoded<'p>(
+        fields: &Fields<'p>,
+        outputs: &[OutputFile<&'p str>],
+        inferences: &[&[&'p str]],
+    ) -> Result<Vec<u8>, EncodeError<'p>> {
+        let mut bytes = Vec::new();
+        encode(fields, outputs, inferences, &mut |part| bytes.extend_from_slice(part))?;
+        Ok(bytes)
     }
 
-    impl core::fmt::Write for Text {
-        fn write_str(&mut self, text: &str) -> core::fmt::Result {
-            let end = self.length + text.len();
-            self.bytes.get_mut(self.length..end).ok_or(core::fmt::Error)?.copy_from_slice(text.as_bytes());
-            self.length = end;
-            Ok(())
+    fn example() -> Vec<u8> {
+        encoded(&FIELDS, &OUTPUTS, &INFERENCES).unwrap()
+    }
+
+    /// The refusal of `bytes`; fails the test when they parse.
+    fn refused(bytes: &[u8]) -> JobError {
+        match Job::parse(bytes) {
+            Ok(job) => panic!("accepted {job:?}"),
+            Err(error) => error,
         }
     }
 
-    fn example() -> Text {
-        let mut text = Text { bytes: [0; 512], length: 0 };
-        let lines: [&[&str]; 2] = [&["/in/0_a.raw", "/in/0_b.raw"], &["/in/1_a.raw", "/in/1_b.raw"]];
-        let outputs = [
-            OutputFile { index: 1u32, file_name: "probs.raw", float: true },
-            OutputFile { index: 0, file_name: "logits.raw", float: true },
-            OutputFile { index: 0, file_name: "logits_native.raw", float: false },
-        ];
-        let fields = Fields {
-            context: 3,
-            graph: 0,
-            flags: 3,
-            output_dir: "/out dir",
-            keep: Some(1),
-            native_inputs: 2,
-            result_subdir: Some("g"),
-            first_result: 7,
-        };
-        write(&mut text, &fields, outputs.into_iter(), lines.into_iter()).unwrap();
-        text
+    /// Where `text` starts in `bytes`.
+    fn find(bytes: &[u8], text: &[u8]) -> usize {
+        bytes.windows(text.len()).position(|window| window == text).unwrap()
+    }
+
+    /// `bytes` with `from` (found in them) replaced by `to`, of the same length; answers them and the offset of the
+    /// string `from` is (its length word).
+    fn replaced(bytes: &[u8], from: &str, to: &[u8]) -> (Vec<u8>, usize) {
+        assert_eq!(from.len(), to.len());
+        let at = find(bytes, from.as_bytes());
+        let mut changed = bytes.to_vec();
+        changed[at..at + to.len()].copy_from_slice(to);
+        (changed, at - 4)
+    }
+
+    /// `bytes` with the word at `offset` set to `value`.
+    fn with_word(bytes: &[u8], offset: usize, value: u32) -> Vec<u8> {
+        let mut changed = bytes.to_vec();
+        changed[offset..offset + 4].copy_from_slice(&value.to_le_bytes());
+        changed
+    }
+
+    fn word_at(bytes: &[u8], offset: usize) -> u32 {
+        u32::from_le_bytes(bytes[offset..offset + 4].try_into().unwrap())
+    }
+
+    /// Reads every accessor of a job to its end.
+    fn walk(job: &Job<'_>) -> (usize, usize) {
+        let outputs = job.outputs().count();
+        let paths = job.inferences().map(|paths| paths.clone().count() + paths.count()).sum();
+        (outputs, paths)
     }
 
     #[test]
     fn a_job_round_trips() {
-        let text = example();
-        let job = Job::parse(&text.bytes[..text.length]).unwrap();
-        assert_eq!((job.context, job.graph, job.flags, job.output_dir, job.keep), (3, 0, 3, &b"/out dir"[..], 1));
-        assert_eq!((job.inference_count, job.output_count, job.result_subdir), (2, 3, Some(&b"g"[..])));
-        assert_eq!(job.first_result, 7);
-        assert_eq!((job.input_is_float(0), job.input_is_float(1), job.input_is_float(40)), (true, false, true));
-        let mut outputs = job.outputs();
-        assert_eq!(outputs.next(), Some(OutputFile { index: 1, file_name: &b"probs.raw"[..], float: true }));
-        assert_eq!(outputs.next(), Some(OutputFile { index: 0, file_name: &b"logits.raw"[..], float: true }));
-        assert_eq!(outputs.next(), Some(OutputFile { index: 0, file_name: &b"logits_native.raw"[..], float: false }));
-        assert_eq!(outputs.next(), None);
-        let mut inferences = job.inferences();
-        let mut first = inferences.next().unwrap();
+        let bytes = example();
+        assert_eq!(&bytes[..4], b"LPJB");
+        let header: Vec<u32> = (1..11).map(|word| word_at(&bytes, 4 * word)).collect();
+        assert_eq!(header, [VERSION, (-3i32) as u32, 2, 3, 1, 2, 7, 3, 2, 2]);
+        let job = Job::parse(&bytes).unwrap();
+        assert_eq!((job.context, job.graph, job.flags, job.keep, job.native_inputs), (-3, 2, 3, 1, 2));
         assert_eq!(
-            (first.next(), first.next(), first.next()),
-            (Some(&b"/in/0_a.raw"[..]), Some(&b"/in/0_b.raw"[..]), None)
+            (job.output_dir, job.result_subdir, job.first_result),
+            (&b"/out dir\twith a tab"[..], Some(&b"g"[..]), 7)
         );
-        assert_eq!(inferences.count(), 1);
+        assert_eq!((job.inference_count, job.output_count, job.input_count), (2, 3, 2));
+        assert_eq!((job.input_is_float(0), job.input_is_float(1), job.input_is_float(40)), (true, false, true));
+        let outputs: Vec<_> = job.outputs().collect();
+        assert_eq!(
+            outputs,
+            [
+                OutputFile { index: 1, file_name: &b"probs.raw"[..], float: true },
+                OutputFile { index: 0, file_name: &b"logits.raw"[..], float: true },
+                OutputFile { index: 0, file_name: &b"logits_native.raw"[..], float: false },
+            ]
+        );
+        let inferences: Vec<Vec<&[u8]>> = job.inferences().map(Iterator::collect).collect();
+        let expected: Vec<Vec<&[u8]>> =
+            INFERENCES.iter().map(|paths| paths.iter().map(|path| path.as_bytes()).collect()).collect();
+        assert_eq!(inferences, expected);
+        // A clone of an inference's paths walks them again.
+        let first = job.inferences().next().unwrap();
+        assert_eq!((first.clone().count(), first.count()), (2, 2));
     }
 
     #[test]
-    fn malformed_jobs_name_their_line() {
-        let text = example();
-        let good = &text.bytes[..text.length];
-        let replace = |from: &str, to: &str| {
-            let mut changed = [0u8; 600];
-            let source = core::str::from_utf8(good).unwrap();
-            let at = source.find(from).unwrap();
-            let parts = [&good[..at], to.as_bytes(), &good[at + from.len()..]];
-            let mut length = 0;
-            for part in parts {
-                changed[length..length + part.len()].copy_from_slice(part);
-                length += part.len();
+    fn defaults_and_the_flags_round_trip() {
+        // No keep, no result directory, float outputs not asked for: every output native, every input native.
+        let fields = Fields { flags: 0, keep: None, result_subdir: None, first_result: 0, ..FIELDS };
+        let long = "/".to_string() + &"p".repeat(MAX_PATH_LEN - 1);
+        let inferences: [&[&str]; 1] = [&[long.as_str(), "/b"]];
+        let bytes = encoded(&fields, &OUTPUTS, &inferences).unwrap();
+        let job = Job::parse(&bytes).unwrap();
+        assert_eq!((job.keep, job.result_subdir, job.first_result, job.inference_count), (u32::MAX, None, 0, 1));
+        assert!(job.outputs().all(|output| !output.float));
+        assert!(!job.input_is_float(0) && !job.input_is_float(1));
+        assert_eq!(job.inferences().next().unwrap().next(), Some(long.as_bytes()));
+    }
+
+    #[test]
+    fn every_truncation_is_refused() {
+        let bytes = example();
+        for length in 0..bytes.len() {
+            let error = refused(&bytes[..length]);
+            assert!(error.offset <= length, "{length}: {error:?}");
+            let expected = if length < 4 { "not a job: it does not start with `LPJB`" } else { ENDS_EARLY };
+            assert_eq!(error.what, expected, "{length}");
+        }
+        let mut longer = bytes.clone();
+        longer.push(0);
+        assert_eq!(refused(&longer), JobError { offset: bytes.len(), what: "bytes follow the last inference" });
+    }
+
+    #[test]
+    fn a_bad_magic_or_version_is_refused() {
+        let mut bytes = example();
+        bytes[3] = b'T';
+        assert_eq!(refused(&bytes).offset, 0);
+        let bytes = with_word(&example(), 4, 2);
+        assert_eq!(refused(&bytes), JobError { offset: 4, what: "the job's version is not 1" });
+    }
+
+    #[test]
+    fn a_name_with_a_slash_is_refused() {
+        let (bytes, at) = replaced(&example(), "probs.raw", b"prob/.raw");
+        assert_eq!(refused(&bytes), JobError { offset: at, what: "a file or directory name holds a `/`" });
+        // result_subdir, after output_dir.
+        let subdir = 44 + 4 + FIELDS.output_dir.len();
+        let mut bytes = example();
+        assert_eq!((word_at(&bytes, subdir), bytes[subdir + 4]), (1, b'g'));
+        bytes[subdir + 4] = b'/';
+        assert_eq!(refused(&bytes), JobError { offset: subdir, what: "a file or directory name holds a `/`" });
+        let refused = encoded(&FIELDS, &[OutputFile { index: 0, file_name: "a/b.raw", float: true }], &INFERENCES);
+        let error = refused.unwrap_err();
+        assert_eq!((error.subject, error.value), ("the output file", "a/b.raw"));
+        assert_eq!(error.to_string(), "the output file a/b.raw: a file or directory name holds a `/`");
+        let fields = Fields { result_subdir: Some("x/y"), ..FIELDS };
+        assert_eq!(encoded(&fields, &OUTPUTS, &INFERENCES).unwrap_err().subject, "the result subdirectory");
+    }
+
+    #[test]
+    fn a_path_with_a_nul_is_refused() {
+        let (bytes, at) = replaced(&example(), "/in/1_a.raw", b"/in/1\0a.raw");
+        assert_eq!(refused(&bytes), JobError { offset: at, what: "a path or name holds a NUL byte" });
+        let (bytes, _) = replaced(&example(), "/out dir", b"/out\0dir");
+        assert_eq!(refused(&bytes).offset, 44);
+        let inferences: [&[&str]; 1] = [&["/in/a\0.raw", "/b"]];
+        let error = encoded(&FIELDS, &OUTPUTS, &inferences).unwrap_err();
+        assert_eq!(
+            (error.subject, error.value, error.what),
+            ("the input file", "/in/a\0.raw", "a path or name holds a NUL byte")
+        );
+        let fields = Fields { output_dir: "", ..FIELDS };
+        assert_eq!(encoded(&fields, &OUTPUTS, &INFERENCES).unwrap_err().what, "a path or name is empty");
+    }
+
+    #[test]
+    fn an_output_count_over_32_is_refused() {
+        let bytes = example();
+        for count in [0, 33, u32::MAX] {
+            let changed = with_word(&bytes, 32, count);
+            assert_eq!(refused(&changed), JobError { offset: 32, what: "output_count is not 1 to 32" });
+        }
+        let many = [OUTPUTS[0]; MAX_TENSORS + 1];
+        let error = encoded(&FIELDS, &many, &INFERENCES).unwrap_err();
+        assert_eq!((error.subject, error.what), ("the job", "selects no output file, or more than 32"));
+        assert!(encoded(&FIELDS, &many[..MAX_TENSORS], &INFERENCES).is_ok());
+        assert!(encoded(&FIELDS, &[], &INFERENCES).is_err());
+        assert_eq!(refused(&with_word(&bytes, 36, 33)), JobError { offset: 36, what: "input_count is not 1 to 32" });
+    }
+
+    #[test]
+    fn zero_inferences_are_refused() {
+        let bytes = with_word(&example(), 40, 0);
+        assert_eq!(refused(&bytes), JobError { offset: 40, what: "inference_count is 0" });
+        let error = encoded(&FIELDS, &OUTPUTS, &[]).unwrap_err();
+        assert_eq!(error.what, "has no inference, or one naming no input file or more than 32");
+        let error = encoded(&FIELDS, &OUTPUTS, &[&[]]).unwrap_err();
+        assert_eq!(error.what, "has no inference, or one naming no input file or more than 32");
+    }
+
+    #[test]
+    fn inconsistent_path_counts_are_refused() {
+        let bytes = example();
+        // The second inference's path count: 4 bytes before its first path's length.
+        let second = find(&bytes, b"/in/1_a.raw") - 8;
+        assert_eq!(word_at(&bytes, second), 2);
+        for count in [1, 3, 0] {
+            let changed = with_word(&bytes, second, count);
+            assert_eq!(
+                refused(&changed),
+                JobError { offset: second, what: "an inference's path count is not input_count" }
+            );
+        }
+        // The header's input_count against the inferences' own counts.
+        let first = find(&bytes, b"/in/0_a.raw") - 8;
+        assert_eq!(refused(&with_word(&bytes, 36, 1)).offset, first);
+        let uneven: [&[&str]; 2] = [&["/a", "/b"], &["/c"]];
+        let error = encoded(&FIELDS, &OUTPUTS, &uneven).unwrap_err();
+        assert_eq!(error.what, "has inferences naming different numbers of input files");
+    }
+
+    #[test]
+    fn lengths_that_overflow_are_refused() {
+        let bytes = example();
+        // output_dir's length: past every limit, just past the limit, and in the limit but past the end.
+        assert_eq!(refused(&with_word(&bytes, 44, u32::MAX)), JobError { offset: 44, what: TOO_LONG });
+        assert_eq!(refused(&with_word(&bytes, 44, MAX_PATH_LEN as u32 + 1)), JobError { offset: 44, what: TOO_LONG });
+        let last = find(&bytes, b"/in/1_b.raw") - 4;
+        assert_eq!(refused(&with_word(&bytes, last, MAX_PATH_LEN as u32)), JobError { offset: last, what: ENDS_EARLY });
+        assert_eq!(refused(&with_word(&bytes, last, 0)), JobError { offset: last, what: "a path or name is empty" });
+        // Counts far larger than the job: refused where the job ends.
+        let end = bytes.len();
+        assert_eq!(refused(&with_word(&bytes, 40, u32::MAX)), JobError { offset: end, what: ENDS_EARLY });
+        // An output's form other than 0 and 1.
+        let form = find(&bytes, b"probs.raw") - 8;
+        let error = refused(&with_word(&bytes, form, 2));
+        assert_eq!((error.offset, error.what), (form, "an output's form is neither 0 (native) nor 1 (float)"));
+        // The encoder refuses a path one byte too long, naming it.
+        let long = "/".repeat(MAX_PATH_LEN + 1);
+        let inferences: [&[&str]; 1] = [&[long.as_str(), "/b"]];
+        let error = encoded(&FIELDS, &OUTPUTS, &inferences).unwrap_err();
+        assert_eq!((error.subject, error.value, error.what), ("the input file", long.as_str(), TOO_LONG));
+        let fields = Fields { output_dir: &long, ..FIELDS };
+        let message = encoded(&fields, &OUTPUTS, &INFERENCES).unwrap_err().to_string();
+        assert_eq!(message, String::from("the output directory ") + &long + ": " + TOO_LONG);
+    }
+
+    #[test]
+    fn every_bit_flip_parses_or_is_refused_without_panicking() {
+        let bytes = example();
+        // Every byte natively; under Miri (slow) every 11th.
+        let step = if cfg!(miri) { 11 } else { 1 };
+        for at in (0..bytes.len()).step_by(step) {
+            for bit in 0..8 {
+                let mut changed = bytes.clone();
+                changed[at] ^= 1 << bit;
+                if let Ok(job) = Job::parse(&changed) {
+                    let paths = 2 * job.inference_count as usize * job.input_count as usize;
+                    assert_eq!(walk(&job), (job.output_count as usize, paths));
+                }
             }
-            (changed, length)
-        };
-        for (from, to, line) in [
-            ("lpai-job 1", "lpai-job 2", 1),
-            ("context 3", "context x", 2),
-            ("graph 0\n", "graph 0\ngraph 1\n", 4),
-            ("output 1 probs.raw", "output 1 a/b.raw", 10),
-            ("output_native 0", "output_native x", 12),
-            ("native_inputs 2", "native_inputs -1", 7),
-            ("result_subdir g", "result_subdir a/b", 8),
-            ("inference /in/1_a.raw", "inference \t/in/1_a.raw", 14),
-            ("first_result 7", "first_result x", 9),
-            ("flags 3\n", "", 9),
-        ] {
-            let (changed, length) = replace(from, to);
-            let refused = Job::parse(&changed[..length]).unwrap_err();
-            assert_eq!(refused.line, line, "{from} -> {to}: {}", refused.what);
         }
     }
 

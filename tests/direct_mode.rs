@@ -5,9 +5,9 @@
 
 mod common;
 
+use lpai_direct::job::{self, OutputFile};
 use lpai_direct_stub::net_run;
 use lpai_direct_stub::stub::{Local, SkelLocation, Stub};
-use std::ffi::CString;
 use std::path::Path;
 
 fn run(binary: &Path, list: &Path, output: &Path, native: bool, direct: bool) -> net_run::Summary {
@@ -99,14 +99,25 @@ fn loaded_stub() -> (Stub, i32) {
     (stub, context)
 }
 
-/// A job text for kws_conv's native inputs: `inputs` per inference, results under `output_dir`.
-fn job(context: i32, output_dir: &Path, inputs: &[&Path]) -> CString {
-    let mut text = format!("lpai-job 1\ncontext {context}\ngraph 0\nflags 0\noutput_dir {}\n", output_dir.display());
-    text += "output 0 logits.raw\n";
-    for input in inputs {
-        text += &format!("inference {}\n", input.display());
-    }
-    CString::new(text).unwrap()
+/// A job for kws_conv's native inputs: `inputs` per inference, results under `output_dir`.
+fn job(context: i32, output_dir: &Path, inputs: &[&Path]) -> Vec<u8> {
+    let output_dir = output_dir.to_str().unwrap();
+    let fields = job::Fields {
+        context,
+        graph: 0,
+        flags: 0,
+        output_dir,
+        keep: None,
+        native_inputs: 0,
+        result_subdir: None,
+        first_result: 0,
+    };
+    let outputs = [OutputFile { index: 0, file_name: "logits.raw", float: false }];
+    let paths: Vec<[&str; 1]> = inputs.iter().map(|input| [input.to_str().unwrap()]).collect();
+    let inferences: Vec<&[&str]> = paths.iter().map(|path| &path[..]).collect();
+    let mut bytes = Vec::new();
+    job::encode(&fields, &outputs, &inferences, &mut |part| bytes.extend_from_slice(part)).unwrap();
+    bytes
 }
 
 #[test]
@@ -135,6 +146,11 @@ fn failures_on_the_skels_side_name_the_file_and_leave_nothing_half_written() {
     let leftovers: Vec<_> =
         common::files_below(&output).into_iter().filter(|file| file.to_string_lossy().ends_with(".partial")).collect();
     assert!(leftovers.is_empty(), "{leftovers:?}");
+    // A malformed job is refused whole, naming the byte where it goes wrong.
+    let error = stub.run_job(b"lpai-job 1\n").unwrap_err().to_string();
+    assert!(error.contains("run_job: byte 0 of the job: not a job"), "{error}");
+    let error = stub.run_job(&job(context, &output, &[&good])[..50]).unwrap_err().to_string();
+    assert!(error.contains("run_job: byte 44 of the job: the job ends inside this field"), "{error}");
     // A good job after the failures runs, and reports what it did.
     let fine = work.path().join("fine");
     let report = stub.run_job(&job(context, &fine, &[&good, &good])).unwrap();
@@ -165,6 +181,23 @@ fn a_run_that_fails_after_its_checks_still_records_what_it_did_and_why() {
     assert_eq!(recorded["inferences"], 0);
     assert_eq!(recorded["skel_calls"], 7, "open, configure, load, describe, run_job, last_error, close");
     assert!(recorded["error"].as_str().unwrap().contains("Result_0/logits.raw"), "{recorded}");
+}
+
+#[test]
+fn a_run_a_job_cannot_carry_is_refused_naming_the_path_at_fault() {
+    let _guard = common::qnn_lock();
+    let work = tempfile::tempdir().unwrap();
+    let binary = common::fixture("kws_conv").join("kws_conv_qnn.bin");
+    // An output directory longer than the 511 bytes a job's path may have.
+    let mut output = work.path().to_path_buf();
+    while output.as_os_str().len() <= 511 {
+        output.push("d".repeat(100));
+    }
+    let extra = ["--direct_mode".to_string()];
+    let settings = common::settings(common::net_run_args(&binary, &long_list(work.path(), 1), &output, false, &extra));
+    let error = format!("{:#}", net_run::run(&settings).unwrap_err());
+    let expected = format!("the output directory {}: a path or name is longer than 511 bytes", output.display());
+    assert!(error.contains(&expected), "{error}");
 }
 
 #[test]

@@ -14,11 +14,12 @@
 
 mod common;
 
+use lpai_direct::job::{self, OutputFile};
 use lpai_direct_stub::stub::fastrpc::{skel_uri, Domain};
 use lpai_direct_stub::stub::{flags, Configuration, HostResources, Local, Qemu, QemuOptions, SkelLocation, Stub};
 use lpai_direct_stub::stub::{IoBuffer, Transport};
 use std::cell::RefCell;
-use std::ffi::{CStr, CString};
+use std::ffi::CStr;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 use std::time::{Duration, Instant};
@@ -145,17 +146,23 @@ fn cycle(
     let lines = 1 + index % fixture.inputs.len();
     if index % 10 == 9 {
         let output_dir = work.join(format!("job-{index}"));
-        let mut text = format!(
-            "lpai-job 1\ncontext {context}\ngraph 0\nflags {execute_flags}\noutput_dir {}\noutput 0 {}\n",
-            output_dir.display(),
-            fixture.output_name
-        );
-        for file in &fixture.input_files[..lines] {
-            text += &format!("inference {}\n", file.display());
-        }
+        let fields = job::Fields {
+            context,
+            graph: 0,
+            flags: execute_flags,
+            output_dir: output_dir.to_str().unwrap(),
+            keep: None,
+            native_inputs: 0,
+            result_subdir: None,
+            first_result: 0,
+        };
+        let outputs = [OutputFile { index: 0, file_name: fixture.output_name, float: true }];
+        let paths: Vec<[&str; 1]> = fixture.input_files[..lines].iter().map(|file| [file.to_str().unwrap()]).collect();
+        let inferences: Vec<&[&str]> = paths.iter().map(|path| &path[..]).collect();
+        let mut bytes = Vec::new();
+        job::encode(&fields, &outputs, &inferences, &mut |part| bytes.extend_from_slice(part)).unwrap();
         std::fs::create_dir_all(&output_dir).unwrap();
-        let report =
-            stub.run_job(&CString::new(text).unwrap()).unwrap_or_else(|error| panic!("{who}: run_job: {error}"));
+        let report = stub.run_job(&bytes).unwrap_or_else(|error| panic!("{who}: run_job: {error}"));
         assert_eq!(report.inferences as usize, lines, "{who}");
         for (line, reference) in fixture.references[..lines].iter().enumerate() {
             let written = std::fs::read(output_dir.join(format!("Result_{line}/{}", fixture.output_name))).unwrap();

@@ -6,7 +6,6 @@ use crate::net_run::Plan;
 use crate::stub::Stub;
 use anyhow::{bail, Context as _, Result};
 use lpai_direct::job::{self, OutputFile, Report, SPANS_FILE_NAME, SPAN_RECORD_BYTES, TIMES_FILE_NAME};
-use std::ffi::CString;
 use std::path::{Path, PathBuf};
 
 /// What a direct-mode job did.
@@ -45,14 +44,10 @@ fn read_spans(directory: &Path, inferences: usize) -> Result<(Vec<u64>, Vec<u64>
     Ok(values.chunks_exact(2).map(|pair| (pair[0], pair[1])).unzip())
 }
 
-/// An absolute path as job text: the skel's current directory is not ours, and tabs and newlines separate the
-/// job's fields.
+/// An absolute path for the job: the skel's current directory is not ours. [`job::encode`] checks its length.
 fn job_path(path: &Path, what: &str) -> Result<String> {
     let absolute = std::fs::canonicalize(path).with_context(|| format!("{what} {} does not exist", path.display()))?;
     let text = absolute.to_str().with_context(|| format!("{what} {} is not UTF-8", absolute.display()))?;
-    if text.contains(['\t', '\n']) {
-        bail!("{what} {text} holds a tab or a newline, which a direct-mode job cannot carry");
-    }
     Ok(text.to_string())
 }
 
@@ -74,7 +69,7 @@ pub fn run_job(
         .map(|line| line.files.iter().map(|file| job_path(file, "input file")).collect())
         .collect::<Result<_>>()?;
     let line_refs: Vec<Vec<&str>> = lines.iter().map(|files| files.iter().map(String::as_str).collect()).collect();
-    let mut text = String::new();
+    let inferences: Vec<&[&str]> = line_refs.iter().map(Vec::as_slice).collect();
     let (flags, native_inputs) = kinds.job_flags();
     let as_u32 = |count: usize| u32::try_from(count).unwrap_or(u32::MAX);
     let fields = job::Fields {
@@ -87,14 +82,15 @@ pub fn run_job(
         result_subdir,
         first_result: as_u32(first_result),
     };
-    let outputs = kinds.outputs.iter().map(|file| OutputFile {
-        index: file.index,
-        file_name: file.file_name.as_str(),
-        float: file.float,
-    });
-    job::write(&mut text, &fields, outputs, line_refs.iter().map(Vec::as_slice)).context("writing the job")?;
-    let text = CString::new(text).context("the job holds a NUL byte")?;
-    let report = stub.run_job(&text).map_err(|error| anyhow::anyhow!("running the job on the skel: {error}"))?;
+    let outputs: Vec<OutputFile<&str>> = kinds
+        .outputs
+        .iter()
+        .map(|file| OutputFile { index: file.index, file_name: file.file_name.as_str(), float: file.float })
+        .collect();
+    let mut bytes = Vec::new();
+    job::encode(&fields, &outputs, &inferences, &mut |part| bytes.extend_from_slice(part))
+        .map_err(|error| anyhow::anyhow!("a direct-mode job cannot carry this run: {error}"))?;
+    let report = stub.run_job(&bytes).map_err(|error| anyhow::anyhow!("running the job on the skel: {error}"))?;
     let times_file = PathBuf::from(&directory).join(TIMES_FILE_NAME);
     let times = std::fs::read(&times_file).with_context(|| format!("cannot read {}", times_file.display()))?;
     if times.len() != list.lines.len() * 4 || report.inferences as usize != list.lines.len() {

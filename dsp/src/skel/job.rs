@@ -17,8 +17,11 @@ use crate::runtime::{Graph, RuntimeError};
 use crate::say;
 use lpai_direct::aee::{EBADPARM, EFAILED, ENOMEMORY};
 use lpai_direct::codec::{self, Decoded};
-use lpai_direct::job::{Job, Report, SPANS_FILE_NAME, SPAN_RECORD_BYTES, TIMES_FILE_NAME};
+use lpai_direct::job::{Job, Report, MAX_PATH_LEN, SPANS_FILE_NAME, SPAN_RECORD_BYTES, TIMES_FILE_NAME};
 use lpai_direct::wire::io_bytes;
+
+// A job's paths and names fit the skel's paths, with their NUL.
+const _: () = assert!(MAX_PATH_LEN + 1 == MAX_PATH_BYTES);
 
 /// One NUL-terminated path built from parts, on the stack; the job reuses it for every path it opens, so its
 /// frames hold one path buffer, not one per path (the stack budget).
@@ -59,7 +62,7 @@ enum Cause {
     NoMemory,
 }
 
-/// The file a failure is about, as the job text names it.
+/// The file a failure is about, as the job names it.
 #[derive(Clone, Copy)]
 enum File<'t> {
     /// None: the failure is about the job or the graph.
@@ -160,25 +163,29 @@ fn file_bytes(graph: &Graph<'_>, output: bool, index: usize, float: bool) -> Opt
     io_bytes(float, size.elements, size.bytes)
 }
 
-/// Checks every inference line before the first runs: one file per input, each of the size the tensor takes.
+/// Checks every inference before the first runs: one file per input (every inference of a checked job names as
+/// many), each of the size the tensor takes.
 fn check_inputs<'t>(job: &Job<'t>, graph: &Graph<'_>, path: &mut CPath) -> Result<u64, Failure<'t>> {
+    let inputs = graph.input_count();
+    if job.input_count as usize != inputs {
+        let what = match job.input_count as usize > inputs {
+            true => "more input files than the graph has inputs",
+            false => "fewer input files than the graph has inputs",
+        };
+        return Err(Failure::new(1, File::None, Cause::Mismatch(what)));
+    }
     let mut total = 0u64;
     for (line, files) in (1u32..).zip(job.inferences()) {
-        let mut count = 0usize;
         for (index, file) in files.enumerate() {
-            let mismatch =
-                || Failure::new(line, File::None, Cause::Mismatch("more input files than the graph has inputs"));
-            let expected = file_bytes(graph, false, index, job.input_is_float(index)).ok_or_else(mismatch)?;
-            let path = path.set(&[file]).ok_or(Failure::new(line, File::Input(file), Cause::PathTooLong))?;
+            let failed = |cause| Failure::new(line, File::Input(file), cause);
+            let expected = file_bytes(graph, false, index, job.input_is_float(index))
+                .ok_or(failed(Cause::Mismatch("no such input")))?;
+            let path = path.set(&[file]).ok_or(failed(Cause::PathTooLong))?;
             match Current::file_size(path) {
                 Ok(size) if size == expected as u64 => total = total.saturating_add(size),
-                Ok(size) => return Err(Failure::new(line, File::Input(file), Cause::Size { expected, actual: size })),
-                Err(error) => return Err(Failure::new(line, File::Input(file), Cause::Platform(error))),
+                Ok(size) => return Err(failed(Cause::Size { expected, actual: size })),
+                Err(error) => return Err(failed(Cause::Platform(error))),
             }
-            count += 1;
-        }
-        if count != graph.input_count() {
-            return Err(Failure::new(line, File::None, Cause::Mismatch("fewer input files than the graph has inputs")));
         }
     }
     Ok(total)
@@ -390,16 +397,16 @@ fn run<'t>(job: &Job<'t>, graph: &mut Graph<'_>) -> Result<Report, Failure<'t>> 
     Ok(report)
 }
 
-/// `run_job(in string job, rout sequence<octet> report, rout unsigned long report_bytes)`.
+/// `run_job(in sequence<octet> job, rout sequence<octet> report, rout unsigned long report_bytes)`.
 #[inline(never)]
 pub(super) fn run_job(session: &mut Session, call: &mut Decoded<'_>) -> Result<(), SkelError> {
     use codec::run_job as m;
-    let text = call.string(m::JOB)?;
+    let bytes = call.bytes(m::JOB)?;
     let out = call.take_rout_bytes(m::REPORT)?;
-    let job = match Job::parse(text.to_bytes()) {
+    let job = match Job::parse(bytes) {
         Ok(job) => job,
         Err(error) => {
-            fail!(session, "run_job: line ", error.line, " of the job: ", error.what);
+            fail!(session, "run_job: byte ", error.offset, " of the job: ", error.what);
             return Err(SkelError::aee(EBADPARM));
         }
     };

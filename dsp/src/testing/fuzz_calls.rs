@@ -231,20 +231,24 @@ impl Call {
         }
     }
 
+    /// Input buffer `arg`'s bytes (what the skel reads as its sequence), if it has memory.
+    fn input(&self, arg: usize) -> &[u8] {
+        let Some(&Placed { start: Some(start), length, output: false }) = self.placed.get(arg) else { return &[] };
+        self.store.get(start..start + length).unwrap_or(&[])
+    }
+
     /// Input buffer `arg`'s bytes up to its first NUL (what the skel reads as its string), if it has memory.
     fn text(&self, arg: usize) -> &[u8] {
-        let Some(&Placed { start: Some(start), length, output: false }) = self.placed.get(arg) else { return &[] };
-        let bytes = self.store.get(start..start + length).unwrap_or(&[]);
-        bytes.split(|&byte| byte == 0).next().unwrap_or(&[])
+        self.input(arg).split(|&byte| byte == 0).next().unwrap_or(&[])
     }
 
     /// Whether the call stays inside the fence (see the module documentation): the strings its method reads in
-    /// arguments 1 (and 2) are checked.
+    /// arguments 1 (and 2), or the job, are checked.
     fn fenced_in(&self) -> bool {
         match Scalars::of(self.scalars).method {
             2 => allowed_library(self.text(1)) && allowed_library(self.text(2)),
             4 | 13 => self.text(1).starts_with(SANDBOX),
-            8 => allowed_job(self.text(1)),
+            8 => allowed_job(self.input(1)),
             _ => true,
         }
     }
@@ -287,9 +291,9 @@ fn inside_sandbox(path: &[u8]) -> bool {
     path.strip_prefix(SANDBOX).is_some_and(|rest| rest.iter().any(|&byte| byte != b'/'))
 }
 
-/// A job text `run_job` may receive: one the skel refuses, or one whose files all lie inside [`SANDBOX`].
-fn allowed_job(text: &[u8]) -> bool {
-    match Job::parse(text) {
+/// A job `run_job` may receive: one the skel refuses, or one whose files all lie inside [`SANDBOX`].
+fn allowed_job(bytes: &[u8]) -> bool {
+    match Job::parse(bytes) {
         Err(_) => true,
         Ok(job) => inside_sandbox(job.output_dir) && job.inferences().flatten().all(|file| file.starts_with(SANDBOX)),
     }
@@ -527,14 +531,39 @@ crate::self_tests! {
         check!(!allowed_library(b"libc.so.6") && !allowed_library(b"fuzz-/lib/libc.so.6"));
         check!(!allowed_library(b"/lib/x86_64-linux-gnu/libm.so.6"));
         check!(inside_sandbox(b"/nonexistent-lpai-direct-fuzz/out") && !inside_sandbox(b"/nonexistent-lpai-direct-fuzz//"));
-        let job = b"lpai-job 1\ncontext 1\ngraph 0\nflags 0\noutput_dir /tmp/x\noutput 0 o.raw\ninference /tmp/i.raw\n";
-        check!(Job::parse(job).is_ok() && !allowed_job(job));
-        let job = b"lpai-job 1\ncontext 1\ngraph 0\nflags 0\noutput_dir /nonexistent-lpai-direct-fuzz/x\n\
-            output 0 o.raw\ninference /tmp/i.raw\n";
-        check!(Job::parse(job).is_ok() && !allowed_job(job));
-        let job = b"lpai-job 1\ncontext 1\ngraph 0\nflags 0\noutput_dir /nonexistent-lpai-direct-fuzz/x\n\
-            output 0 o.raw\ninference /nonexistent-lpai-direct-fuzz/i.raw\n";
-        check!(Job::parse(job).is_ok() && allowed_job(job));
+        /// A job of one output file and one inference reading `input`, with its results under `output_dir`.
+        fn job(output_dir: &str, input: &str) -> heapless::Vec<u8, 256> {
+            use lpai_direct::job::{encode, Fields, OutputFile};
+            let fields = Fields {
+                context: 1,
+                graph: 0,
+                flags: 0,
+                output_dir,
+                keep: None,
+                native_inputs: 0,
+                result_subdir: None,
+                first_result: 0,
+            };
+            let outputs = [OutputFile { index: 0, file_name: "o.raw", float: false }];
+            let mut bytes = heapless::Vec::new();
+            let _ = encode(&fields, &outputs, &[&[input]], &mut |part| {
+                let _ = bytes.extend_from_slice(part);
+            });
+            bytes
+        }
+        // Allowed and refused jobs apart rather than one comparison of two bools: qemu-hexagon 10.0.2 takes
+        // `{ p0 = xor(p0, p1); if (p0.new) jump }` when any bit of p0 is set, not its low bit as the CPU does, so
+        // comparing true with true (0x01 xor 0xff) jumps there.
+        for (output_dir, input) in [
+            ("/tmp/x", "/tmp/i.raw"),
+            ("/nonexistent-lpai-direct-fuzz/x", "/tmp/i.raw"),
+            ("/nonexistent-lpai-direct-fuzz/", "/nonexistent-lpai-direct-fuzz/i.raw"),
+        ] {
+            let job = job(output_dir, input);
+            check!(Job::parse(&job).is_ok() && !allowed_job(&job));
+        }
+        let job = job("/nonexistent-lpai-direct-fuzz/x", "/nonexistent-lpai-direct-fuzz/i.raw");
+        check!(Job::parse(&job).is_ok() && allowed_job(&job));
         check!(allowed_job(b"not a job"));
     }
 

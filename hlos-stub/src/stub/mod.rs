@@ -418,14 +418,14 @@ impl Stub {
         )
     }
 
-    /// Runs a whole net-run job on the skel (direct mode): `job` is a job text (`lpai_direct::job`); answers the
-    /// skel's report. The per-inference times are in the job's output directory.
-    pub fn run_job(&mut self, job: &CStr) -> Result<lpai_direct::job::Report, StubError> {
+    /// Runs a whole net-run job on the skel (direct mode): `job` is a binary job (`lpai_direct::job::encode`);
+    /// answers the skel's report. The per-inference times are in the job's output directory.
+    pub fn run_job(&mut self, job: &[u8]) -> Result<lpai_direct::job::Report, StubError> {
         use codec::run_job as m;
         let mut report = [0u8; lpai_direct::job::REPORT_BYTES];
         let length = self.call(
             m::METHOD,
-            |e| e.string(m::JOB, job)?.rout_bytes(m::REPORT, &mut report).map(drop),
+            |e| e.bytes(m::JOB, job)?.rout_bytes(m::REPORT, &mut report).map(drop),
             |e| e.rout_u32(m::REPORT_BYTES),
         )? as usize;
         let bytes = report.get(..length).ok_or(StubError::Malformed { method: "run_job" })?;

@@ -90,6 +90,8 @@ fn lpai_direct_idl_reads() {
     let execute = interface.methods[5].to_method();
     let totals = execute.totals();
     assert_eq!((execute.scalars(), totals.primary_in_bytes, totals.primary_out_bytes), (0x0702_0200, 20, 16));
+    // run_job's job is binary (it may hold NULs): a byte sequence, not a string.
+    assert_eq!(interface.methods[6].params[0].to_string(), "in sequence<octet> job");
 }
 
 #[test]

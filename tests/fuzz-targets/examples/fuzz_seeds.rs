@@ -6,6 +6,7 @@
 //! `cargo run -p lpai-fuzz-targets --example fuzz_seeds` (after `scripts/build-hexagon.sh`, for the ELF seeds).
 
 use lpai_direct::codec::{self, Encoder, Method, RemoteArg, Scalars};
+use lpai_direct::job;
 use lpai_direct::metadata::{from_qnn, Writer};
 use lpai_direct_skel::embed::contract_model;
 use lpai_direct_skel::runtime::SystemLibrary;
@@ -184,11 +185,27 @@ fn skel_invoke_seeds(single: &'static [u8], record: &'static [u8]) -> Vec<(Strin
     script.encoded(codec::load::METHOD, |e| {
         let _ = e.u32(codec::load::FLAGS, 1).and_then(|e| e.bytes(codec::load::BINARY, single));
     });
-    let job = c"lpai-job 1\ncontext 16\ngraph 0\nflags 3\noutput_dir /nonexistent-lpai-direct-fuzz/out\nkeep 1\noutput 0 out.raw\ninference /nonexistent-lpai-direct-fuzz/in.raw\n";
+    let fields = job::Fields {
+        context: CONTEXT,
+        graph: 0,
+        flags: 3,
+        output_dir: "/nonexistent-lpai-direct-fuzz/out",
+        keep: Some(1),
+        native_inputs: 0,
+        result_subdir: None,
+        first_result: 0,
+    };
+    let outputs = [job::OutputFile { index: 0, file_name: "out.raw", float: true }];
+    let mut job = Vec::new();
+    job::encode(&fields, &outputs, &[&["/nonexistent-lpai-direct-fuzz/in.raw"]], &mut |part| {
+        job.extend_from_slice(part)
+    })
+    .unwrap();
+    let job = leak(job);
     let report = scratch();
     script.encoded(codec::run_job::METHOD, |e| {
         let _ =
-            e.string(codec::run_job::JOB, job).and_then(|e| e.rout_bytes(codec::run_job::REPORT, &mut report[..256]));
+            e.bytes(codec::run_job::JOB, job).and_then(|e| e.rout_bytes(codec::run_job::REPORT, &mut report[..256]));
     });
     script.encoded(codec::load_file_with_metadata::METHOD, |e| {
         use codec::load_file_with_metadata as m;
