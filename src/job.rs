@@ -293,6 +293,23 @@ pub struct Fields<'f> {
     pub first_result: u32,
 }
 
+impl<'f> Fields<'f> {
+    /// The fields of a job on `graph` of `context` writing under `output_dir`: native files, every inference's
+    /// results kept, no subdirectory, results from `Result_0`.
+    pub const fn new(context: i32, graph: u32, output_dir: &'f str) -> Fields<'f> {
+        Fields {
+            context,
+            graph,
+            flags: 0,
+            output_dir,
+            keep: None,
+            native_inputs: 0,
+            result_subdir: None,
+            first_result: 0,
+        }
+    }
+}
+
 /// Why [`encode`] refuses a job: what is at fault, the path or name, and why.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct EncodeError<'p> {

@@ -102,16 +102,7 @@ fn loaded_stub() -> (Stub, i32) {
 /// A job for kws_conv's native inputs: `inputs` per inference, results under `output_dir`.
 fn job(context: i32, output_dir: &Path, inputs: &[&Path]) -> Vec<u8> {
     let output_dir = output_dir.to_str().unwrap();
-    let fields = job::Fields {
-        context,
-        graph: 0,
-        flags: 0,
-        output_dir,
-        keep: None,
-        native_inputs: 0,
-        result_subdir: None,
-        first_result: 0,
-    };
+    let fields = job::Fields::new(context, 0, output_dir);
     let outputs = [OutputFile { index: 0, file_name: "logits.raw", float: false }];
     let paths: Vec<[&str; 1]> = inputs.iter().map(|input| [input.to_str().unwrap()]).collect();
     let inferences: Vec<&[&str]> = paths.iter().map(|path| &path[..]).collect();

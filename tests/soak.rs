@@ -146,16 +146,7 @@ fn cycle(
     let lines = 1 + index % fixture.inputs.len();
     if index % 10 == 9 {
         let output_dir = work.join(format!("job-{index}"));
-        let fields = job::Fields {
-            context,
-            graph: 0,
-            flags: execute_flags,
-            output_dir: output_dir.to_str().unwrap(),
-            keep: None,
-            native_inputs: 0,
-            result_subdir: None,
-            first_result: 0,
-        };
+        let fields = job::Fields { flags: execute_flags, ..job::Fields::new(context, 0, output_dir.to_str().unwrap()) };
         let outputs = [OutputFile { index: 0, file_name: fixture.output_name, float: true }];
         let paths: Vec<[&str; 1]> = fixture.input_files[..lines].iter().map(|file| [file.to_str().unwrap()]).collect();
         let inferences: Vec<&[&str]> = paths.iter().map(|path| &path[..]).collect();

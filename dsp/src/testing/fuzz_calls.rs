@@ -534,16 +534,7 @@ crate::self_tests! {
         /// A job of one output file and one inference reading `input`, with its results under `output_dir`.
         fn job(output_dir: &str, input: &str) -> heapless::Vec<u8, 256> {
             use lpai_direct::job::{encode, Fields, OutputFile};
-            let fields = Fields {
-                context: 1,
-                graph: 0,
-                flags: 0,
-                output_dir,
-                keep: None,
-                native_inputs: 0,
-                result_subdir: None,
-                first_result: 0,
-            };
+            let fields = Fields::new(1, 0, output_dir);
             let outputs = [OutputFile { index: 0, file_name: "o.raw", float: false }];
             let mut bytes = heapless::Vec::new();
             let _ = encode(&fields, &outputs, &[&[input]], &mut |part| {

@@ -185,16 +185,8 @@ fn skel_invoke_seeds(single: &'static [u8], record: &'static [u8]) -> Vec<(Strin
     script.encoded(codec::load::METHOD, |e| {
         let _ = e.u32(codec::load::FLAGS, 1).and_then(|e| e.bytes(codec::load::BINARY, single));
     });
-    let fields = job::Fields {
-        context: CONTEXT,
-        graph: 0,
-        flags: 3,
-        output_dir: "/nonexistent-lpai-direct-fuzz/out",
-        keep: Some(1),
-        native_inputs: 0,
-        result_subdir: None,
-        first_result: 0,
-    };
+    let fields =
+        job::Fields { flags: 3, keep: Some(1), ..job::Fields::new(CONTEXT, 0, "/nonexistent-lpai-direct-fuzz/out") };
     let outputs = [job::OutputFile { index: 0, file_name: "out.raw", float: true }];
     let mut job = Vec::new();
     job::encode(&fields, &outputs, &[&["/nonexistent-lpai-direct-fuzz/in.raw"]], &mut |part| {
