@@ -3,9 +3,11 @@
 
 /// AEE error codes and their names (one table, in the codec crate that answers with them).
 pub use lpai_direct_idl::aee;
+pub mod capi;
 pub mod codec;
 pub mod farf;
 pub mod job;
+pub mod layout;
 pub mod metadata;
 pub mod qnn;
 pub mod quantize;

@@ -1,8 +1,5 @@
-//! Layout checks: sizes, alignments and offsets of the declarations against the values
-//! measured with clang on the 2.43 headers, for x86_64 (and other 64-bit targets) and Hexagon.
-//!
-//! Every row is checked twice: by a `const` assertion, so a wrong layout fails the build on the
-//! target itself, and by [`layout_checks`], which a test or the Hexagon self-test can print.
+//! Layout checks of the QNN declarations: sizes, alignments and offsets against the values measured with clang
+//! on the 2.43 headers, for x86_64 (and other 64-bit targets) and Hexagon (the table mechanism: [`crate::layout`]).
 
 use core::mem::{align_of, offset_of, size_of};
 
@@ -19,63 +16,11 @@ use super::tensor::{ClientBuffer, QuantizeParams, Tensor, TensorV1, TensorV2};
 #[cfg(not(any(target_arch = "hexagon", target_pointer_width = "64")))]
 compile_error!("lpai-direct: the QNN declarations are verified only for 64-bit targets and Hexagon");
 
-/// One measured fact: `actual` is what this build computes, `expected` the verified value.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct LayoutCheck {
-    /// What is measured, e.g. `"Qnn_TensorV1_t.quantizeParams offset"`.
-    pub what: &'static str,
-    /// The value in this build.
-    pub actual: usize,
-    /// The verified value for this target.
-    pub expected: usize,
-}
-
-impl LayoutCheck {
-    /// Whether the build matches the verified value.
-    pub const fn holds(&self) -> bool {
-        self.actual == self.expected
-    }
-}
-
-/// Picks the verified value for the target being compiled.
-#[allow(unused_variables)] // reason: exactly one of the two arguments is used per target
-const fn expected(x86_64: usize, hexagon: usize) -> usize {
-    #[cfg(target_arch = "hexagon")]
-    {
-        hexagon
-    }
-    #[cfg(not(target_arch = "hexagon"))]
-    {
-        x86_64
-    }
-}
-
-macro_rules! layout_table {
-    ($( $what:literal : $actual:expr => $x86_64:literal / $hexagon:literal ; )*) => {
-        /// Number of rows in [`layout_checks`].
-        pub const LAYOUT_CHECK_COUNT: usize = [$($what),*].len();
-
-        /// Every row of the verified layout table, measured in this build.
-        pub fn layout_checks() -> [LayoutCheck; LAYOUT_CHECK_COUNT] {
-            [$(
-                LayoutCheck {
-                    what: $what,
-                    actual: $actual,
-                    expected: expected($x86_64, $hexagon),
-                },
-            )*]
-        }
-
-        $(
-            const _: () = assert!(
-                $actual == expected($x86_64, $hexagon),
-                concat!("lpai-direct: QNN layout mismatch: ", $what),
-            );
-        )*
-    };
-}
+use crate::layout::layout_table;
+pub use crate::layout::LayoutCheck;
 
 layout_table! {
+    "QNN";
     "Qnn_Tensor_t size": size_of::<Tensor>() => 144 / 92;
     "Qnn_Tensor_t align": align_of::<Tensor>() => 8 / 4;
     "Qnn_Tensor_t.v1 offset": offset_of!(Tensor, v) => 8 / 4;
