@@ -11,6 +11,7 @@
 extern crate std;
 
 pub mod abi_checks;
+pub mod audio;
 pub mod build_config;
 pub mod embed;
 pub mod entry;

@@ -1,0 +1,144 @@
+//! The audio module's sliding window: one channel's samples as float (x / 2^q_factor), the last `length` of them
+//! kept in a ring in caller-provided memory, and an inference due every `hop` samples once the window is full.
+
+use super::format::Sample;
+
+/// The last samples of one channel, in memory the caller owns (allocated when the model is loaded).
+pub struct Window<'memory> {
+    ring: &'memory mut [f32],
+    /// Where the next sample goes.
+    next: usize,
+    /// Samples taken so far, up to the window's length.
+    filled: usize,
+    /// Samples since the last inference; starts at `hop`, so the first is due when the window fills.
+    since: usize,
+    hop: usize,
+}
+
+impl<'memory> Window<'memory> {
+    /// A window over `ring` (its whole length) with an inference every `hop` samples (0: the window's length).
+    pub fn new(ring: &'memory mut [f32], hop: usize) -> Window<'memory> {
+        let hop = if hop == 0 { ring.len() } else { hop };
+        Window { ring, next: 0, filled: 0, since: hop, hop }
+    }
+
+    /// Forgets every sample (ALGORITHMIC_RESET).
+    pub fn reset(&mut self) {
+        self.next = 0;
+        self.filled = 0;
+        self.since = self.hop;
+    }
+
+    /// Samples the window holds when full.
+    pub fn length(&self) -> usize {
+        self.ring.len()
+    }
+
+    /// Takes samples from the front of `bytes` (one channel's buffer, native-endian `sample`s) until an inference
+    /// is due or the samples run out; answers how many bytes it took and whether an inference is now due (then
+    /// [`Window::ordered`] gives its input and [`Window::inferred`] must follow).
+    pub fn take(&mut self, bytes: &[u8], sample: Sample) -> (usize, bool) {
+        let scale = sample.scale();
+        let size = sample.bytes();
+        let mut taken = 0;
+        for chunk in bytes.chunks_exact(size) {
+            let value = match sample {
+                Sample::Q15 => chunk.try_into().map(i16::from_ne_bytes).map(f32::from).unwrap_or(0.0),
+                Sample::Q32 { .. } => chunk.try_into().map(i32::from_ne_bytes).map(|x| x as f32).unwrap_or(0.0),
+            };
+            if let Some(slot) = self.ring.get_mut(self.next) {
+                *slot = value * scale;
+            }
+            self.next = if self.next + 1 >= self.ring.len() { 0 } else { self.next + 1 };
+            self.filled = self.filled.saturating_add(1).min(self.ring.len());
+            self.since = self.since.saturating_add(1);
+            taken += size;
+            if self.due() {
+                return (taken, true);
+            }
+        }
+        (taken, false)
+    }
+
+    /// Whether an inference is due: the window is full and `hop` samples came since the last.
+    pub fn due(&self) -> bool {
+        !self.ring.is_empty() && self.filled == self.ring.len() && self.since >= self.hop
+    }
+
+    /// The window's samples, oldest first, as two runs.
+    pub fn ordered(&self) -> (&[f32], &[f32]) {
+        let (newest, oldest) = self.ring.split_at(self.next.min(self.ring.len()));
+        (oldest, newest)
+    }
+
+    /// Marks the due inference done: the next comes `hop` samples later.
+    pub fn inferred(&mut self) {
+        self.since = 0;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn q15(samples: &[i16]) -> std::vec::Vec<u8> {
+        samples.iter().flat_map(|sample| sample.to_ne_bytes()).collect()
+    }
+
+    /// Feeds `samples` in frames of `frame`, collecting each due window in order.
+    fn windows(length: usize, hop: usize, samples: &[i16], frame: usize) -> std::vec::Vec<std::vec::Vec<f32>> {
+        let mut ring = std::vec![0f32; length];
+        let mut window = Window::new(&mut ring, hop);
+        let mut seen = std::vec::Vec::new();
+        for frame in samples.chunks(frame) {
+            let bytes = q15(frame);
+            let mut at = 0;
+            while at < bytes.len() {
+                let (taken, due) = window.take(&bytes[at..], Sample::Q15);
+                at += taken;
+                if due {
+                    let (oldest, newest) = window.ordered();
+                    seen.push(oldest.iter().chain(newest).copied().collect());
+                    window.inferred();
+                }
+            }
+        }
+        seen
+    }
+
+    fn scaled(range: core::ops::Range<i16>) -> std::vec::Vec<f32> {
+        range.map(|sample| f32::from(sample) / 32768.0).collect()
+    }
+
+    #[test]
+    fn the_first_inference_waits_for_a_full_window_then_one_every_hop() {
+        let samples: std::vec::Vec<i16> = (0..10).collect();
+        assert_eq!(windows(4, 0, &samples, 3), [scaled(0..4), scaled(4..8)]);
+        assert_eq!(windows(4, 2, &samples, 5), [scaled(0..4), scaled(2..6), scaled(4..8), scaled(6..10)]);
+        assert_eq!(windows(4, 6, &samples, 1), [scaled(0..4), scaled(6..10)]);
+        assert_eq!(windows(4, 1, &samples, 10).len(), 7);
+    }
+
+    #[test]
+    fn frames_of_any_size_give_the_same_windows() {
+        let samples: std::vec::Vec<i16> = (-300..300).map(|x| x * 97).collect();
+        let whole = windows(64, 48, &samples, samples.len());
+        for frame in [1, 7, 48, 64, 100] {
+            assert_eq!(windows(64, 48, &samples, frame), whole, "frames of {frame}");
+        }
+        assert_eq!(whole.len(), 12);
+    }
+
+    #[test]
+    fn samples_become_x_over_two_to_the_q_factor() {
+        let mut ring = [0f32; 3];
+        let mut window = Window::new(&mut ring, 0);
+        let bytes: std::vec::Vec<u8> = [i32::MIN, -1, i32::MAX].iter().flat_map(|x| x.to_ne_bytes()).collect();
+        assert_eq!(window.take(&bytes, Sample::Q32 { q_factor: 31 }), (12, true));
+        let (oldest, newest) = window.ordered();
+        assert_eq!((oldest, newest), (&[-1.0, -(2f32.powi(-31)), 1.0][..], &[][..]));
+        window.reset();
+        assert!(!window.due());
+        assert_eq!(window.take(&(-32768i16).to_ne_bytes(), Sample::Q15), (2, false));
+    }
+}
