@@ -256,14 +256,49 @@ def build_two_graphs():
     return _model(g), samplers, cfg
 
 
+def build_audio_frame():
+    """An audio-frame classifier for the audio module (issue 13): one window of 160 PCM samples as float in
+    [-1, 1) (x / 2^q of Q15 or Q31 audio) -> 4 class scores."""
+    rng = np.random.default_rng(6006)
+    inits = [
+        _init(rng, "w1", (160, 16), 160), _bias(rng, "b1", 16),
+        _init(rng, "w2", (16, 4), 16), _bias(rng, "b2", 4),
+    ]
+    nodes = [
+        helper.make_node("MatMul", ["pcm", "w1"], ["h1"], name="mm1"),
+        helper.make_node("Add", ["h1", "b1"], ["h1b"], name="add1"),
+        helper.make_node("Relu", ["h1b"], ["h1r"], name="relu1"),
+        helper.make_node("MatMul", ["h1r", "w2"], ["h2"], name="mm2"),
+        helper.make_node("Add", ["h2", "b2"], ["scores"], name="add2"),
+    ]
+    g = helper.make_graph(
+        nodes, "audio_frame",
+        [helper.make_tensor_value_info("pcm", TensorProto.FLOAT, [1, 160])],
+        [helper.make_tensor_value_info("scores", TensorProto.FLOAT, [1, 4])], inits)
+
+    def pcm(r):
+        # Audio-like: two tones at random frequencies and phases, and a little noise, within [-1, 1).
+        t = np.arange(160, dtype=np.float64) / 16000.0
+        tones = sum(0.4 * np.sin(2 * np.pi * r.uniform(100, 4000) * t + r.uniform(0, 2 * np.pi)) for _ in range(2))
+        signal = tones + 0.05 * r.standard_normal(160)
+        return np.clip(signal, -1.0, 0.999969482421875).reshape(1, 160).astype(np.float32)
+
+    cfg = {"activation_type": QuantType.QUInt8, "weight_type": QuantType.QUInt8,
+           "description": "pcm[1,160] (one window of audio samples as float) -> MatMul+Add+Relu -> 16, "
+                          "MatMul+Add -> scores[1,4]. uint8. The audio module's model: its window is the "
+                          "input's 160 elements."}
+    return _model(g), {"pcm": pcm}, cfg
+
+
 FIXTURES = {
     "kws_conv": build_kws_conv,
     "multi_io": build_multi_io,
     "u16_act": build_u16_act,
     "float_out": build_float_out,
     "two_graphs": build_two_graphs,
+    "audio_frame": build_audio_frame,
 }
-SEEDS = {"kws_conv": 11, "multi_io": 22, "u16_act": 33, "float_out": 44, "two_graphs": 55}
+SEEDS = {"kws_conv": 11, "multi_io": 22, "u16_act": 33, "float_out": 44, "two_graphs": 55, "audio_frame": 66}
 # Fixtures whose context binary holds several graphs (built by make_multi_graph_fixture).
 MULTI_GRAPH_FIXTURES = {"two_graphs": 2}
 

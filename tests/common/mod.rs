@@ -52,7 +52,7 @@ pub fn fixture(name: &str) -> PathBuf {
 }
 
 /// The fixtures made from ONNX models by scripts/make_fixtures.py, each with ORT-on-QNN references.
-pub const FIXTURES: [&str; 4] = ["kws_conv", "multi_io", "u16_act", "float_out"];
+pub const FIXTURES: [&str; 5] = ["kws_conv", "multi_io", "u16_act", "float_out", "audio_frame"];
 
 /// Rewrites a fixture's input list with absolute paths (qnn-net-run reads relative paths from the current
 /// directory) into `into`, returning the new list's path.
