@@ -28,6 +28,9 @@ for features in "" "--features=qemu-example"; do
   CARGO_TARGET_DIR=target/hexagon-clippy cargo clippy -q -p lpai-direct-embed $features \
     --target hexagon-unknown-linux-musl -Z build-std=core -Z build-std-features=compiler-builtins-mem -- -D warnings
 done
+# The audio module's C shell (AudioReach CAPI).
+CARGO_TARGET_DIR=target/hexagon-clippy cargo clippy -q -p lpai-direct-capi --lib --target hexagon-unknown-linux-musl \
+  -Z build-std=core -Z build-std-features=compiler-builtins-mem -- -D warnings
 CARGO_TARGET_DIR=target/hexagon-clippy cargo clippy -q -p lpai-direct-dsp --example sensor-loop \
   --features linux-user,contract-model --target hexagon-unknown-linux-musl -Z build-std=core \
   -Z build-std-features=compiler-builtins-mem -- -D warnings

@@ -1,8 +1,12 @@
-//! The audio-framework module (AudioReach CAPI, issue 13), built up in parts: its ids and result record
-//! ([`ids`]), the PCM formats it takes ([`format`]), its configuration ([`config`]) and its sliding window over one
-//! channel ([`window`]). The CAPI entry points that drive them come with the module itself.
+//! The audio-framework module (AudioReach CAPI, issue 13): the state SPF drives ([`module`]), the model it runs
+//! ([`model`]), its ids and result record ([`ids`]), the PCM formats it takes ([`format`]), its configuration
+//! ([`config`]), its sliding window over one channel ([`window`]) and the property lists it reads
+//! ([`properties`]). The exported C entry points are the `lpai-direct-capi` crate's (`dsp/capi`).
 
 pub mod config;
 pub mod format;
 pub mod ids;
+pub mod model;
+pub mod module;
+pub mod properties;
 pub mod window;

@@ -1,12 +1,18 @@
-//! The audio module's sliding window: one channel's samples as float (x / 2^q_factor), the last `length` of them
-//! kept in a ring in caller-provided memory, and an inference due every `hop` samples once the window is full.
+//! The audio module's sliding window: one channel's samples as float32 (x / 2^q_factor), the last `length` of them
+//! kept in a ring in caller-provided memory (native-order float bytes, as the quantization reads them), and an
+//! inference due every `hop` samples once the window is full.
 
 use super::format::Sample;
 
+/// Bytes of one float sample in the ring.
+const FLOAT_BYTES: usize = 4;
+
 /// The last samples of one channel, in memory the caller owns (allocated when the model is loaded).
 pub struct Window<'memory> {
-    ring: &'memory mut [f32],
-    /// Where the next sample goes.
+    ring: &'memory mut [u8],
+    /// Samples the window holds when full.
+    length: usize,
+    /// Where the next sample goes (a sample index).
     next: usize,
     /// Samples taken so far, up to the window's length.
     filled: usize,
@@ -16,10 +22,12 @@ pub struct Window<'memory> {
 }
 
 impl<'memory> Window<'memory> {
-    /// A window over `ring` (its whole length) with an inference every `hop` samples (0: the window's length).
-    pub fn new(ring: &'memory mut [f32], hop: usize) -> Window<'memory> {
-        let hop = if hop == 0 { ring.len() } else { hop };
-        Window { ring, next: 0, filled: 0, since: hop, hop }
+    /// A window over `ring` (as many whole float samples as it holds) with an inference every `hop` samples
+    /// (0: the window's length).
+    pub fn new(ring: &'memory mut [u8], hop: usize) -> Window<'memory> {
+        let length = ring.len() / FLOAT_BYTES;
+        let hop = if hop == 0 { length } else { hop };
+        Window { ring, length, next: 0, filled: 0, since: hop, hop }
     }
 
     /// Forgets every sample (ALGORITHMIC_RESET).
@@ -31,10 +39,10 @@ impl<'memory> Window<'memory> {
 
     /// Samples the window holds when full.
     pub fn length(&self) -> usize {
-        self.ring.len()
+        self.length
     }
 
-    /// Takes samples from the front of `bytes` (one channel's buffer, native-endian `sample`s) until an inference
+    /// Takes samples from the front of `bytes` (one channel's buffer, native-order `sample`s) until an inference
     /// is due or the samples run out; answers how many bytes it took and whether an inference is now due (then
     /// [`Window::ordered`] gives its input and [`Window::inferred`] must follow).
     pub fn take(&mut self, bytes: &[u8], sample: Sample) -> (usize, bool) {
@@ -46,11 +54,12 @@ impl<'memory> Window<'memory> {
                 Sample::Q15 => chunk.try_into().map(i16::from_ne_bytes).map(f32::from).unwrap_or(0.0),
                 Sample::Q32 { .. } => chunk.try_into().map(i32::from_ne_bytes).map(|x| x as f32).unwrap_or(0.0),
             };
-            if let Some(slot) = self.ring.get_mut(self.next) {
-                *slot = value * scale;
+            let at = self.next.saturating_mul(FLOAT_BYTES);
+            if let Some(slot) = self.ring.get_mut(at..at.saturating_add(FLOAT_BYTES)) {
+                slot.copy_from_slice(&(value * scale).to_ne_bytes());
             }
-            self.next = if self.next + 1 >= self.ring.len() { 0 } else { self.next + 1 };
-            self.filled = self.filled.saturating_add(1).min(self.ring.len());
+            self.next = if self.next + 1 >= self.length { 0 } else { self.next + 1 };
+            self.filled = self.filled.saturating_add(1).min(self.length);
             self.since = self.since.saturating_add(1);
             taken += size;
             if self.due() {
@@ -62,13 +71,15 @@ impl<'memory> Window<'memory> {
 
     /// Whether an inference is due: the window is full and `hop` samples came since the last.
     pub fn due(&self) -> bool {
-        !self.ring.is_empty() && self.filled == self.ring.len() && self.since >= self.hop
+        self.length > 0 && self.filled == self.length && self.since >= self.hop
     }
 
-    /// The window's samples, oldest first, as two runs.
-    pub fn ordered(&self) -> (&[f32], &[f32]) {
-        let (newest, oldest) = self.ring.split_at(self.next.min(self.ring.len()));
-        (oldest, newest)
+    /// The window's float bytes, oldest sample first, as two runs.
+    pub fn ordered(&self) -> (&[u8], &[u8]) {
+        let split = self.next.saturating_mul(FLOAT_BYTES).min(self.ring.len());
+        let (newest, oldest) = self.ring.split_at(split);
+        let whole = self.length.saturating_mul(FLOAT_BYTES).saturating_sub(split);
+        (oldest.get(..whole).unwrap_or(oldest), newest)
     }
 
     /// Marks the due inference done: the next comes `hop` samples later.
@@ -80,16 +91,21 @@ impl<'memory> Window<'memory> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::vec::Vec;
 
-    fn q15(samples: &[i16]) -> std::vec::Vec<u8> {
+    fn q15(samples: &[i16]) -> Vec<u8> {
         samples.iter().flat_map(|sample| sample.to_ne_bytes()).collect()
     }
 
+    fn floats(bytes: &[u8]) -> Vec<f32> {
+        bytes.chunks_exact(4).map(|chunk| f32::from_ne_bytes(chunk.try_into().unwrap())).collect()
+    }
+
     /// Feeds `samples` in frames of `frame`, collecting each due window in order.
-    fn windows(length: usize, hop: usize, samples: &[i16], frame: usize) -> std::vec::Vec<std::vec::Vec<f32>> {
-        let mut ring = std::vec![0f32; length];
+    fn windows(length: usize, hop: usize, samples: &[i16], frame: usize) -> Vec<Vec<f32>> {
+        let mut ring = std::vec![0u8; length * 4];
         let mut window = Window::new(&mut ring, hop);
-        let mut seen = std::vec::Vec::new();
+        let mut seen = Vec::new();
         for frame in samples.chunks(frame) {
             let bytes = q15(frame);
             let mut at = 0;
@@ -98,7 +114,7 @@ mod tests {
                 at += taken;
                 if due {
                     let (oldest, newest) = window.ordered();
-                    seen.push(oldest.iter().chain(newest).copied().collect());
+                    seen.push(floats(oldest).into_iter().chain(floats(newest)).collect());
                     window.inferred();
                 }
             }
@@ -106,13 +122,13 @@ mod tests {
         seen
     }
 
-    fn scaled(range: core::ops::Range<i16>) -> std::vec::Vec<f32> {
+    fn scaled(range: core::ops::Range<i16>) -> Vec<f32> {
         range.map(|sample| f32::from(sample) / 32768.0).collect()
     }
 
     #[test]
     fn the_first_inference_waits_for_a_full_window_then_one_every_hop() {
-        let samples: std::vec::Vec<i16> = (0..10).collect();
+        let samples: Vec<i16> = (0..10).collect();
         assert_eq!(windows(4, 0, &samples, 3), [scaled(0..4), scaled(4..8)]);
         assert_eq!(windows(4, 2, &samples, 5), [scaled(0..4), scaled(2..6), scaled(4..8), scaled(6..10)]);
         assert_eq!(windows(4, 6, &samples, 1), [scaled(0..4), scaled(6..10)]);
@@ -121,7 +137,7 @@ mod tests {
 
     #[test]
     fn frames_of_any_size_give_the_same_windows() {
-        let samples: std::vec::Vec<i16> = (-300..300).map(|x| x * 97).collect();
+        let samples: Vec<i16> = (-300..300).map(|x| x * 97).collect();
         let whole = windows(64, 48, &samples, samples.len());
         for frame in [1, 7, 48, 64, 100] {
             assert_eq!(windows(64, 48, &samples, frame), whole, "frames of {frame}");
@@ -131,14 +147,22 @@ mod tests {
 
     #[test]
     fn samples_become_x_over_two_to_the_q_factor() {
-        let mut ring = [0f32; 3];
+        let mut ring = [0u8; 12];
         let mut window = Window::new(&mut ring, 0);
-        let bytes: std::vec::Vec<u8> = [i32::MIN, -1, i32::MAX].iter().flat_map(|x| x.to_ne_bytes()).collect();
+        let bytes: Vec<u8> = [i32::MIN, -1, i32::MAX].iter().flat_map(|x| x.to_ne_bytes()).collect();
         assert_eq!(window.take(&bytes, Sample::Q32 { q_factor: 31 }), (12, true));
         let (oldest, newest) = window.ordered();
-        assert_eq!((oldest, newest), (&[-1.0, -(2f32.powi(-31)), 1.0][..], &[][..]));
+        assert_eq!((floats(oldest), floats(newest)), (std::vec![-1.0, -(2f32.powi(-31)), 1.0], Vec::new()));
         window.reset();
         assert!(!window.due());
         assert_eq!(window.take(&(-32768i16).to_ne_bytes(), Sample::Q15), (2, false));
+    }
+
+    #[test]
+    fn a_ring_of_no_whole_sample_never_infers() {
+        let mut ring = [0u8; 3];
+        let mut window = Window::new(&mut ring, 0);
+        assert_eq!(window.take(&[1, 0, 2, 0], Sample::Q15), (4, false));
+        assert_eq!(window.ordered(), (&[][..], &[][..]));
     }
 }

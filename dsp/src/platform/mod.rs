@@ -18,12 +18,14 @@ pub mod libraries;
 mod line;
 #[cfg(all(target_arch = "hexagon", feature = "linux-user"))]
 pub mod linux_user;
+mod memory;
 #[cfg(all(target_arch = "hexagon", feature = "linux-user"))]
 pub mod pd_services;
 #[cfg(all(target_arch = "hexagon", not(feature = "linux-user")))]
 pub mod qurt;
 
 pub use line::{Hex, Line, Say, LOG_LINE_BYTES};
+pub use memory::Memory;
 
 /// The implementation this build uses.
 #[cfg(not(target_arch = "hexagon"))]

@@ -9,9 +9,8 @@
 #![allow(clippy::result_large_err)]
 
 use super::error::SkelError;
-use super::loaded::Memory;
 use super::session::{fail, Session};
-use crate::platform::{self, Current, Platform, PlatformError, MAX_PATH_BYTES};
+use crate::platform::{self, Current, Memory, Platform, PlatformError, MAX_PATH_BYTES};
 use crate::platform::{Line, Say};
 use crate::runtime::{Graph, RuntimeError};
 use crate::say;

@@ -6,37 +6,9 @@
 //! context, and the libraries' owner (the session) promises to keep them in place until the context is gone.
 
 use super::session::Libraries;
-use crate::platform::{Current, Platform, VendorCalls};
+use crate::platform::{Current, Memory, Platform, VendorCalls};
 use crate::runtime::{Arena, BinarySource, Context, ContextOptions, Metadata, RuntimeError};
-use core::ptr::NonNull;
 use lpai_direct::metadata::Record;
-
-/// Memory from [`Platform::allocate`] (a context's arena, a job's buffers), released when dropped.
-pub(super) struct Memory {
-    start: NonNull<u8>,
-    bytes: usize,
-}
-
-impl Memory {
-    /// `bytes` of memory from the PD heap; `None` when it has none to give.
-    pub(super) fn allocate(bytes: usize) -> Option<Memory> {
-        Current::allocate(bytes).ok().map(|start| Memory { start, bytes })
-    }
-
-    /// The memory, for the one owner.
-    pub(super) fn bytes_mut(&mut self) -> &mut [u8] {
-        // SAFETY: `allocate` gave `bytes` bytes, owned by this value alone until it drops; `&mut self` makes
-        // this borrow the only one.
-        unsafe { core::slice::from_raw_parts_mut(self.start.as_ptr(), self.bytes) }
-    }
-}
-
-impl Drop for Memory {
-    fn drop(&mut self) {
-        // SAFETY: exactly what `allocate` gave; `LoadedContext` drops its context before its memory.
-        unsafe { Current::release(self.start, self.bytes) };
-    }
-}
 
 /// Contexts loaded and not yet dropped, for the host build's resource report (the device skel keeps no count).
 #[cfg(not(target_arch = "hexagon"))]
@@ -85,11 +57,10 @@ impl LoadedContext {
             (None, Some(system)) => Metadata::System(system),
             (None, None) => return Err(LoadError::NoMetadata),
         };
-        let memory = Memory::allocate(arena_bytes).ok_or(LoadError::NoMemory)?;
-        let start = memory.start;
-        // SAFETY: the allocation is `arena_bytes` long and nothing else refers to it; it is released only when
-        // `memory` drops, after the context that borrows it (`Drop` below, or the error path's order here).
-        let buffer: &'static mut [u8] = unsafe { core::slice::from_raw_parts_mut(start.as_ptr(), arena_bytes) };
+        let mut memory = Memory::allocate(arena_bytes).ok_or(LoadError::NoMemory)?;
+        // SAFETY: nothing else refers to the allocation; it is released only when `memory` drops, after the
+        // context that borrows it (`Drop` below, or the error path's order here).
+        let buffer: &'static mut [u8] = unsafe { memory.bytes_for() };
         let arena = Arena::new(buffer);
         let began = Current::now_ticks();
         let loaded = {
@@ -130,7 +101,7 @@ impl LoadedContext {
 
     /// The arena's size.
     pub(super) fn arena_capacity(&self) -> usize {
-        self.memory.bytes
+        self.memory.size()
     }
 }
 

@@ -1,0 +1,303 @@
+//! The audio module's model: the QNN libraries, the context binary (an aligned copy, or the framework's persistent
+//! memory in place), the embedding over its own arena, the window over the first input and the result record, in
+//! memory from the PD heap taken when the model is set and released, in reverse, when it drops. One inference
+//! quantizes the window into the first input, runs graphExecute and dequantizes the first output into the record.
+
+use super::config::{Config, LibraryPath};
+use super::format::Sample;
+use super::ids::{ResultHeader, RESULT_HEADER_BYTES};
+use super::window::Window;
+use crate::embed::{Direction, Embed, Libraries};
+use crate::platform::{Current, Memory, Platform, PlatformError, MAX_PATH_BYTES};
+use crate::runtime::quantize::Encoding;
+use crate::runtime::{ContextOptions, Execution, GraphOptions, Island, PersistentBinary, RuntimeError};
+use core::ffi::CStr;
+use core::mem::{size_of, ManuallyDrop};
+use core::ptr::NonNull;
+use lpai_direct::qnn::lpai;
+use lpai_direct::quantize::{dequantize, quantize};
+
+/// Arena bytes beyond the binary: the tensors, the backend's scratch and persistent memory, a copy of the binary
+/// when the backend wants another alignment.
+const ARENA_HEADROOM: usize = 512 * 1024;
+
+/// Where the context binary comes from.
+pub enum Binary<'p> {
+    /// Bytes that live only during the call: the model keeps an aligned copy.
+    Copy(&'p [u8]),
+    /// A file the PD reads.
+    File(&'p CStr),
+    /// The framework's memory, registered persistent: used in place.
+    Persistent(Persistent),
+}
+
+/// Memory the framework keeps for the module (PARAM_PERSISTENCE_INFO): a pointer and a length, not a borrow.
+#[derive(Clone, Copy)]
+pub struct Persistent {
+    start: NonNull<u8>,
+    bytes: usize,
+}
+
+impl Persistent {
+    /// The framework's `bytes` at `start`.
+    ///
+    /// # Safety
+    /// The bytes stay readable and unchanged until the model that uses them drops (the framework keeps a
+    /// persistent parameter until it deregisters it, which the module answers by dropping the model first).
+    pub unsafe fn new(start: NonNull<u8>, bytes: usize) -> Persistent {
+        Persistent { start, bytes }
+    }
+}
+
+/// Why a model could not be set.
+#[derive(Debug)]
+pub enum ModelError {
+    /// The PD heap could not give the model's memory.
+    NoMemory,
+    /// The binary's file could not be read.
+    File(PlatformError),
+    /// A library path does not fit a C string.
+    Path,
+    /// The runtime refused or failed.
+    Runtime(RuntimeError),
+    /// The model's first input or output cannot be converted from or to float32.
+    NotConvertible,
+}
+
+impl From<RuntimeError> for ModelError {
+    fn from(error: RuntimeError) -> ModelError {
+        ModelError::Runtime(error)
+    }
+}
+
+/// A loaded model. `'m` names the model's own memory: the embedding, the window and the record borrow it for
+/// `'m`, and nothing borrowed for `'m` leaves the model.
+pub struct Model<'m> {
+    /// Dropped by hand first: it borrows the libraries and the memory below.
+    embed: ManuallyDrop<Embed<'m>>,
+    /// In `libraries_memory`; dropped in place after the embedding.
+    libraries: NonNull<Libraries>,
+    window: Window<'m>,
+    /// The result record: its header, then the first output as float32.
+    record: &'m mut [u8],
+    input: Encoding,
+    output: Encoding,
+    inferences: u32,
+    // The memory, released last (fields drop in order after `Drop::drop`).
+    _libraries_memory: Memory,
+    _arena: Memory,
+    _binary: Option<Memory>,
+    _ring: Memory,
+    _record: Memory,
+}
+
+/// `text` with a NUL, on the stack.
+fn c_path(text: &LibraryPath, buffer: &mut heapless::Vec<u8, MAX_PATH_BYTES>) -> Option<()> {
+    buffer.clear();
+    buffer.extend_from_slice(text.as_bytes()).ok()?;
+    buffer.push(0).ok()
+}
+
+/// The configuration's LPAI settings for the context (a 0 keeps the documented default).
+fn options(config: &Config) -> ContextOptions<'static> {
+    let chosen = |value: u32, default: u32| if value == 0 { default } else { value };
+    let performance = config.performance;
+    let perf = lpai::PerfCfg {
+        fps: chosen(performance.fps, lpai::PerfCfg::DEFAULT.fps),
+        ftrt_ratio: chosen(performance.ftrt_ratio, lpai::PerfCfg::DEFAULT.ftrt_ratio),
+        client_type: lpai::ClientPerfType(chosen(performance.client_type, lpai::PerfCfg::DEFAULT.client_type.0)),
+    };
+    let affinity = lpai::CoreAffinity {
+        affinity: lpai::CoreAffinityType(chosen(performance.affinity, lpai::CoreAffinity::DEFAULT.affinity.0)),
+        core_selection: performance.core_selection,
+    };
+    ContextOptions {
+        island: if config.island { Island::AllGraphs } else { Island::Off },
+        graph: GraphOptions { perf, affinity, ..GraphOptions::default() },
+        ..ContextOptions::default()
+    }
+}
+
+impl<'m> Model<'m> {
+    /// Opens the configured libraries and loads `binary` (its metadata from libQnnSystem, or from `record` when
+    /// given), with a window of the first input's elements and an inference every `hop` samples (0: the window).
+    pub fn load(config: &Config, binary: Binary<'_>, record: Option<&[u8]>) -> Result<Model<'m>, ModelError> {
+        let mut path = heapless::Vec::new();
+        c_path(&config.backend, &mut path).ok_or(ModelError::Path)?;
+        let backend = CStr::from_bytes_with_nul(&path).map_err(|_| ModelError::Path)?;
+        let mut system_path = heapless::Vec::new();
+        c_path(&config.system_library, &mut system_path).ok_or(ModelError::Path)?;
+        let system = CStr::from_bytes_with_nul(&system_path).map_err(|_| ModelError::Path)?;
+        let libraries = match config.system_library.is_empty() {
+            true => Libraries::open_backend_only(backend)?,
+            false => Libraries::open(backend, system)?,
+        };
+        let mut libraries_memory = Memory::allocate(size_of::<Libraries>()).ok_or(ModelError::NoMemory)?;
+        let slot = libraries_memory.bytes_mut().as_mut_ptr().cast::<Libraries>();
+        if !slot.is_aligned() {
+            return Err(ModelError::NoMemory);
+        }
+        // SAFETY: the allocation is `size_of::<Libraries>()` bytes, aligned for it (checked), owned by this model.
+        unsafe { slot.write(libraries) };
+        let libraries = NonNull::new(slot).ok_or(ModelError::NoMemory)?;
+        // From here on, a failure drops `guard`, which drops the libraries in place before their memory goes.
+        let guard = LibrariesGuard(libraries);
+        let (binary_memory, persistent) = match binary {
+            Binary::Copy(bytes) => {
+                let mut memory = Memory::allocate(bytes.len()).ok_or(ModelError::NoMemory)?;
+                memory.bytes_mut().copy_from_slice(bytes);
+                (Some(memory), None)
+            }
+            Binary::File(path) => {
+                let size = Current::file_size(path).map_err(ModelError::File)?;
+                let size = usize::try_from(size).map_err(|_| ModelError::NoMemory)?;
+                let mut memory = Memory::allocate(size).ok_or(ModelError::NoMemory)?;
+                let read = Current::read_file(path, memory.bytes_mut()).map_err(ModelError::File)?;
+                if read != size {
+                    // The file shrank between its size and its reading: an input/output error.
+                    return Err(ModelError::File(PlatformError::Failed(5)));
+                }
+                (Some(memory), None)
+            }
+            Binary::Persistent(persistent) => (None, Some(persistent)),
+        };
+        let mut binary_memory = binary_memory;
+        let binary_bytes = binary_memory.as_ref().map_or(persistent.map_or(0, |p| p.bytes), Memory::size);
+        let arena_bytes = binary_bytes.checked_add(ARENA_HEADROOM).ok_or(ModelError::NoMemory)?;
+        let mut arena = Memory::allocate(arena_bytes).ok_or(ModelError::NoMemory)?;
+        // SAFETY: the arena and the binary's memory are owned by the model and released after the embedding that
+        // borrows them (`Drop`); nothing else uses them while it lives.
+        let (arena_bytes, binary): (&'m mut [u8], &'m [u8]) = unsafe {
+            let binary: &'m [u8] = match (&mut binary_memory, persistent) {
+                (Some(memory), _) => memory.bytes_for(),
+                // SAFETY (of the persistent bytes): `Persistent::new`'s contract.
+                (None, Some(persistent)) => core::slice::from_raw_parts(persistent.start.as_ptr(), persistent.bytes),
+                (None, None) => &[],
+            };
+            (arena.bytes_for(), binary)
+        };
+        // SAFETY: written above and kept until `Drop` (or the guard) drops it, after the embedding.
+        let libraries_ref: &'m Libraries = unsafe { libraries.as_ref() };
+        let mut embed = Embed::new(arena_bytes, libraries_ref);
+        let options = options(config);
+        let loaded = match record {
+            Some(record) => embed.load_with_record_and_options(PersistentBinary::new(binary), record, &options),
+            None => embed.load_with_options(PersistentBinary::new(binary), &options),
+        };
+        let ready = loaded.and_then(|()| {
+            let input = embed.tensor(Direction::Input, 0)?;
+            let output = embed.tensor(Direction::Output, 0)?;
+            Ok((input.encoding, output.encoding, input.elements, output.elements))
+        });
+        let (input, output, window_length, output_elements) = match ready {
+            Ok((Some(input), Some(output), window, elements)) => (input, output, window, elements),
+            Ok(_) => {
+                drop(embed);
+                return Err(ModelError::NotConvertible);
+            }
+            Err(error) => {
+                drop(embed);
+                return Err(ModelError::Runtime(error));
+            }
+        };
+        let ring_bytes = window_length.checked_mul(4).ok_or(ModelError::NoMemory)?;
+        let record_bytes = output_elements.checked_mul(4).and_then(|bytes| bytes.checked_add(RESULT_HEADER_BYTES));
+        let memories = Memory::allocate(ring_bytes).zip(record_bytes.and_then(Memory::allocate));
+        let Some((mut ring, mut record_memory)) = memories else {
+            drop(embed);
+            return Err(ModelError::NoMemory);
+        };
+        // SAFETY: owned by the model, released after everything that borrows them; used by nothing else.
+        let (ring_slice, record): (&'m mut [u8], &'m mut [u8]) =
+            unsafe { (ring.bytes_for(), record_memory.bytes_for()) };
+        core::mem::forget(guard);
+        Ok(Model {
+            embed: ManuallyDrop::new(embed),
+            libraries,
+            window: Window::new(ring_slice, usize::try_from(config.hop).unwrap_or(usize::MAX)),
+            record,
+            input,
+            output,
+            inferences: 0,
+            _libraries_memory: libraries_memory,
+            _arena: arena,
+            _binary: binary_memory,
+            _ring: ring,
+            _record: record_memory,
+        })
+    }
+
+    /// Samples in the window (the first input's elements).
+    pub fn window_length(&self) -> usize {
+        self.window.length()
+    }
+
+    /// Runs the due inference on the window: quantizes it into the first input, executes, dequantizes the first
+    /// output into the record with `timestamp_us`; answers the execution, or `None` while LPAI needs more frames.
+    pub fn infer(&mut self, timestamp_us: u64) -> Result<Option<Execution>, RuntimeError> {
+        let element = self.input.element_bytes();
+        let (oldest, newest) = self.window.ordered();
+        let input = self.embed.input_mut(0)?;
+        let split = (oldest.len() / 4).saturating_mul(element).min(input.len());
+        let (first, second) = input.split_at_mut(split);
+        if !quantize(self.input, oldest, first) || !quantize(self.input, newest, second) {
+            return Err(RuntimeError::NoSuchTensor { index: 0 });
+        }
+        self.window.inferred();
+        let Some(execution) = self.embed.execute_frame()? else {
+            return Ok(None);
+        };
+        self.inferences = self.inferences.saturating_add(1);
+        let output = self.embed.output(0)?;
+        let (header, floats) = self.record.split_at_mut(RESULT_HEADER_BYTES.min(self.record.len()));
+        if !dequantize(self.output, output, floats) {
+            return Err(RuntimeError::NoSuchTensor { index: 0 });
+        }
+        let fixed = ResultHeader {
+            inferences: self.inferences,
+            output_bytes: u32::try_from(floats.len()).unwrap_or(u32::MAX),
+            timestamp_us,
+            dsp_ticks: execution.ticks,
+        };
+        header.copy_from_slice(&fixed.encode());
+        Ok(Some(execution))
+    }
+
+    /// The last result record (all zero before the first inference).
+    pub fn record(&self) -> &[u8] {
+        self.record
+    }
+
+    /// Forgets the window and the count (ALGORITHMIC_RESET).
+    pub fn reset(&mut self) {
+        self.window.reset();
+        self.inferences = 0;
+        self.record.fill(0);
+    }
+
+    /// Takes samples of one channel into the window until an inference is due ([`Window::take`]).
+    pub fn take(&mut self, bytes: &[u8], sample: Sample) -> (usize, bool) {
+        self.window.take(bytes, sample)
+    }
+}
+
+/// Drops the libraries in place when a load fails after they were written (not after success: the model's `Drop`
+/// does it then).
+struct LibrariesGuard(NonNull<Libraries>);
+
+impl Drop for LibrariesGuard {
+    fn drop(&mut self) {
+        // SAFETY: written by `load` and not dropped yet; nothing borrows them any more (the embedding is gone).
+        unsafe { self.0.as_ptr().drop_in_place() };
+    }
+}
+
+impl Drop for Model<'_> {
+    fn drop(&mut self) {
+        // SAFETY: dropped once, here, before the libraries and the memory it borrows.
+        unsafe { ManuallyDrop::drop(&mut self.embed) };
+        // SAFETY: written by `load`, dropped once, here, after the embedding that borrowed them; their memory is
+        // released after this, when the fields drop.
+        unsafe { self.libraries.as_ptr().drop_in_place() };
+    }
+}

@@ -1,0 +1,625 @@
+//! The audio module as SPF drives it through CAPI: its static properties, its state in the instance memory the
+//! framework allocates, the properties and parameters it takes, one `process` per frame (the audio passed through
+//! untouched, an inference every hop of the chosen channel, the result raised to a registered client) and `end`.
+//! The exported C entry points and function table are the `lpai-direct-capi` crate's (`dsp/capi`).
+
+use super::config::Config;
+use super::format::{self, PcmFormat};
+use super::ids::PARAM_ID_RESULT;
+use super::ids::{EVENT_ID_RESULT, PARAM_ID_CONFIG, PARAM_ID_METADATA, PARAM_ID_MODEL, PARAM_ID_MODEL_PATH};
+use super::model::{Binary, Model, ModelError, Persistent};
+use super::properties::{entries, word, Payload};
+use crate::log;
+use crate::platform::{Level, Memory};
+use core::ffi::CStr;
+use core::mem::size_of;
+use core::ptr::NonNull;
+use lpai_direct::capi::{self, event, media_format, property, stream_flags};
+use lpai_direct::capi::{Buffer, CapiError, EventCallbackInfo, EventInfo, FunctionTable, Instance, PortInfo};
+use lpai_direct::capi::{EventDataToDspClientV2, StreamData};
+use lpai_direct::capi::{EBADPARAM, EFAILED, ENEEDMORE, ENOMEMORY, ENOTREADY, EOK, EUNSUPPORTED};
+
+/// "LPCA": a live module's state; cleared by `end`.
+const MAGIC: u32 = u32::from_le_bytes(*b"LPCA");
+/// Stack the module asks for (STACK_SIZE): the skel's checked budget for one call into the runtime and the backend.
+pub const STACK_BYTES: u32 = 8192;
+/// Bytes of a version 2 media format payload SPF sends and the module keeps to echo as its output format.
+const FORMAT_BYTES: usize = media_format::V2_BYTES_SENT;
+
+/// A client registered for the result event.
+#[derive(Clone, Copy)]
+struct Client {
+    dest_address: u64,
+    token: u32,
+}
+
+/// The module's state, at the start of the instance memory the framework allocates (INIT_MEMORY_REQUIREMENT bytes,
+/// 8-aligned): the CAPI instance (its function table) first, so `capi_t*` is the state's address.
+#[repr(C)]
+pub struct Module<'m> {
+    instance: Instance,
+    magic: u32,
+    events: Option<EventCallbackInfo>,
+    heap_id: u32,
+    format: Option<PcmFormat>,
+    format_bytes: [u8; FORMAT_BYTES],
+    config: Config,
+    client: Option<Client>,
+    /// PARAM_PERSISTENCE_INFO registered PARAM_ID_MODEL: its payload is used in place.
+    persistent_model: bool,
+    /// A copy of PARAM_ID_LPAI_DIRECT_METADATA's record, for the next model.
+    metadata: Option<(Memory, usize)>,
+    model: Option<Model<'m>>,
+}
+
+/// Bytes of instance memory the module needs (INIT_MEMORY_REQUIREMENT).
+pub const INSTANCE_BYTES: usize = size_of::<Module<'static>>();
+
+/// Answers one static property (also asked again through `get_properties`); `None` when the module does not know
+/// it.
+fn static_property(id: u32, payload: &mut Payload<'_>) -> Option<Result<(), CapiError>> {
+    let answer = |payload: &mut Payload<'_>, bytes: &[u8]| Some(payload.answer(bytes));
+    match id {
+        property::INIT_MEMORY_REQUIREMENT => answer(payload, &(INSTANCE_BYTES as u32).to_ne_bytes()),
+        property::STACK_SIZE => answer(payload, &STACK_BYTES.to_ne_bytes()),
+        property::IS_INPLACE => answer(payload, &[1]),
+        property::REQUIRES_DATA_BUFFERING => answer(payload, &[0]),
+        property::NUM_NEEDED_FRAMEWORK_EXTENSIONS => answer(payload, &0u32.to_ne_bytes()),
+        property::INTERFACE_EXTENSIONS => Some(no_interface_extensions(payload)),
+        _ => None,
+    }
+}
+
+/// INTERFACE_EXTENSIONS: the framework lists the extensions it asks about; the module supports none of them.
+fn no_interface_extensions(payload: &mut Payload<'_>) -> Result<(), CapiError> {
+    let filled = payload.data()?.len();
+    let count = payload.data().ok().and_then(word).ok_or(ENEEDMORE)? as usize;
+    // After the count, padded to the pointer's alignment, one descriptor per extension: id, is_supported, buffer.
+    let first = size_of::<usize>().max(4);
+    let descriptor = size_of::<capi::InterfaceExtensionDescriptor>();
+    let supported_at = core::mem::offset_of!(capi::InterfaceExtensionDescriptor, is_supported);
+    let needed = count.checked_mul(descriptor).and_then(|bytes| bytes.checked_add(first)).ok_or(EBADPARAM)?;
+    let room = payload.room();
+    if room.len() < needed {
+        return Err(ENEEDMORE);
+    }
+    for at in (0..count).map(|index| first + index * descriptor + supported_at) {
+        if let Some(supported) = room.get_mut(at) {
+            *supported = 0;
+        }
+    }
+    payload.set_length(filled.max(needed));
+    Ok(())
+}
+
+/// Answers the framework's static queries: every property of `static_properties`; the init list is not needed.
+///
+/// # Safety
+/// As for [`entries`].
+pub unsafe fn get_static_properties(static_properties: *mut capi::PropertyList) -> CapiError {
+    let mut result = EOK;
+    // SAFETY: forwarded.
+    for (id, _, payload) in unsafe { entries(static_properties) } {
+        let Some(mut payload) = payload else {
+            result |= EBADPARAM;
+            continue;
+        };
+        match static_property(id, &mut payload) {
+            Some(answer) => result |= answer.err().unwrap_or(EOK),
+            None => {
+                payload.set_length(0);
+                result |= EUNSUPPORTED;
+            }
+        }
+    }
+    result
+}
+
+impl<'m> Module<'m> {
+    /// Sets up the module's state at `instance` with `table` and the init properties.
+    ///
+    /// # Safety
+    /// `instance` is the framework's instance memory: INIT_MEMORY_REQUIREMENT bytes, 8-aligned, writable, used by
+    /// nothing else until `end`; `init_properties` as for [`entries`].
+    pub unsafe fn init(
+        instance: *mut Instance,
+        table: &'static FunctionTable,
+        init_properties: *mut capi::PropertyList,
+    ) -> CapiError {
+        let state = instance.cast::<Module<'m>>();
+        if state.is_null() || !state.is_aligned() {
+            return EBADPARAM;
+        }
+        let module = Module {
+            instance: Instance { table },
+            magic: MAGIC,
+            events: None,
+            heap_id: 0,
+            format: None,
+            format_bytes: [0; FORMAT_BYTES],
+            config: Config::default(),
+            client: None,
+            persistent_model: false,
+            metadata: None,
+            model: None,
+        };
+        // SAFETY: the caller's promise: room for the state, aligned, nothing there to drop.
+        unsafe { state.write(module) };
+        // SAFETY: just written; the only reference.
+        let module = unsafe { &mut *state };
+        // SAFETY: forwarded.
+        let result = unsafe { module.set_properties(init_properties) };
+        // Until a model is loaded SPF passes the audio through without calling the module.
+        module.raise(event::PROCESS_STATE, PortInfo::default(), &mut [0]);
+        result
+    }
+
+    /// The live module at `instance`; `None` for null, misaligned or ended instances.
+    ///
+    /// # Safety
+    /// `instance` is null or the instance memory [`Module::init`] set up (or that `end` ended), which nothing else
+    /// uses during `'m`.
+    pub unsafe fn of(instance: *mut Instance) -> Option<&'m mut Module<'m>> {
+        let state = instance.cast::<Module<'m>>();
+        if state.is_null() || !state.is_aligned() {
+            return None;
+        }
+        // SAFETY: aligned and readable (the caller's promise).
+        let magic = unsafe { core::ptr::addr_of!((*state).magic).read() };
+        // SAFETY: set up by `init` and not ended; nothing else uses it.
+        (magic == MAGIC).then(|| unsafe { &mut *state })
+    }
+
+    /// Raises `event_id` with `payload` to the framework, if it gave a callback.
+    fn raise(&self, event_id: u32, port_info: PortInfo, payload: &mut [u8]) -> CapiError {
+        let Some(EventCallbackInfo { callback: Some(callback), context }) = self.events else {
+            return EOK;
+        };
+        let length = u32::try_from(payload.len()).unwrap_or(u32::MAX);
+        let buffer = Buffer { data: payload.as_mut_ptr().cast(), actual_data_len: length, max_data_len: length };
+        let mut info = EventInfo { port_info, payload: buffer };
+        // SAFETY: the framework's callback with its own context; `info` and the payload live for the call.
+        unsafe { callback(context, event_id, &mut info) }
+    }
+
+    /// `set_properties`: every property of the list; unknown ones answer EUNSUPPORTED and the list goes on.
+    ///
+    /// # Safety
+    /// As for [`entries`].
+    pub unsafe fn set_properties(&mut self, list: *mut capi::PropertyList) -> CapiError {
+        let mut result = EOK;
+        // SAFETY: forwarded.
+        for (id, port, payload) in unsafe { entries(list) } {
+            let Some(mut payload) = payload else {
+                result |= EBADPARAM;
+                continue;
+            };
+            let answer = match payload.data() {
+                Ok(data) => self.set_property(id, port, data),
+                Err(code) => Err(code),
+            };
+            if let Err(code) = answer {
+                if code == EUNSUPPORTED {
+                    payload.set_length(0);
+                }
+                result |= code;
+            }
+        }
+        result
+    }
+
+    fn set_property(&mut self, id: u32, port: PortInfo, data: &[u8]) -> Result<(), CapiError> {
+        match id {
+            property::EVENT_CALLBACK_INFO => {
+                if data.len() < size_of::<EventCallbackInfo>() {
+                    return Err(ENEEDMORE);
+                }
+                // SAFETY: `data` holds a whole `capi_event_callback_info_t` (checked), read without assuming its
+                // alignment; any callback address is a valid `Option` of a function pointer (null is `None`).
+                let events = unsafe { data.as_ptr().cast::<EventCallbackInfo>().read_unaligned() };
+                self.events = Some(events);
+                Ok(())
+            }
+            property::HEAP_ID => {
+                self.heap_id = word(data).ok_or(ENEEDMORE)?;
+                Ok(())
+            }
+            property::PORT_NUM_INFO | property::MODULE_INSTANCE_ID | property::LOGGING_INFO => Ok(()),
+            property::INPUT_MEDIA_FORMAT_V2 => self.set_format(format::from_v2(data), data),
+            property::INPUT_MEDIA_FORMAT => self.set_format(format::from_v1(data), &[]),
+            property::ALGORITHMIC_RESET => {
+                if let Some(model) = self.model.as_mut() {
+                    model.reset();
+                }
+                Ok(())
+            }
+            property::REGISTER_EVENT_DATA_TO_DSP_CLIENT_V2 => {
+                let bytes = size_of::<capi::RegisterEventToDspClientV2>();
+                let read = |at: usize, width: usize| data.get(at..at + width).ok_or(ENEEDMORE);
+                let _ = read(0, bytes)?;
+                let dest_address = u64::from_ne_bytes(read(0, 8)?.try_into().map_err(|_| EBADPARAM)?);
+                let token = word(read(8, 4)?).ok_or(ENEEDMORE)?;
+                let event_id = word(read(12, 4)?).ok_or(ENEEDMORE)?;
+                let is_register = read(16, 1)?.first().copied().unwrap_or(0) != 0;
+                if event_id != EVENT_ID_RESULT {
+                    return Err(EUNSUPPORTED);
+                }
+                self.client = is_register.then_some(Client { dest_address, token });
+                Ok(())
+            }
+            property::PARAM_PERSISTENCE_INFO => {
+                let is_register = data.first().copied().ok_or(ENEEDMORE)? != 0;
+                let param_id = word(data.get(8..).ok_or(ENEEDMORE)?).ok_or(ENEEDMORE)?;
+                if param_id != PARAM_ID_MODEL {
+                    return Err(EUNSUPPORTED);
+                }
+                // The framework takes its memory back on deregistration: a model using it in place goes first.
+                if self.persistent_model && !is_register {
+                    self.unload();
+                }
+                self.persistent_model = is_register;
+                Ok(())
+            }
+            _ => {
+                let _ = port;
+                Err(EUNSUPPORTED)
+            }
+        }
+    }
+
+    /// Takes an input media format (`v2` holds its payload to echo, empty for version 1) and raises the same as the
+    /// output format.
+    fn set_format(&mut self, format: Result<PcmFormat, format::FormatError>, v2: &[u8]) -> Result<(), CapiError> {
+        let format = match format {
+            Ok(format) => format,
+            Err(error) => {
+                log!(Level::Error, "lpai-direct capi: input media format refused: ", error.what);
+                return Err(error.code);
+            }
+        };
+        if self.config.channel >= format.channels {
+            log!(
+                Level::Error,
+                "lpai-direct capi: channel ",
+                self.config.channel,
+                " is not in a ",
+                format.channels,
+                "-channel format"
+            );
+            return Err(EBADPARAM);
+        }
+        let length = format::v2_bytes(format.channels);
+        self.format_bytes = [0; FORMAT_BYTES];
+        match v2.get(..length) {
+            Some(bytes) => self.format_bytes.get_mut(..length).ok_or(EBADPARAM)?.copy_from_slice(bytes),
+            None => self.write_v2(format),
+        }
+        self.format = Some(format);
+        let output = PortInfo { is_valid: 1, is_input_port: 0, port_index: 0 };
+        let mut echo = self.format_bytes;
+        let result =
+            self.raise(event::OUTPUT_MEDIA_FORMAT_UPDATED_V2, output, echo.get_mut(..length).unwrap_or(&mut []));
+        if result != EOK {
+            return Err(result);
+        }
+        Ok(())
+    }
+
+    /// Writes a version 2 payload for `format` (read from a version 1 payload): channel types left 0.
+    fn write_v2(&mut self, format: PcmFormat) {
+        let (bits, q_factor) = match format.sample {
+            format::Sample::Q15 => (16, 15),
+            format::Sample::Q32 { q_factor } => (32, q_factor),
+        };
+        let words = [
+            media_format::FIXED_POINT,
+            media_format::UNKNOWN,
+            media_format::PCM,
+            format.channels,
+            bits,
+            q_factor,
+            format.sampling_rate,
+            1,
+            format.interleaving,
+        ];
+        for (slot, value) in self.format_bytes.chunks_exact_mut(4).zip(words) {
+            slot.copy_from_slice(&value.to_ne_bytes());
+        }
+    }
+
+    /// `get_properties`: the static properties, the output format and its size, and the data threshold.
+    ///
+    /// # Safety
+    /// As for [`entries`].
+    pub unsafe fn get_properties(&mut self, list: *mut capi::PropertyList) -> CapiError {
+        let mut result = EOK;
+        // SAFETY: forwarded.
+        for (id, _, payload) in unsafe { entries(list) } {
+            let Some(mut payload) = payload else {
+                result |= EBADPARAM;
+                continue;
+            };
+            let length = self.format.map(|format| format::v2_bytes(format.channels));
+            let answer = match (id, length) {
+                (property::OUTPUT_MEDIA_FORMAT_SIZE, Some(length)) => {
+                    payload.answer(&((length - 4) as u32).to_ne_bytes())
+                }
+                (property::OUTPUT_MEDIA_FORMAT_V2, Some(length)) => {
+                    payload.answer(self.format_bytes.get(..length).unwrap_or(&[]))
+                }
+                (property::OUTPUT_MEDIA_FORMAT_SIZE | property::OUTPUT_MEDIA_FORMAT_V2, None) => Err(ENOTREADY),
+                (property::PORT_DATA_THRESHOLD, _) => payload.answer(&1u32.to_ne_bytes()),
+                _ => static_property(id, &mut payload).unwrap_or_else(|| {
+                    payload.set_length(0);
+                    Err(EUNSUPPORTED)
+                }),
+            };
+            result |= answer.err().unwrap_or(EOK);
+        }
+        result
+    }
+
+    /// `set_param`: the model (a path, or its bytes), its metadata record, the configuration.
+    pub fn set_param(&mut self, param_id: u32, data: &[u8]) -> CapiError {
+        match param_id {
+            PARAM_ID_CONFIG => {
+                if self.model.is_some() {
+                    log!(Level::Error, "lpai-direct capi: set the configuration before the model");
+                    return EBADPARAM;
+                }
+                match Config::parse(data) {
+                    Ok(config) => {
+                        self.config = config;
+                        EOK
+                    }
+                    Err(error) => {
+                        log!(Level::Error, "lpai-direct capi: configuration line ", error.line, ": ", error.what);
+                        EBADPARAM
+                    }
+                }
+            }
+            PARAM_ID_METADATA => {
+                let Some(mut memory) = Memory::allocate(data.len().max(1)) else {
+                    return ENOMEMORY;
+                };
+                if let Some(target) = memory.bytes_mut().get_mut(..data.len()) {
+                    target.copy_from_slice(data);
+                }
+                self.metadata = Some((memory, data.len()));
+                EOK
+            }
+            PARAM_ID_MODEL_PATH => {
+                let Ok(path) = CStr::from_bytes_until_nul(data) else {
+                    return EBADPARAM;
+                };
+                self.set_model(Binary::File(path))
+            }
+            PARAM_ID_MODEL if self.persistent_model => match NonNull::new(data.as_ptr().cast_mut()) {
+                // SAFETY: the framework registered this parameter as persistent: its memory stays until it
+                // deregisters it, which unloads the model first (`set_property`).
+                Some(start) => self.set_model(Binary::Persistent(unsafe { Persistent::new(start, data.len()) })),
+                None => EBADPARAM,
+            },
+            PARAM_ID_MODEL => self.set_model(Binary::Copy(data)),
+            _ => EUNSUPPORTED,
+        }
+    }
+
+    /// Loads a model in place of the one before, then tells the framework: process enabled, the island vote.
+    fn set_model(&mut self, binary: Binary<'_>) -> CapiError {
+        self.unload();
+        let record = self.metadata.as_ref().and_then(|(memory, length)| memory.bytes().get(..*length));
+        let loaded = Model::load(&self.config, binary, record);
+        let model = match loaded {
+            Ok(model) => model,
+            Err(error) => {
+                let code = match &error {
+                    ModelError::NoMemory => ENOMEMORY,
+                    ModelError::Path | ModelError::NotConvertible => EBADPARAM,
+                    ModelError::File(_) | ModelError::Runtime(_) => EFAILED,
+                };
+                log_model_error(&error);
+                return code;
+            }
+        };
+        self.model = Some(model);
+        let vote: u32 = if self.config.island { 0 } else { 1 };
+        let _ = self.raise(event::ISLAND_VOTE, PortInfo::default(), &mut vote.to_ne_bytes());
+        let _ = self.raise(event::PROCESS_STATE, PortInfo::default(), &mut [1]);
+        EOK
+    }
+
+    /// Drops the model, and tells the framework to pass the audio through without calling the module.
+    fn unload(&mut self) {
+        if self.model.take().is_some() {
+            let _ = self.raise(event::PROCESS_STATE, PortInfo::default(), &mut [0]);
+        }
+    }
+
+    /// `get_param`: the last result record.
+    pub fn get_param(&mut self, param_id: u32, payload: &mut Payload<'_>) -> CapiError {
+        match (param_id, self.model.as_ref()) {
+            (PARAM_ID_RESULT, Some(model)) => payload.answer(model.record()).err().unwrap_or(EOK),
+            (PARAM_ID_RESULT, None) => ENOTREADY,
+            _ => EUNSUPPORTED,
+        }
+    }
+
+    /// `process`: passes every channel through and runs an inference each time the window of the chosen channel
+    /// is due; answers the client with the result record.
+    ///
+    /// # Safety
+    /// `input` and `output` are null or the framework's arrays of stream pointers for the call, each entry null or
+    /// a valid stream with `buffer_count` valid buffers, each buffer's `data` null or `max_data_len` bytes; an
+    /// output buffer is either the same memory as its input buffer (in place) or memory apart from every input.
+    pub unsafe fn process(&mut self, input: *mut *mut StreamData, output: *mut *mut StreamData) -> CapiError {
+        // SAFETY: the caller's promise: null or a valid first entry.
+        let (Some(input), output) = (unsafe { first_stream(input) }, unsafe { first_stream(output) }) else {
+            return EOK;
+        };
+        // SAFETY: a valid stream (the caller's promise); read by value.
+        let stream = unsafe { input.read() };
+        let mut result = EOK;
+        let Some(format) = self.format else {
+            return result;
+        };
+        if let Some(output) = output {
+            let channels = (stream.buffer_count as usize).min(format.channels as usize);
+            // SAFETY: the streams and their buffers, as the caller promises.
+            result |= unsafe { pass_through(&stream, output, channels) };
+        }
+        let Some(model) = self.model.as_mut() else {
+            return result;
+        };
+        // SAFETY: the chosen channel's buffer (the caller's promise); read only while this call runs, and written
+        // by nobody meanwhile (an in-place output got its length set, not its bytes).
+        let Some(mut bytes) = (unsafe { channel_bytes(&stream, self.config.channel as usize) }) else {
+            return result | EBADPARAM;
+        };
+        let timestamp = (stream.flags & stream_flags::TIMESTAMP_VALID != 0).then_some(stream.timestamp);
+        let sample_bytes = format.sample.bytes();
+        let mut consumed = 0usize;
+        while !bytes.is_empty() {
+            let (taken, due) = model.take(bytes, format.sample);
+            consumed = consumed.saturating_add(taken);
+            bytes = bytes.get(taken..).unwrap_or(&[]);
+            if !due {
+                break;
+            }
+            // The timestamp of the window's last sample: the frame's, plus the samples before it in the frame.
+            let samples_before = (consumed / sample_bytes).saturating_sub(1) as u64;
+            let offset_us = samples_before.saturating_mul(1_000_000) / u64::from(format.sampling_rate.max(1));
+            let at = timestamp.map_or(0, |start| u64::try_from(start).unwrap_or(0).saturating_add(offset_us));
+            match model.infer(at) {
+                Ok(Some(_)) => {
+                    if let Some(client) = self.client {
+                        result |= raise_result(self.events, client, model.record());
+                    }
+                }
+                Ok(None) => {}
+                Err(error) => {
+                    log!(Level::Error, "lpai-direct capi: inference failed: ", error);
+                    result |= EFAILED;
+                }
+            }
+        }
+        result
+    }
+
+    /// `end`: frees the model and the record copy, in that order, and ends the state.
+    pub fn end(&mut self) -> CapiError {
+        self.unload();
+        self.metadata = None;
+        self.magic = 0;
+        EOK
+    }
+}
+
+/// Raises the result record to the registered client (DATA_TO_DSP_CLIENT_V2).
+fn raise_result(events: Option<EventCallbackInfo>, client: Client, record: &[u8]) -> CapiError {
+    let Some(EventCallbackInfo { callback: Some(callback), context }) = events else {
+        return EOK;
+    };
+    let length = u32::try_from(record.len()).unwrap_or(u32::MAX);
+    // The framework copies the payload before it returns and does not write it.
+    let payload = Buffer { data: record.as_ptr().cast_mut().cast(), actual_data_len: length, max_data_len: length };
+    let mut data = EventDataToDspClientV2 {
+        dest_address: client.dest_address,
+        token: client.token,
+        event_id: EVENT_ID_RESULT,
+        payload,
+    };
+    let size = size_of::<EventDataToDspClientV2>() as u32;
+    let buffer =
+        Buffer { data: (&mut data as *mut EventDataToDspClientV2).cast(), actual_data_len: size, max_data_len: size };
+    let mut info = EventInfo { port_info: PortInfo::default(), payload: buffer };
+    // SAFETY: the framework's callback with its own context; everything it reads lives for the call.
+    unsafe { callback(context, event::DATA_TO_DSP_CLIENT_V2, &mut info) }
+}
+
+/// The first stream of a port array, as a pointer (an output stream may be the input's own).
+///
+/// # Safety
+/// As for [`Module::process`].
+unsafe fn first_stream(streams: *mut *mut StreamData) -> Option<NonNull<StreamData>> {
+    // SAFETY: null or a valid array (the caller's promise).
+    unsafe { streams.as_ref() }.and_then(|first| NonNull::new(*first))
+}
+
+/// Channel `index`'s buffer of `stream`, by value; `None` past the stream's buffers.
+///
+/// # Safety
+/// As for [`Module::process`].
+unsafe fn channel(stream: &StreamData, index: usize) -> Option<Buffer> {
+    if stream.buffers.is_null() || index >= stream.buffer_count as usize {
+        return None;
+    }
+    // SAFETY: `buffer_count` buffers at `buffers` (the caller's promise); `index` is below it.
+    Some(unsafe { stream.buffers.add(index).read() })
+}
+
+/// The filled bytes of channel `index` of `stream`; `None` past its buffers or for a length beyond the buffer.
+///
+/// # Safety
+/// As for [`Module::process`]; the bytes are not written while the slice lives.
+unsafe fn channel_bytes<'c>(stream: &StreamData, index: usize) -> Option<&'c [u8]> {
+    // SAFETY: forwarded.
+    let buffer = unsafe { channel(stream, index) }?;
+    if buffer.actual_data_len > buffer.max_data_len {
+        return None;
+    }
+    if buffer.data.is_null() || buffer.actual_data_len == 0 {
+        return Some(&[]);
+    }
+    // SAFETY: `max_data_len` ≥ `actual_data_len` bytes at `data` (the caller's promise).
+    Some(unsafe { core::slice::from_raw_parts(buffer.data.cast::<u8>(), buffer.actual_data_len as usize) })
+}
+
+/// Passes `channels` channels of `input` to `output` untouched: in place (the same memory) only the lengths are
+/// set, otherwise the bytes are copied; the output takes the input's timestamp and flags.
+///
+/// # Safety
+/// As for [`Module::process`]; `output` is the output port's stream.
+unsafe fn pass_through(input: &StreamData, output: NonNull<StreamData>, channels: usize) -> CapiError {
+    // SAFETY: a valid stream (the caller's promise), read by value.
+    let target = unsafe { output.read() };
+    let mut result = EOK;
+    for index in 0..channels {
+        // SAFETY: forwarded.
+        let (Some(source), Some(slot)) = (unsafe { channel(input, index) }, unsafe { channel(&target, index) }) else {
+            result |= EBADPARAM;
+            continue;
+        };
+        let length = source.actual_data_len;
+        if length > source.max_data_len || length > slot.max_data_len || (length > 0 && slot.data.is_null()) {
+            result |= ENEEDMORE;
+            continue;
+        }
+        if slot.data != source.data && length > 0 {
+            // SAFETY: `length` readable bytes at the input and writable at the output (checked against both
+            // buffers' sizes); the output is memory apart from the input (the caller's promise).
+            unsafe { core::ptr::copy_nonoverlapping(source.data, slot.data, length as usize) };
+        }
+        // SAFETY: channel `index` < `buffer_count` of the output stream: its `actual_data_len` field.
+        unsafe { core::ptr::addr_of_mut!((*target.buffers.add(index)).actual_data_len).write(length) };
+    }
+    // SAFETY: the output stream (the caller's promise).
+    unsafe {
+        core::ptr::addr_of_mut!((*output.as_ptr()).flags).write(input.flags);
+        core::ptr::addr_of_mut!((*output.as_ptr()).timestamp).write(input.timestamp);
+    }
+    result
+}
+
+/// Logs why a model was not set.
+fn log_model_error(error: &ModelError) {
+    match error {
+        ModelError::NoMemory => log!(Level::Error, "lpai-direct capi: the PD heap cannot hold the model"),
+        ModelError::File(error) => log!(Level::Error, "lpai-direct capi: the model file: ", error),
+        ModelError::Path => log!(Level::Error, "lpai-direct capi: a library path is too long"),
+        ModelError::NotConvertible => {
+            log!(Level::Error, "lpai-direct capi: the model's first input or output is not convertible to float")
+        }
+        ModelError::Runtime(error) => log!(Level::Error, "lpai-direct capi: loading the model: ", error),
+    }
+}

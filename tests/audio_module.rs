@@ -1,0 +1,343 @@
+//! The audio module (AudioReach CAPI, `dsp/capi`) driven as SPF drives it, on the real libQnnHtp.so with the
+//! audio_frame fixture: static properties, init, configuration, media format, model, client registration, frames
+//! of stereo PCM in place; every result equals lpai-net-run's on the same windows, bit for bit, and the audio
+//! passes through untouched. Formats the module cannot handle are refused with an error code.
+
+mod common;
+
+use core::ffi::c_void;
+use lpai_direct::capi::{self, event, media_format, property, Buffer, CapiError, EventCallbackInfo, EventInfo};
+use lpai_direct::capi::{FunctionTable, Instance, PortInfo, Property, PropertyList, StreamData};
+use lpai_direct::capi::{EBADPARAM, EOK, EUNSUPPORTED};
+use lpai_direct_capi::{capi_lpai_direct_get_static_properties, capi_lpai_direct_init};
+use lpai_direct_skel::audio::ids::{self, ResultHeader, RESULT_HEADER_BYTES};
+use lpai_direct_stub::net_run;
+
+/// An event the module raised: its id, port and payload (for DATA_TO_DSP_CLIENT_V2: the client's token, event
+/// id and the result record).
+#[derive(Debug)]
+struct Raised {
+    id: u32,
+    port: PortInfo,
+    bytes: Vec<u8>,
+    client: Option<(u64, u32, u32)>,
+}
+
+#[derive(Default)]
+struct Recorder {
+    events: Vec<Raised>,
+}
+
+/// The framework's event callback: records every event.
+unsafe extern "C" fn record(context: *mut c_void, id: u32, info: *mut EventInfo) -> CapiError {
+    // SAFETY: the context is the test's recorder, given with the callback, alive while the module lives.
+    let recorder = unsafe { &mut *context.cast::<Recorder>() };
+    // SAFETY: the module passes a valid event info for the call.
+    let info = unsafe { &*info };
+    let bytes = |buffer: &Buffer| {
+        assert!(buffer.actual_data_len <= buffer.max_data_len);
+        // SAFETY: the module's payload: `actual_data_len` bytes at `data`, alive for the call.
+        unsafe { std::slice::from_raw_parts(buffer.data.cast::<u8>(), buffer.actual_data_len as usize) }.to_vec()
+    };
+    let (payload, client) = if id == event::DATA_TO_DSP_CLIENT_V2 {
+        assert_eq!(info.payload.actual_data_len as usize, size_of::<capi::EventDataToDspClientV2>());
+        // SAFETY: this event's payload is a `capi_event_data_to_dsp_client_v2_t` (its length checked above).
+        let data = unsafe { &*info.payload.data.cast::<capi::EventDataToDspClientV2>() };
+        (bytes(&data.payload), Some((data.dest_address, data.token, data.event_id)))
+    } else {
+        (bytes(&info.payload), None)
+    };
+    recorder.events.push(Raised { id, port: info.port_info, bytes: payload, client });
+    EOK
+}
+
+fn property(id: u32, bytes: &mut [u8]) -> Property {
+    let length = bytes.len() as u32;
+    Property {
+        id,
+        payload: Buffer { data: bytes.as_mut_ptr().cast(), actual_data_len: length, max_data_len: length },
+        port_info: PortInfo::default(),
+    }
+}
+
+fn set_properties(table: &FunctionTable, instance: *mut Instance, properties: &mut [Property]) -> CapiError {
+    let mut list = PropertyList { count: properties.len() as u32, properties: properties.as_mut_ptr() };
+    // SAFETY: a live instance and a list whose payloads live for the call.
+    unsafe { (table.set_properties)(instance, &mut list) }
+}
+
+/// Asks the static properties of `properties`.
+fn query_static(properties: &mut [Property]) -> CapiError {
+    let mut list = PropertyList { count: properties.len() as u32, properties: properties.as_mut_ptr() };
+    // SAFETY: a list whose payloads live for the call; the init list is not read.
+    unsafe { capi_lpai_direct_get_static_properties(std::ptr::null_mut(), &mut list) }
+}
+
+fn end(table: &FunctionTable, instance: *mut Instance) -> CapiError {
+    // SAFETY: the instance memory the test keeps; an ended one is refused by its state, not read past.
+    unsafe { (table.end)(instance) }
+}
+
+fn set_param(table: &FunctionTable, instance: *mut Instance, id: u32, bytes: &mut [u8]) -> CapiError {
+    let length = bytes.len() as u32;
+    let mut buffer = Buffer { data: bytes.as_mut_ptr().cast(), actual_data_len: length, max_data_len: length };
+    // SAFETY: a live instance and a payload that lives for the call.
+    unsafe { (table.set_param)(instance, id, &PortInfo::default(), &mut buffer) }
+}
+
+/// SPF's 100-byte INPUT_MEDIA_FORMAT_V2 payload.
+fn media_format_v2(data_format: u32, channels: u32, bits: u32, q: u32, interleaving: u32) -> Vec<u8> {
+    let words = [data_format, u32::MAX, media_format::PCM, channels, bits, q, 48_000, 1, interleaving];
+    let mut bytes: Vec<u8> = words.iter().flat_map(|word| word.to_ne_bytes()).collect();
+    bytes.extend((0..32u16).flat_map(|slot| if u32::from(slot) < channels { slot + 1 } else { 0xA5A5 }.to_ne_bytes()));
+    bytes
+}
+
+/// A module set up in instance memory the size it asked for, with the recorder's callback.
+struct Spf {
+    memory: Vec<u64>,
+    recorder: Box<Recorder>,
+}
+
+impl Spf {
+    fn static_word(id: u32) -> u32 {
+        let mut bytes = [0u8; 4];
+        assert_eq!(query_static(&mut [property(id, &mut bytes)]), EOK);
+        u32::from_ne_bytes(bytes)
+    }
+
+    fn new() -> Spf {
+        let bytes = Spf::static_word(property::INIT_MEMORY_REQUIREMENT) as usize;
+        let mut spf = Spf { memory: vec![0u64; bytes.div_ceil(8)], recorder: Box::default() };
+        let mut callback =
+            EventCallbackInfo { callback: Some(record), context: (&mut *spf.recorder as *mut Recorder).cast() };
+        // SAFETY: the callback info's own bytes, alive through init, which copies them.
+        let callback_bytes = unsafe {
+            std::slice::from_raw_parts_mut(
+                (&mut callback as *mut EventCallbackInfo).cast::<u8>(),
+                size_of::<EventCallbackInfo>(),
+            )
+        };
+        let (mut heap, mut ports) = (7u32.to_ne_bytes(), [1u32, 1].map(u32::to_ne_bytes).concat());
+        let mut init = [
+            property(property::EVENT_CALLBACK_INFO, callback_bytes),
+            property(property::HEAP_ID, &mut heap),
+            property(property::PORT_NUM_INFO, &mut ports),
+        ];
+        let mut list = PropertyList { count: 3, properties: init.as_mut_ptr() };
+        // SAFETY: zeroed, 8-aligned instance memory of the size the module asked for, kept by the test.
+        assert_eq!(unsafe { capi_lpai_direct_init(spf.instance(), &mut list) }, EOK);
+        spf
+    }
+
+    fn instance(&mut self) -> *mut Instance {
+        self.memory.as_mut_ptr().cast()
+    }
+
+    fn table(&mut self) -> &'static FunctionTable {
+        // SAFETY: init wrote the instance, whose first field points at the module's static function table.
+        unsafe { &*(*self.instance()).table }
+    }
+
+    fn taken(&mut self) -> Vec<Raised> {
+        std::mem::take(&mut self.recorder.events)
+    }
+}
+
+fn configuration(extra: &str) -> Vec<u8> {
+    let qnn = common::qnn_lib_dir();
+    let text = format!(
+        "backend={}\nsystem_library={}\n{extra}\0",
+        qnn.join("libQnnHtp.so").display(),
+        qnn.join("libQnnSystem.so").display()
+    );
+    text.into_bytes()
+}
+
+/// Runs `frames` of deinterleaved Q15 audio (one Vec per channel) through `process` in place; checks the audio
+/// comes out untouched.
+fn process_q15(spf: &mut Spf, channels: &[Vec<i16>], frame: usize, timestamp: i64) {
+    let table = spf.table();
+    let instance = spf.instance();
+    let length = channels[0].len();
+    for (number, start) in (0..length).step_by(frame).enumerate() {
+        let end = (start + frame).min(length);
+        let mut data: Vec<Vec<u8>> =
+            channels.iter().map(|samples| samples[start..end].iter().flat_map(|s| s.to_ne_bytes()).collect()).collect();
+        let before = data.clone();
+        let mut inputs: Vec<Buffer> = data
+            .iter_mut()
+            .map(|bytes| Buffer {
+                data: bytes.as_mut_ptr().cast(),
+                actual_data_len: bytes.len() as u32,
+                max_data_len: bytes.len() as u32,
+            })
+            .collect();
+        let mut outputs: Vec<Buffer> = inputs.iter().map(|buffer| Buffer { actual_data_len: 0, ..*buffer }).collect();
+        let at = timestamp + (start as i64) * 1_000_000 / 48_000;
+        let flags = capi::stream_flags::TIMESTAMP_VALID | (1 << capi::stream_flags::VERSION_SHIFT);
+        let mut input =
+            StreamData { flags, timestamp: at, buffers: inputs.as_mut_ptr(), buffer_count: inputs.len() as u32 };
+        let mut output =
+            StreamData { flags: 0, timestamp: 0, buffers: outputs.as_mut_ptr(), buffer_count: outputs.len() as u32 };
+        let (mut input_port, mut output_port) = (&mut input as *mut StreamData, &mut output as *mut StreamData);
+        // SAFETY: a live instance; the streams and buffers live for the call, the outputs on the inputs' memory.
+        let answer = unsafe { (table.process)(instance, &mut input_port, &mut output_port) };
+        assert_eq!(answer, EOK, "frame {number}");
+        assert_eq!(data, before, "frame {number}: the audio changed");
+        for (channel, buffer) in outputs.iter().enumerate() {
+            assert_eq!(buffer.actual_data_len, inputs[channel].actual_data_len, "frame {number} channel {channel}");
+        }
+        assert_eq!((output.timestamp, output.flags), (at, flags));
+    }
+}
+
+/// lpai-net-run's float outputs for `windows` (each the float input of one inference) on the audio_frame model.
+fn net_run_scores(windows: &[Vec<f32>], work: &std::path::Path) -> Vec<Vec<u8>> {
+    let mut list = String::new();
+    for (index, window) in windows.iter().enumerate() {
+        let path = work.join(format!("window_{index}.raw"));
+        std::fs::write(&path, window.iter().flat_map(|x| x.to_ne_bytes()).collect::<Vec<u8>>()).unwrap();
+        list.push_str(&format!("pcm:={}\n", path.display()));
+    }
+    let list_path = work.join("windows.txt");
+    std::fs::write(&list_path, list).unwrap();
+    let output = work.join("net-run");
+    let binary = common::fixture("audio_frame/audio_frame_qnn.bin");
+    let args = common::net_run_args(&binary, &list_path, &output, false, &[]);
+    net_run::run(&common::settings(args)).unwrap();
+    (0..windows.len()).map(|index| std::fs::read(output.join(format!("Result_{index}/scores.raw"))).unwrap()).collect()
+}
+
+#[test]
+fn static_properties_are_what_spf_asks_for() {
+    assert!(Spf::static_word(property::INIT_MEMORY_REQUIREMENT) as usize >= size_of::<Instance>());
+    assert_eq!(Spf::static_word(property::STACK_SIZE), 8192);
+    assert_eq!(Spf::static_word(property::NUM_NEEDED_FRAMEWORK_EXTENSIONS), 0);
+    let (mut in_place, mut buffering) = ([9u8], [9u8]);
+    let mut unknown = [1u8; 4];
+    let mut properties = [
+        property(property::IS_INPLACE, &mut in_place),
+        property(property::REQUIRES_DATA_BUFFERING, &mut buffering),
+        property(property::MAX_METADATA_SIZE, &mut unknown),
+    ];
+    let answer = query_static(&mut properties);
+    assert_eq!(answer, EUNSUPPORTED, "an unknown property is unsupported, the rest answered");
+    assert_eq!((in_place, buffering, properties[2].payload.actual_data_len), ([1], [0], 0));
+    // INTERFACE_EXTENSIONS: ten extensions asked about, none supported.
+    let descriptor = size_of::<capi::InterfaceExtensionDescriptor>();
+    let first = size_of::<usize>();
+    let mut bytes = vec![0xEEu8; first + 10 * descriptor];
+    bytes[..4].copy_from_slice(&10u32.to_ne_bytes());
+    for index in 0..10 {
+        bytes[first + index * descriptor + 4] = 1;
+    }
+    assert_eq!(query_static(&mut [property(property::INTERFACE_EXTENSIONS, &mut bytes)]), EOK);
+    assert!((0..10).all(|index| bytes[first + index * descriptor + 4] == 0));
+}
+
+#[test]
+fn stereo_frames_give_lpai_net_runs_results_on_channel_1_with_a_hop_and_pass_the_audio_through() {
+    let _guard = common::qnn_lock();
+    let work = tempfile::tempdir().unwrap();
+    let mut spf = Spf::new();
+    let table = spf.table();
+    let instance = spf.instance();
+    let started = spf.taken();
+    assert_eq!(started.iter().map(|e| (e.id, e.bytes.clone())).collect::<Vec<_>>(), [(event::PROCESS_STATE, vec![0])]);
+    assert_eq!(set_param(table, instance, ids::PARAM_ID_CONFIG, &mut configuration("channel=1\nhop=100\n")), EOK);
+    let mut format = media_format_v2(0, 2, 16, 15, media_format::DEINTERLEAVED_UNPACKED);
+    assert_eq!(set_properties(table, instance, &mut [property(property::INPUT_MEDIA_FORMAT_V2, &mut format)]), EOK);
+    let echoed = spf.taken();
+    assert_eq!(echoed.len(), 1);
+    assert_eq!(
+        (echoed[0].id, echoed[0].port),
+        (event::OUTPUT_MEDIA_FORMAT_UPDATED_V2, PortInfo { is_valid: 1, is_input_port: 0, port_index: 0 })
+    );
+    assert_eq!(echoed[0].bytes, format[..40]);
+    let mut registration = Vec::new();
+    registration.extend(0x1234_5678_9ABCu64.to_ne_bytes());
+    registration.extend(7u32.to_ne_bytes());
+    registration.extend(ids::EVENT_ID_RESULT.to_ne_bytes());
+    registration.resize(size_of::<capi::RegisterEventToDspClientV2>(), 0);
+    registration[16] = 1;
+    assert_eq!(
+        set_properties(
+            table,
+            instance,
+            &mut [property(property::REGISTER_EVENT_DATA_TO_DSP_CLIENT_V2, &mut registration)]
+        ),
+        EOK
+    );
+    let mut model = std::fs::read(common::fixture("audio_frame/audio_frame_qnn.bin")).unwrap();
+    assert_eq!(set_param(table, instance, ids::PARAM_ID_MODEL, &mut model), EOK);
+    let loaded = spf.taken();
+    let loaded: Vec<(u32, Vec<u8>)> = loaded.into_iter().map(|e| (e.id, e.bytes)).collect();
+    assert_eq!(loaded, [(event::ISLAND_VOTE, 1u32.to_ne_bytes().to_vec()), (event::PROCESS_STATE, vec![1])]);
+
+    // 600 samples per channel, frames of 64: windows end at samples 160, 260, 360, 460 and 560.
+    let tone: Vec<i16> = (0..600).map(|n| ((n as f64 * 0.07).sin() * 20_000.0) as i16).collect();
+    let other: Vec<i16> = (0..600).map(|n| (n * 37 % 2000 - 1000) as i16).collect();
+    process_q15(&mut spf, &[other, tone.clone()], 64, 1_000_000);
+    let results: Vec<Raised> = spf.taken().into_iter().filter(|e| e.id == event::DATA_TO_DSP_CLIENT_V2).collect();
+    let ends = [160usize, 260, 360, 460, 560];
+    assert_eq!(results.len(), ends.len());
+    let windows: Vec<Vec<f32>> =
+        ends.iter().map(|&end| tone[end - 160..end].iter().map(|&s| f32::from(s) / 32768.0).collect()).collect();
+    let expected = net_run_scores(&windows, work.path());
+    for (index, (result, end)) in results.iter().zip(ends).enumerate() {
+        assert_eq!(result.client, Some((0x1234_5678_9ABC, 7, ids::EVENT_ID_RESULT)));
+        let header = ResultHeader::decode(&result.bytes).unwrap();
+        assert_eq!((header.inferences, header.output_bytes), (index as u32 + 1, 16));
+        // The last sample's time: its frame's timestamp plus the samples before it in the frame.
+        let (last, frame_start) = (end as u64 - 1, (end as u64 - 1) / 64 * 64);
+        let expected_us = 1_000_000 + frame_start * 1_000_000 / 48_000 + (last - frame_start) * 1_000_000 / 48_000;
+        assert_eq!(header.timestamp_us, expected_us, "result {index}");
+        assert!(header.dsp_ticks > 0);
+        assert!(result.bytes[RESULT_HEADER_BYTES..] == expected[index][..], "result {index} differs from lpai-net-run");
+    }
+    // get_param gives the last result.
+    let mut last = vec![0u8; RESULT_HEADER_BYTES + 16];
+    let length = last.len() as u32;
+    let mut buffer = Buffer { data: last.as_mut_ptr().cast(), actual_data_len: 0, max_data_len: length };
+    // SAFETY: a live instance and a buffer that lives for the call.
+    let answer = unsafe { (table.get_param)(instance, ids::PARAM_ID_RESULT, &PortInfo::default(), &mut buffer) };
+    assert_eq!((answer, buffer.actual_data_len), (EOK, length));
+    assert_eq!(last, results[4].bytes);
+    // ALGORITHMIC_RESET clears the window and the count: the next 160 samples give inference 1 again.
+    assert_eq!(set_properties(table, instance, &mut [property(property::ALGORITHMIC_RESET, &mut [])]), EOK);
+    process_q15(&mut spf, &[vec![0; 160], tone[..160].to_vec()], 160, 0);
+    let again: Vec<Raised> = spf.taken().into_iter().filter(|e| e.id == event::DATA_TO_DSP_CLIENT_V2).collect();
+    assert_eq!(again.len(), 1);
+    assert_eq!(ResultHeader::decode(&again[0].bytes).unwrap().inferences, 1);
+    assert!(again[0].bytes[RESULT_HEADER_BYTES..] == expected[0][..]);
+    assert_eq!(end(table, instance), EOK);
+    assert_eq!(end(table, instance), EBADPARAM, "an ended module is not live");
+}
+
+#[test]
+fn formats_the_module_cannot_handle_are_refused_and_six_channels_at_48k_work() {
+    let mut spf = Spf::new();
+    let table = spf.table();
+    let instance = spf.instance();
+    assert_eq!(set_param(table, instance, ids::PARAM_ID_CONFIG, &mut configuration("channel=5\n")), EOK);
+    for (data_format, bits, q, interleaving) in [
+        (media_format::FLOATING_POINT, 32, 31, media_format::DEINTERLEAVED_UNPACKED),
+        (media_format::FIXED_POINT, 16, 15, media_format::INTERLEAVED),
+        (media_format::FIXED_POINT, 24, 23, media_format::DEINTERLEAVED_UNPACKED),
+    ] {
+        let mut format = media_format_v2(data_format, 6, bits, q, interleaving);
+        let answer = set_properties(table, instance, &mut [property(property::INPUT_MEDIA_FORMAT_V2, &mut format)]);
+        assert_eq!(answer, EBADPARAM, "{data_format} {bits}/{q} {interleaving}");
+    }
+    assert!(spf.taken().iter().all(|e| e.id == event::PROCESS_STATE), "no output format raised for a refused one");
+    let mut four = media_format_v2(0, 4, 16, 15, media_format::DEINTERLEAVED_UNPACKED);
+    assert_eq!(
+        set_properties(table, instance, &mut [property(property::INPUT_MEDIA_FORMAT_V2, &mut four)]),
+        EBADPARAM,
+        "channel 5 of 4"
+    );
+    let mut six = media_format_v2(0, 6, 32, 31, media_format::DEINTERLEAVED_UNPACKED_V2);
+    assert_eq!(set_properties(table, instance, &mut [property(property::INPUT_MEDIA_FORMAT_V2, &mut six)]), EOK);
+    assert_eq!(end(table, instance), EOK);
+}
