@@ -256,8 +256,8 @@ mod tests {
     #[test]
     fn scales_are_the_exact_powers_of_two() {
         assert_eq!(Sample::Q15.scale() * 32768.0, 1.0);
-        assert_eq!(Sample::Q32 { q_factor: 31 }.scale(), 2f32.powi(-31));
-        assert_eq!(Sample::Q32 { q_factor: 27 }.scale(), 2f32.powi(-27));
+        assert_eq!(Sample::Q32 { q_factor: 31 }.scale(), f32::from_bits(0x3000_0000));
+        assert_eq!(Sample::Q32 { q_factor: 27 }.scale(), f32::from_bits(0x3200_0000));
         assert_eq!((Sample::Q15.bytes(), Sample::Q32 { q_factor: 31 }.bytes()), (2, 4));
     }
 }

@@ -152,7 +152,10 @@ mod tests {
         let bytes: Vec<u8> = [i32::MIN, -1, i32::MAX].iter().flat_map(|x| x.to_ne_bytes()).collect();
         assert_eq!(window.take(&bytes, Sample::Q32 { q_factor: 31 }), (12, true));
         let (oldest, newest) = window.ordered();
-        assert_eq!((floats(oldest), floats(newest)), (std::vec![-1.0, -(2f32.powi(-31)), 1.0], Vec::new()));
+        assert_eq!(
+            (floats(oldest), floats(newest)),
+            (std::vec![-1.0, -(f32::from_bits(0x3000_0000)), 1.0], Vec::new())
+        );
         window.reset();
         assert!(!window.due());
         assert_eq!(window.take(&(-32768i16).to_ne_bytes(), Sample::Q15), (2, false));
