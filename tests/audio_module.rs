@@ -154,16 +154,16 @@ fn configuration(extra: &str) -> Vec<u8> {
     text.into_bytes()
 }
 
-/// Runs `frames` of deinterleaved Q15 audio (one Vec per channel) through `process` in place; checks the audio
-/// comes out untouched.
-fn process_q15(spf: &mut Spf, channels: &[Vec<i16>], frame: usize, timestamp: i64) {
+/// Runs deinterleaved audio (each channel's samples as native bytes, `sample_bytes` each) through `process` in
+/// place, `frame` samples at a time, at 48 kHz from `timestamp`; checks the audio comes out untouched.
+fn process_frames(spf: &mut Spf, channels: &[Vec<u8>], sample_bytes: usize, frame: usize, timestamp: i64) {
     let table = spf.table();
     let instance = spf.instance();
-    let length = channels[0].len();
+    let length = channels[0].len() / sample_bytes;
     for (number, start) in (0..length).step_by(frame).enumerate() {
         let end = (start + frame).min(length);
         let mut data: Vec<Vec<u8>> =
-            channels.iter().map(|samples| samples[start..end].iter().flat_map(|s| s.to_ne_bytes()).collect()).collect();
+            channels.iter().map(|bytes| bytes[start * sample_bytes..end * sample_bytes].to_vec()).collect();
         let before = data.clone();
         let mut inputs: Vec<Buffer> = data
             .iter_mut()
@@ -190,6 +190,27 @@ fn process_q15(spf: &mut Spf, channels: &[Vec<i16>], frame: usize, timestamp: i6
         }
         assert_eq!((output.timestamp, output.flags), (at, flags));
     }
+}
+
+fn q15_bytes(samples: &[i16]) -> Vec<u8> {
+    samples.iter().flat_map(|sample| sample.to_ne_bytes()).collect()
+}
+
+/// The result events among `events`.
+fn result_events(events: Vec<Raised>) -> Vec<Raised> {
+    events.into_iter().filter(|event| event.id == event::DATA_TO_DSP_CLIENT_V2).collect()
+}
+
+/// Registers the test's client for the result event.
+fn register(table: &FunctionTable, instance: *mut Instance) {
+    let mut registration = Vec::new();
+    registration.extend(0x1234_5678_9ABCu64.to_ne_bytes());
+    registration.extend(7u32.to_ne_bytes());
+    registration.extend(ids::EVENT_ID_RESULT.to_ne_bytes());
+    registration.resize(size_of::<capi::RegisterEventToDspClientV2>(), 0);
+    registration[16] = 1;
+    let mut properties = [property(property::REGISTER_EVENT_DATA_TO_DSP_CLIENT_V2, &mut registration)];
+    assert_eq!(set_properties(table, instance, &mut properties), EOK);
 }
 
 /// lpai-net-run's float outputs for `windows` (each the float input of one inference) on the audio_frame model.
@@ -255,31 +276,30 @@ fn stereo_frames_give_lpai_net_runs_results_on_channel_1_with_a_hop_and_pass_the
         (event::OUTPUT_MEDIA_FORMAT_UPDATED_V2, PortInfo { is_valid: 1, is_input_port: 0, port_index: 0 })
     );
     assert_eq!(echoed[0].bytes, format[..40]);
-    let mut registration = Vec::new();
-    registration.extend(0x1234_5678_9ABCu64.to_ne_bytes());
-    registration.extend(7u32.to_ne_bytes());
-    registration.extend(ids::EVENT_ID_RESULT.to_ne_bytes());
-    registration.resize(size_of::<capi::RegisterEventToDspClientV2>(), 0);
-    registration[16] = 1;
-    assert_eq!(
-        set_properties(
-            table,
-            instance,
-            &mut [property(property::REGISTER_EVENT_DATA_TO_DSP_CLIENT_V2, &mut registration)]
-        ),
-        EOK
-    );
+    register(table, instance);
     let mut model = std::fs::read(common::fixture("audio_frame/audio_frame_qnn.bin")).unwrap();
     assert_eq!(set_param(table, instance, ids::PARAM_ID_MODEL, &mut model), EOK);
     let loaded = spf.taken();
     let loaded: Vec<(u32, Vec<u8>)> = loaded.into_iter().map(|e| (e.id, e.bytes)).collect();
-    assert_eq!(loaded, [(event::ISLAND_VOTE, 1u32.to_ne_bytes().to_vec()), (event::PROCESS_STATE, vec![1])]);
+    // The cost votes at 48 kHz, a hop of 100 and a window of 160 uint8 samples with 4 uint8 outputs: per second
+    // 48,000 samples at 16 packets and 480 inferences at 1,500 + 8 x (160 + 4) packets: 2,117,760 packets, 2,118
+    // KPPS, 16 bytes of code per packet; data: 6 bytes per sample and 160 x 5 + 4 x 5 + 24 bytes per inference.
+    let words = |values: &[u32]| values.iter().flat_map(|value| value.to_ne_bytes()).collect::<Vec<u8>>();
+    assert_eq!(
+        loaded,
+        [
+            (event::KPPS, words(&[2_118])),
+            (event::BANDWIDTH, words(&[33_884_160, 693_120])),
+            (event::ISLAND_VOTE, words(&[1])),
+            (event::PROCESS_STATE, vec![1]),
+        ]
+    );
 
     // 600 samples per channel, frames of 64: windows end at samples 160, 260, 360, 460 and 560.
     let tone: Vec<i16> = (0..600).map(|n| ((n as f64 * 0.07).sin() * 20_000.0) as i16).collect();
     let other: Vec<i16> = (0..600).map(|n| (n * 37 % 2000 - 1000) as i16).collect();
-    process_q15(&mut spf, &[other, tone.clone()], 64, 1_000_000);
-    let results: Vec<Raised> = spf.taken().into_iter().filter(|e| e.id == event::DATA_TO_DSP_CLIENT_V2).collect();
+    process_frames(&mut spf, &[q15_bytes(&other), q15_bytes(&tone)], 2, 64, 1_000_000);
+    let results = result_events(spf.taken());
     let ends = [160usize, 260, 360, 460, 560];
     assert_eq!(results.len(), ends.len());
     let windows: Vec<Vec<f32>> =
@@ -306,8 +326,8 @@ fn stereo_frames_give_lpai_net_runs_results_on_channel_1_with_a_hop_and_pass_the
     assert_eq!(last, results[4].bytes);
     // ALGORITHMIC_RESET clears the window and the count: the next 160 samples give inference 1 again.
     assert_eq!(set_properties(table, instance, &mut [property(property::ALGORITHMIC_RESET, &mut [])]), EOK);
-    process_q15(&mut spf, &[vec![0; 160], tone[..160].to_vec()], 160, 0);
-    let again: Vec<Raised> = spf.taken().into_iter().filter(|e| e.id == event::DATA_TO_DSP_CLIENT_V2).collect();
+    process_frames(&mut spf, &[vec![0; 320], q15_bytes(&tone[..160])], 2, 160, 0);
+    let again = result_events(spf.taken());
     assert_eq!(again.len(), 1);
     assert_eq!(ResultHeader::decode(&again[0].bytes).unwrap().inferences, 1);
     assert!(again[0].bytes[RESULT_HEADER_BYTES..] == expected[0][..]);
@@ -339,5 +359,41 @@ fn formats_the_module_cannot_handle_are_refused_and_six_channels_at_48k_work() {
     );
     let mut six = media_format_v2(0, 6, 32, 31, media_format::DEINTERLEAVED_UNPACKED_V2);
     assert_eq!(set_properties(table, instance, &mut [property(property::INPUT_MEDIA_FORMAT_V2, &mut six)]), EOK);
+    assert_eq!(end(table, instance), EOK);
+}
+
+#[test]
+fn six_channels_of_q31_at_48k_with_channel_5_and_frames_unlike_the_window_give_lpai_net_runs_results() {
+    let _guard = common::qnn_lock();
+    let work = tempfile::tempdir().unwrap();
+    let mut spf = Spf::new();
+    let table = spf.table();
+    let instance = spf.instance();
+    assert_eq!(set_param(table, instance, ids::PARAM_ID_CONFIG, &mut configuration("channel=5\nisland=1\n")), EOK);
+    let mut model = std::fs::read(common::fixture("audio_frame/audio_frame_qnn.bin")).unwrap();
+    assert_eq!(set_param(table, instance, ids::PARAM_ID_MODEL, &mut model), EOK);
+    let mut six = media_format_v2(0, 6, 32, 31, media_format::DEINTERLEAVED_UNPACKED);
+    assert_eq!(set_properties(table, instance, &mut [property(property::INPUT_MEDIA_FORMAT_V2, &mut six)]), EOK);
+    let raised: Vec<u32> = spf.taken().iter().map(|event| event.id).collect();
+    assert!(raised.contains(&event::ISLAND_VOTE) && raised.contains(&event::KPPS), "{raised:?}");
+    register(table, instance);
+    // Channel 5 a chirp in Q31, the others other signals; frames of 100 samples; windows of 160 every 160 samples.
+    let chirp: Vec<i32> = (0..500).map(|n| ((n as f64 * n as f64 * 0.0004).sin() * 1.5e9) as i32).collect();
+    let mut channels: Vec<Vec<u8>> = (0..5)
+        .map(|channel| (0..500).flat_map(|n: i32| (n * (channel + 3) * 1_000_000).to_ne_bytes()).collect())
+        .collect();
+    channels.push(chirp.iter().flat_map(|sample| sample.to_ne_bytes()).collect());
+    process_frames(&mut spf, &channels, 4, 100, 0);
+    let results = result_events(spf.taken());
+    let ends = [160usize, 320, 480];
+    assert_eq!(results.len(), ends.len());
+    let windows: Vec<Vec<f32>> = ends
+        .iter()
+        .map(|&end| chirp[end - 160..end].iter().map(|&sample| sample as f32 * f32::from_bits(0x3000_0000)).collect())
+        .collect();
+    let expected = net_run_scores(&windows, work.path());
+    for (index, result) in results.iter().enumerate() {
+        assert!(result.bytes[RESULT_HEADER_BYTES..] == expected[index][..], "result {index} differs from lpai-net-run");
+    }
     assert_eq!(end(table, instance), EOK);
 }

@@ -442,13 +442,13 @@ pub struct EventInfo {
     pub payload: Buffer,
 }
 
-/// `{u32 code, u32 data}`: a bandwidth vote in bytes per second.
+/// `capi_event_bandwidth_t`: the module's memory traffic in bytes per second, reckoned with no cache.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Bandwidth {
-    /// Which bandwidth.
+    /// Code fetched per second.
     pub code: u32,
-    /// Bytes per second.
+    /// Data read and written per second.
     pub data: u32,
 }
 

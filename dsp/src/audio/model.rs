@@ -232,6 +232,16 @@ impl<'m> Model<'m> {
         self.window.length()
     }
 
+    /// Elements of the first output (float32 values in the record).
+    pub fn output_elements(&self) -> usize {
+        self.record.len().saturating_sub(RESULT_HEADER_BYTES) / 4
+    }
+
+    /// Native bytes per element of the first input and of the first output.
+    pub fn element_bytes(&self) -> (usize, usize) {
+        (self.input.element_bytes(), self.output.element_bytes())
+    }
+
     /// Runs the due inference on the window: quantizes it into the first input, executes, dequantizes the first
     /// output into the record with `timestamp_us`; answers the execution, or `None` while LPAI needs more frames.
     pub fn infer(&mut self, timestamp_us: u64) -> Result<Option<Execution>, RuntimeError> {
