@@ -380,7 +380,7 @@ fn six_channels_of_q31_at_48k_with_channel_5_and_frames_unlike_the_window_give_l
     // Channel 5 a chirp in Q31, the others other signals; frames of 100 samples; windows of 160 every 160 samples.
     let chirp: Vec<i32> = (0..500).map(|n| ((n as f64 * n as f64 * 0.0004).sin() * 1.5e9) as i32).collect();
     let mut channels: Vec<Vec<u8>> = (0..5)
-        .map(|channel| (0..500).flat_map(|n: i32| (n * (channel + 3) * 1_000_000).to_ne_bytes()).collect())
+        .map(|channel| (0..500).flat_map(|n: i32| n.wrapping_mul((channel + 3) * 1_000_000).to_ne_bytes()).collect())
         .collect();
     channels.push(chirp.iter().flat_map(|sample| sample.to_ne_bytes()).collect());
     process_frames(&mut spf, &channels, 4, 100, 0);
