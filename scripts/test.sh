@@ -41,8 +41,8 @@ CARGO_TARGET_DIR=target/hexagon-clippy cargo clippy -q -p lpai-pd-shell -p lpai-
 step "build the Hexagon skel, the self-test executable and the virtual aDSP"
 bash scripts/build-hexagon.sh
 
-step "build the host skel (cdylib), the embedding API's host static library, the host contract model and the aarch64 HLOS side"
-cargo build -q -p lpai-direct-dsp -p lpai-direct-embed --release
+step "build the host skel (cdylib), the embedding API's host static library, the audio module (cdylib), the host contract model and the aarch64 HLOS side"
+cargo build -q -p lpai-direct-dsp -p lpai-direct-embed -p lpai-direct-capi --release
 cargo build -q --release -p lpai-contract-lpai -p lpai-contract-system
 QNN_TARGET_ARCH=aarch64-oe-linux-gcc11.2 bash scripts/build-hlos.sh >/dev/null
 

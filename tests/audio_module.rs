@@ -11,7 +11,6 @@ use lpai_direct::capi::{FunctionTable, Instance, PortInfo, Property, PropertyLis
 use lpai_direct::capi::{EBADPARAM, EOK, EUNSUPPORTED};
 use lpai_direct_capi::{capi_lpai_direct_get_static_properties, capi_lpai_direct_init};
 use lpai_direct_skel::audio::ids::{self, ResultHeader, RESULT_HEADER_BYTES};
-use lpai_direct_stub::net_run;
 
 /// An event the module raised: its id, port and payload (for DATA_TO_DSP_CLIENT_V2: the client's token, event
 /// id and the result record).
@@ -213,23 +212,6 @@ fn register(table: &FunctionTable, instance: *mut Instance) {
     assert_eq!(set_properties(table, instance, &mut properties), EOK);
 }
 
-/// lpai-net-run's float outputs for `windows` (each the float input of one inference) on the audio_frame model.
-fn net_run_scores(windows: &[Vec<f32>], work: &std::path::Path) -> Vec<Vec<u8>> {
-    let mut list = String::new();
-    for (index, window) in windows.iter().enumerate() {
-        let path = work.join(format!("window_{index}.raw"));
-        std::fs::write(&path, window.iter().flat_map(|x| x.to_ne_bytes()).collect::<Vec<u8>>()).unwrap();
-        list.push_str(&format!("pcm:={}\n", path.display()));
-    }
-    let list_path = work.join("windows.txt");
-    std::fs::write(&list_path, list).unwrap();
-    let output = work.join("net-run");
-    let binary = common::fixture("audio_frame/audio_frame_qnn.bin");
-    let args = common::net_run_args(&binary, &list_path, &output, false, &[]);
-    net_run::run(&common::settings(args)).unwrap();
-    (0..windows.len()).map(|index| std::fs::read(output.join(format!("Result_{index}/scores.raw"))).unwrap()).collect()
-}
-
 #[test]
 fn static_properties_are_what_spf_asks_for() {
     assert!(Spf::static_word(property::INIT_MEMORY_REQUIREMENT) as usize >= size_of::<Instance>());
@@ -304,7 +286,7 @@ fn stereo_frames_give_lpai_net_runs_results_on_channel_1_with_a_hop_and_pass_the
     assert_eq!(results.len(), ends.len());
     let windows: Vec<Vec<f32>> =
         ends.iter().map(|&end| tone[end - 160..end].iter().map(|&s| f32::from(s) / 32768.0).collect()).collect();
-    let expected = net_run_scores(&windows, work.path());
+    let expected = common::audio_frame_scores(&windows, work.path());
     for (index, (result, end)) in results.iter().zip(ends).enumerate() {
         assert_eq!(result.client, Some((0x1234_5678_9ABC, 7, ids::EVENT_ID_RESULT)));
         let header = ResultHeader::decode(&result.bytes).unwrap();
@@ -391,7 +373,7 @@ fn six_channels_of_q31_at_48k_with_channel_5_and_frames_unlike_the_window_give_l
         .iter()
         .map(|&end| chirp[end - 160..end].iter().map(|&sample| sample as f32 * f32::from_bits(0x3000_0000)).collect())
         .collect();
-    let expected = net_run_scores(&windows, work.path());
+    let expected = common::audio_frame_scores(&windows, work.path());
     for (index, result) in results.iter().enumerate() {
         assert!(result.bytes[RESULT_HEADER_BYTES..] == expected[index][..], "result {index} differs from lpai-net-run");
     }

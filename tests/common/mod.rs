@@ -201,3 +201,20 @@ pub fn configuration_with_arena(
     let system_library = system_library.map(text).unwrap_or_default();
     lpai_direct_stub::stub::Configuration::with_libraries(text(backend), system_library, arena_bytes)
 }
+
+/// lpai-net-run's float outputs for `windows` (each the float input of one inference) on the audio_frame model.
+pub fn audio_frame_scores(windows: &[Vec<f32>], work: &std::path::Path) -> Vec<Vec<u8>> {
+    let mut list = String::new();
+    for (index, window) in windows.iter().enumerate() {
+        let path = work.join(format!("window_{index}.raw"));
+        std::fs::write(&path, window.iter().flat_map(|x| x.to_ne_bytes()).collect::<Vec<u8>>()).unwrap();
+        list.push_str(&format!("pcm:={}\n", path.display()));
+    }
+    let list_path = work.join("windows.txt");
+    std::fs::write(&list_path, list).unwrap();
+    let output = work.join("net-run");
+    let binary = fixture("audio_frame/audio_frame_qnn.bin");
+    let args = net_run_args(&binary, &list_path, &output, false, &[]);
+    lpai_direct_stub::net_run::run(&settings(args)).unwrap();
+    (0..windows.len()).map(|index| std::fs::read(output.join(format!("Result_{index}/scores.raw"))).unwrap()).collect()
+}
