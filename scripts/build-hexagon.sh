@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Builds the Hexagon artifacts:
 #   target/hexagon-unknown-linux-musl/release/liblpai_direct_skel.so  the skel for the aDSP (HEX_VER, default 81)
+#   target/hexagon-capi/hexagon-unknown-linux-musl/release/liblpai_direct_capi.so  the audio module (AudioReach CAPI)
+#       for the aDSP (HEX_VER), exporting capi_lpai_direct_get_static_properties and capi_lpai_direct_init alone
 #   target/hexagon-selftest/hexagon-unknown-linux-musl/release/lpai-dsp-selftest  the qemu-hexagon self-test (v73)
 #   target/hexagon-panic-probe/hexagon-unknown-linux-musl/release/liblpai_direct_skel.so  the skel's build plus one
 #       reachable panic (feature panic-probe), left as linked: tests/stack_and_panic.rs expects lpai-skel-fixup to
@@ -39,6 +41,17 @@ skel_flags=(-C linker-flavor=ld.lld -C "target-cpu=hexagonv$HEX_VER" -C target-f
 CARGO_ENCODED_RUSTFLAGS=$(encode "${skel_flags[@]}") cargo build -q -p lpai-direct-dsp --lib "${build_std[@]}"
 skel=target/$target/release/liblpai_direct_skel.so
 cargo run -q --release -p lpai-skel-fixup --bin lpai-skel-fixup -- "$skel" linker/dsp-runtime-symbols.txt
+
+# The audio module (AudioReach CAPI, dsp/capi) for the aDSP: the skel's flags and linker script, exporting its two
+# entry points alone (linker/capi.ver), without the skel's entry points (the dsp crate's `skel` feature off), then
+# the same post-link fixup and checks as the skel (no reachable panic, PD services only).
+capi_flags=("${skel_flags[@]}")
+capi_flags[11]="link-arg=--version-script=$PWD/linker/capi.ver"
+CARGO_TARGET_DIR=target/hexagon-capi CARGO_ENCODED_RUSTFLAGS=$(encode "${capi_flags[@]}") \
+  cargo build -q -p lpai-direct-capi --lib "${build_std[@]}"
+capi=target/hexagon-capi/$target/release/liblpai_direct_capi.so
+cargo run -q --release -p lpai-skel-fixup --bin lpai-skel-fixup -- "$capi" linker/dsp-runtime-symbols.txt \
+  --exports capi_lpai_direct_
 
 selftest_flags=(-C linker-flavor=ld.lld -C "target-cpu=hexagonv$SELFTEST_HEX_VER" -C relocation-model=static
   -C target-feature=+crt-static -C link-self-contained=no)

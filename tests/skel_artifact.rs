@@ -1,9 +1,11 @@
 //! The Hexagon skel as the aDSP loader will see it: Hexagon shared object, DT_HEXAGON_VER = 3, only LOAD and
-//! DYNAMIC program headers, no DT_NEEDED, only `lpai_direct_*` exported, only PD runtime services undefined.
+//! DYNAMIC program headers, no DT_NEEDED, only `lpai_direct_*` exported, only PD runtime services undefined; and
+//! the audio module's shared object the same way, exporting its two CAPI entry points alone.
 
 mod common;
 
 const SKEL: &str = "target/hexagon-unknown-linux-musl/release/liblpai_direct_skel.so";
+const AUDIO_MODULE: &str = "target/hexagon-capi/hexagon-unknown-linux-musl/release/liblpai_direct_capi.so";
 
 fn runtime_symbols() -> Vec<String> {
     let text = std::fs::read_to_string(common::root().join("linker/dsp-runtime-symbols.txt")).unwrap();
@@ -18,6 +20,17 @@ fn skel_is_what_the_adsp_loader_expects() {
     exported.sort();
     assert_eq!(exported, ["lpai_direct_close", "lpai_direct_open", "lpai_direct_skel_handle_invoke"], "{report:?}");
     assert!(report.exported.iter().all(|name| !name.starts_with("_ZN") && !name.starts_with("_R")));
+}
+
+#[test]
+fn the_audio_module_exports_its_two_capi_entry_points_alone_and_needs_only_pd_services() {
+    let bytes = std::fs::read(common::artifact(AUDIO_MODULE, "scripts/build-hexagon.sh")).unwrap();
+    let report = lpai_skel_fixup::check(&bytes, "capi_lpai_direct_", &runtime_symbols()).unwrap();
+    let mut exported = report.exported.clone();
+    exported.sort();
+    // Not the skel's entry points: the dsp crate's `skel` feature is off in the module's build.
+    assert_eq!(exported, ["capi_lpai_direct_get_static_properties", "capi_lpai_direct_init"], "{report:?}");
+    assert!(report.undefined.iter().all(|name| runtime_symbols().contains(name)), "{report:?}");
 }
 
 #[test]

@@ -7,7 +7,7 @@ use lpai_direct::codec::RemoteArg;
 ///
 /// # Safety
 /// `args` must point to the `remote_arg` array described by `sc`, as the FastRPC framework guarantees.
-#[no_mangle]
+#[cfg_attr(feature = "skel", no_mangle)]
 pub unsafe extern "C" fn lpai_direct_skel_handle_invoke(handle: u64, scalars: u32, args: *mut RemoteArg) -> i32 {
     // SAFETY: forwarded from the caller.
     unsafe { crate::skel::invoke(handle, scalars, args) }
@@ -17,7 +17,7 @@ pub unsafe extern "C" fn lpai_direct_skel_handle_invoke(handle: u64, scalars: u3
 ///
 /// # Safety
 /// `uri` must be NUL-terminated and `handle` writable.
-#[no_mangle]
+#[cfg_attr(feature = "skel", no_mangle)]
 pub unsafe extern "C" fn lpai_direct_open(uri: *const c_char, handle: *mut u64) -> i32 {
     // The deliberately panicking variant: the post-link check must refuse a skel built with it.
     #[cfg(feature = "panic-probe")]
@@ -29,7 +29,7 @@ pub unsafe extern "C" fn lpai_direct_open(uri: *const c_char, handle: *mut u64) 
 }
 
 /// `int lpai_direct_close(remote_handle64 handle)`: closes a session and frees everything it holds.
-#[no_mangle]
+#[cfg_attr(feature = "skel", no_mangle)]
 pub extern "C" fn lpai_direct_close(handle: u64) -> i32 {
     lpai_direct::aee::dsp(crate::skel::close(handle))
 }
@@ -42,7 +42,7 @@ pub extern "C" fn lpai_direct_close(handle: u64) -> i32 {
 /// # Safety
 /// `counts` must be null (nothing written) or valid for `capacity` writes.
 #[cfg(not(target_arch = "hexagon"))]
-#[no_mangle]
+#[cfg_attr(feature = "skel", no_mangle)]
 pub unsafe extern "C" fn lpai_direct_skel_host_resources(counts: *mut u64, capacity: usize) -> usize {
     let known = crate::skel::host_resources();
     if !counts.is_null() {

@@ -3,7 +3,7 @@
  *
  *   capi_harness CONFIG MODEL PCM CHANNELS BITS Q FRAME RESULTS AUDIO_OUT [DATA_FORMAT INTERLEAVING]
  *
- * The module's own memory and libraries are counted by the host build's runtime (lpai_direct_skel_host_resources):
+ * The module's own memory and libraries are counted by the host build (lpai_direct_capi_host_resources):
  * all of them must be given back by end, twice over (two lives of the module).
  *
  * CONFIG: the module's key=value configuration (a text file); MODEL: the context binary; PCM: interleaved
@@ -49,8 +49,8 @@ typedef struct { uint64_t dest_address; uint32_t token; uint32_t event_id; uint8
 
 capi_err_t capi_lpai_direct_get_static_properties(capi_proplist_t *init, capi_proplist_t *statics);
 capi_err_t capi_lpai_direct_init(capi_t *instance, capi_proplist_t *init);
-/* The host build's count of what the runtime holds (handles, contexts, memory blocks, their bytes, libraries). */
-size_t lpai_direct_skel_host_resources(uint64_t *counts, size_t capacity);
+/* The host build's count of what the module's runtime holds: memory blocks, their bytes, libraries. */
+size_t lpai_direct_capi_host_resources(uint64_t *counts, size_t capacity);
 
 enum {
     INIT_MEMORY_REQUIREMENT = 0, STACK_SIZE = 1, IS_INPLACE = 3, REQUIRES_DATA_BUFFERING = 4,
@@ -224,9 +224,9 @@ static int session(FILE *audio_out) {
     capi_buf_t model_buf = {(int8_t *)model, (uint32_t)model_bytes, (uint32_t)model_bytes};
     if ((code = vtbl->set_param(instance, PARAM_ID_LPAI_DIRECT_MODEL, &no_port, &model_buf)) != 0) return fail("MODEL", code);
     memset(model, 0x5A, model_bytes); /* the payload lived only during the call */
-    uint64_t held[5] = {0};
-    lpai_direct_skel_host_resources(held, 5);
-    if (held[2] == 0 || held[4] == 0) return fail("the model's memory and libraries are not counted", 0);
+    uint64_t held[3] = {0};
+    lpai_direct_capi_host_resources(held, 3);
+    if (held[0] == 0 || held[2] == 0) return fail("the model's memory and libraries are not counted", 0);
     if (process_state != 1) return fail("MODEL (PROCESS_STATE on)", (capi_err_t)process_state);
 
     /* 4. The input media format: 100 bytes, channel slots past num_channels left as garbage. */
@@ -332,11 +332,11 @@ int main(int argc, char **argv) {
         fclose(results);
         fclose(audio_out);
         if (failed) return failed;
-        uint64_t held[5] = {0};
-        lpai_direct_skel_host_resources(held, 5);
-        if (held[2] != 0 || held[3] != 0 || held[4] != 0) {
+        uint64_t held[3] = {0};
+        lpai_direct_capi_host_resources(held, 3);
+        if (held[0] != 0 || held[1] != 0 || held[2] != 0) {
             fprintf(stderr, "harness: after end the runtime still holds %llu memory blocks (%llu bytes) and %llu libraries\n",
-                    (unsigned long long)held[2], (unsigned long long)held[3], (unsigned long long)held[4]);
+                    (unsigned long long)held[0], (unsigned long long)held[1], (unsigned long long)held[2]);
             return 1;
         }
     }

@@ -40,6 +40,27 @@ pub unsafe extern "C" fn capi_lpai_direct_init(
     unsafe { Module::init(instance, &TABLE, init_properties) }
 }
 
+/// Host builds only (never the Hexagon module): `size_t lpai_direct_capi_host_resources(uint64_t* counts, size_t
+/// capacity)` writes up to `capacity` counts of what the module's runtime holds right now: memory blocks from the
+/// platform, their bytes, libraries opened; answers how many counts it knows (3). The C harness checks that `end`
+/// gives every one back.
+///
+/// # Safety
+/// `counts` must be null (nothing written) or valid for `capacity` writes.
+#[cfg(not(target_arch = "hexagon"))]
+#[no_mangle]
+pub unsafe extern "C" fn lpai_direct_capi_host_resources(counts: *mut u64, capacity: usize) -> usize {
+    let held = lpai_direct_skel::platform::host::Host::resources();
+    let known = [held.blocks, held.bytes, held.libraries].map(|count| count as u64);
+    if !counts.is_null() {
+        for (index, value) in known.iter().enumerate().take(capacity) {
+            // SAFETY: index < capacity, and the caller promises `capacity` writable counts.
+            unsafe { counts.add(index).write(*value) };
+        }
+    }
+    known.len()
+}
+
 /// The live module at `instance`, or EBADPARAM.
 ///
 /// # Safety

@@ -2,6 +2,8 @@
 //! Qualcomm's), and the result record a client reads or receives. `dsp/include/lpai_direct_capi.h` spells the same
 //! for integrators; a test holds the two to the same values.
 
+use lpai_direct::codec::copy_prefix;
+
 /// The module's id in an SPF graph (`MODULE_ID_LPAI_DIRECT`).
 pub const MODULE_ID: u32 = 0x1700_1F00;
 /// A NUL-terminated path of the context binary, which the PD opens.
@@ -40,11 +42,11 @@ impl ResultHeader {
         let mut bytes = [0u8; RESULT_HEADER_BYTES];
         let (counts, times) = bytes.split_at_mut(8);
         let (inferences, output_bytes) = counts.split_at_mut(4);
-        inferences.copy_from_slice(&self.inferences.to_le_bytes());
-        output_bytes.copy_from_slice(&self.output_bytes.to_le_bytes());
+        copy_prefix(inferences, &self.inferences.to_le_bytes());
+        copy_prefix(output_bytes, &self.output_bytes.to_le_bytes());
         let (timestamp, ticks) = times.split_at_mut(8);
-        timestamp.copy_from_slice(&self.timestamp_us.to_le_bytes());
-        ticks.copy_from_slice(&self.dsp_ticks.to_le_bytes());
+        copy_prefix(timestamp, &self.timestamp_us.to_le_bytes());
+        copy_prefix(ticks, &self.dsp_ticks.to_le_bytes());
         bytes
     }
 

@@ -14,6 +14,7 @@ use crate::runtime::{ContextOptions, Execution, GraphOptions, Island, Persistent
 use core::ffi::CStr;
 use core::mem::{size_of, ManuallyDrop};
 use core::ptr::NonNull;
+use lpai_direct::codec::copy_prefix;
 use lpai_direct::qnn::lpai;
 use lpai_direct::quantize::{dequantize, quantize};
 
@@ -145,7 +146,7 @@ impl<'m> Model<'m> {
         let (binary_memory, persistent) = match binary {
             Binary::Copy(bytes) => {
                 let mut memory = Memory::allocate(bytes.len()).ok_or(ModelError::NoMemory)?;
-                memory.bytes_mut().copy_from_slice(bytes);
+                copy_prefix(memory.bytes_mut(), bytes);
                 (Some(memory), None)
             }
             Binary::File(path) => {
@@ -269,7 +270,7 @@ impl<'m> Model<'m> {
             timestamp_us,
             dsp_ticks: execution.ticks,
         };
-        header.copy_from_slice(&fixed.encode());
+        copy_prefix(header, &fixed.encode());
         Ok(Some(execution))
     }
 

@@ -18,6 +18,7 @@ use lpai_direct::capi::{self, event, media_format, property, stream_flags};
 use lpai_direct::capi::{Buffer, CapiError, EventCallbackInfo, EventInfo, FunctionTable, Instance, PortInfo};
 use lpai_direct::capi::{EventDataToDspClientV2, StreamData};
 use lpai_direct::capi::{EBADPARAM, EFAILED, ENEEDMORE, ENOMEMORY, ENOTREADY, EOK, EUNSUPPORTED};
+use lpai_direct::codec::copy_prefix;
 
 /// "LPCA": a live module's state; cleared by `end`.
 const MAGIC: u32 = u32::from_le_bytes(*b"LPCA");
@@ -299,7 +300,9 @@ impl<'m> Module<'m> {
         let length = format::v2_bytes(format.channels);
         self.format_bytes = [0; FORMAT_BYTES];
         match v2.get(..length) {
-            Some(bytes) => self.format_bytes.get_mut(..length).ok_or(EBADPARAM)?.copy_from_slice(bytes),
+            Some(bytes) => {
+                copy_prefix(self.format_bytes.get_mut(..length).ok_or(EBADPARAM)?, bytes);
+            }
             None => self.write_v2(format),
         }
         self.format = Some(format);
@@ -332,7 +335,7 @@ impl<'m> Module<'m> {
             format.interleaving,
         ];
         for (slot, value) in self.format_bytes.chunks_exact_mut(4).zip(words) {
-            slot.copy_from_slice(&value.to_ne_bytes());
+            copy_prefix(slot, &value.to_ne_bytes());
         }
     }
 
@@ -392,7 +395,7 @@ impl<'m> Module<'m> {
                     return ENOMEMORY;
                 };
                 if let Some(target) = memory.bytes_mut().get_mut(..data.len()) {
-                    target.copy_from_slice(data);
+                    copy_prefix(target, data);
                 }
                 self.metadata = Some((memory, data.len()));
                 EOK
@@ -462,8 +465,8 @@ impl<'m> Module<'m> {
         let _ = self.raise(event::KPPS, PortInfo::default(), &mut kpps.to_ne_bytes());
         let mut bandwidth = [0u8; 8];
         let (code_bytes, data_bytes) = bandwidth.split_at_mut(4);
-        code_bytes.copy_from_slice(&u32::try_from(code).unwrap_or(u32::MAX).to_ne_bytes());
-        data_bytes.copy_from_slice(&u32::try_from(data).unwrap_or(u32::MAX).to_ne_bytes());
+        copy_prefix(code_bytes, &u32::try_from(code).unwrap_or(u32::MAX).to_ne_bytes());
+        copy_prefix(data_bytes, &u32::try_from(data).unwrap_or(u32::MAX).to_ne_bytes());
         let _ = self.raise(event::BANDWIDTH, PortInfo::default(), &mut bandwidth);
     }
 

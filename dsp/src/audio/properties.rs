@@ -2,6 +2,7 @@
 //! framework passes is checked before a slice is made of it, so the module's own code works on slices alone.
 
 use lpai_direct::capi::{Buffer, CapiError, PortInfo, Property, PropertyList, EBADPARAM, ENEEDMORE};
+use lpai_direct::codec::copy_prefix;
 
 /// A payload buffer the framework lends for one call.
 pub struct Payload<'c> {
@@ -51,7 +52,7 @@ impl<'c> Payload<'c> {
             self.buffer.actual_data_len = 0;
             return Err(ENEEDMORE);
         };
-        target.copy_from_slice(bytes);
+        copy_prefix(target, bytes);
         self.buffer.actual_data_len = u32::try_from(bytes.len()).unwrap_or(u32::MAX);
         Ok(())
     }

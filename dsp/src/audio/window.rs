@@ -3,6 +3,7 @@
 //! inference due every `hop` samples once the window is full.
 
 use super::format::Sample;
+use lpai_direct::codec::copy_prefix;
 
 /// Bytes of one float sample in the ring.
 const FLOAT_BYTES: usize = 4;
@@ -56,7 +57,7 @@ impl<'memory> Window<'memory> {
             };
             let at = self.next.saturating_mul(FLOAT_BYTES);
             if let Some(slot) = self.ring.get_mut(at..at.saturating_add(FLOAT_BYTES)) {
-                slot.copy_from_slice(&(value * scale).to_ne_bytes());
+                copy_prefix(slot, &(value * scale).to_ne_bytes());
             }
             self.next = if self.next + 1 >= self.length { 0 } else { self.next + 1 };
             self.filled = self.filled.saturating_add(1).min(self.length);
