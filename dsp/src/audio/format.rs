@@ -70,8 +70,7 @@ fn refused(what: &'static str) -> FormatError {
 
 /// The `u32` at `offset` of `bytes` (native order, as the framework wrote the struct).
 fn word(bytes: &[u8], offset: usize) -> Option<u32> {
-    let end = offset.checked_add(4)?;
-    bytes.get(offset..end)?.try_into().ok().map(u32::from_ne_bytes)
+    super::properties::word(bytes.get(offset..)?)
 }
 
 /// The fields both versions carry, checked.

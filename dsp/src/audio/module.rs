@@ -81,8 +81,9 @@ fn static_property(id: u32, payload: &mut Payload<'_>) -> Option<Result<(), Capi
 
 /// INTERFACE_EXTENSIONS: the framework lists the extensions it asks about; the module supports none of them.
 fn no_interface_extensions(payload: &mut Payload<'_>) -> Result<(), CapiError> {
-    let filled = payload.data()?.len();
-    let count = payload.data().ok().and_then(word).ok_or(ENEEDMORE)? as usize;
+    let filled = payload.data()?;
+    let count = word(filled).ok_or(ENEEDMORE)? as usize;
+    let filled = filled.len();
     // After the count, padded to the pointer's alignment, one descriptor per extension: id, is_supported, buffer.
     let first = size_of::<usize>().max(4);
     let descriptor = size_of::<capi::InterfaceExtensionDescriptor>();
@@ -181,14 +182,7 @@ impl<'m> Module<'m> {
 
     /// Raises `event_id` with `payload` to the framework, if it gave a callback.
     fn raise(&self, event_id: u32, port_info: PortInfo, payload: &mut [u8]) -> CapiError {
-        let Some(EventCallbackInfo { callback: Some(callback), context }) = self.events else {
-            return EOK;
-        };
-        let length = u32::try_from(payload.len()).unwrap_or(u32::MAX);
-        let buffer = Buffer { data: payload.as_mut_ptr().cast(), actual_data_len: length, max_data_len: length };
-        let mut info = EventInfo { port_info, payload: buffer };
-        // SAFETY: the framework's callback with its own context; `info` and the payload live for the call.
-        unsafe { callback(context, event_id, &mut info) }
+        raise_event(self.events, event_id, port_info, payload.as_mut_ptr(), payload.len())
     }
 
     /// `set_properties`: every property of the list; unknown ones answer EUNSUPPORTED and the list goes on.
@@ -558,9 +552,6 @@ impl<'m> Module<'m> {
 
 /// Raises the result record to the registered client (DATA_TO_DSP_CLIENT_V2).
 fn raise_result(events: Option<EventCallbackInfo>, client: Client, record: &[u8]) -> CapiError {
-    let Some(EventCallbackInfo { callback: Some(callback), context }) = events else {
-        return EOK;
-    };
     let length = u32::try_from(record.len()).unwrap_or(u32::MAX);
     // The framework copies the payload before it returns and does not write it.
     let payload = Buffer { data: record.as_ptr().cast_mut().cast(), actual_data_len: length, max_data_len: length };
@@ -570,12 +561,27 @@ fn raise_result(events: Option<EventCallbackInfo>, client: Client, record: &[u8]
         event_id: EVENT_ID_RESULT,
         payload,
     };
-    let size = size_of::<EventDataToDspClientV2>() as u32;
-    let buffer =
-        Buffer { data: (&mut data as *mut EventDataToDspClientV2).cast(), actual_data_len: size, max_data_len: size };
-    let mut info = EventInfo { port_info: PortInfo::default(), payload: buffer };
-    // SAFETY: the framework's callback with its own context; everything it reads lives for the call.
-    unsafe { callback(context, event::DATA_TO_DSP_CLIENT_V2, &mut info) }
+    let at = (&mut data as *mut EventDataToDspClientV2).cast::<u8>();
+    raise_event(events, event::DATA_TO_DSP_CLIENT_V2, PortInfo::default(), at, size_of::<EventDataToDspClientV2>())
+}
+
+/// Raises `event_id` with the `bytes` at `payload` to the framework, if it gave a callback.
+fn raise_event(
+    events: Option<EventCallbackInfo>,
+    event_id: u32,
+    port_info: PortInfo,
+    payload: *mut u8,
+    bytes: usize,
+) -> CapiError {
+    let Some(EventCallbackInfo { callback: Some(callback), context }) = events else {
+        return EOK;
+    };
+    let length = u32::try_from(bytes).unwrap_or(u32::MAX);
+    let buffer = Buffer { data: payload.cast(), actual_data_len: length, max_data_len: length };
+    let mut info = EventInfo { port_info, payload: buffer };
+    // SAFETY: the framework's callback with its own context; `info` and the `bytes` at `payload` (the callers'
+    // live slices or structs) live for the call, which copies what it keeps.
+    unsafe { callback(context, event_id, &mut info) }
 }
 
 /// The first stream of a port array, as a pointer (an output stream may be the input's own).
