@@ -3,6 +3,8 @@
 #   target/hexagon-unknown-linux-musl/release/liblpai_direct_skel.so  the skel for the aDSP (HEX_VER, default 81)
 #   target/hexagon-capi/hexagon-unknown-linux-musl/release/liblpai_direct_capi.so  the audio module (AudioReach CAPI)
 #       for the aDSP (HEX_VER), exporting capi_lpai_direct_get_static_properties and capi_lpai_direct_init alone
+#   target/hexagon-capi-stack/hexagon-unknown-linux-musl/release/liblpai_direct_capi.so  the module's build plus
+#       -Z emit-stack-sizes, whose worst-case stack depth (entry points and function table) lpai-stack-check prints
 #   target/hexagon-selftest/hexagon-unknown-linux-musl/release/lpai-dsp-selftest  the qemu-hexagon self-test (v73)
 #   target/hexagon-panic-probe/hexagon-unknown-linux-musl/release/liblpai_direct_skel.so  the skel's build plus one
 #       reachable panic (feature panic-probe), left as linked: tests/stack_and_panic.rs expects lpai-skel-fixup to
@@ -13,6 +15,7 @@
 #   target/virtual-adsp/  the virtual aDSP qemu-hexagon runs (all v73, the newest CPU it emulates):
 #       liblpai_direct_skel.so  the skel (the shipped file itself when HEX_VER <= 73, else a v73 build of the same
 #                               sources, linker script and fixup)
+#       liblpai_direct_capi.so  the audio module, likewise (run by `lpai-pd-shell --capi`)
 #       lpai-pd-shell           the PD shell that loads it with its own ELF loader (tests/pd-shell)
 #       libQnnLpaiContract.so, libQnnSystemContract.so  the contract model of libQnnLpai (tests/contract-model)
 #   target/hexagon-embed/  the embedding API's qemu programs' parts (v73, static): liblpai_direct_embed.a with the
@@ -73,6 +76,20 @@ else
 fi
 cp "$virtual_skel" "$virtual/liblpai_direct_skel.so.partial"
 mv "$virtual/liblpai_direct_skel.so.partial" "$virtual/liblpai_direct_skel.so"
+# The audio module the same way: the shipped file itself when HEX_VER <= 73, else a v73 build of it.
+if [ "$HEX_VER" -le "$SELFTEST_HEX_VER" ]; then
+  virtual_capi=$capi
+else
+  capi_v73_flags=("${capi_flags[@]}")
+  capi_v73_flags[3]="target-cpu=hexagonv$SELFTEST_HEX_VER"
+  CARGO_TARGET_DIR=target/hexagon-capi-v73 CARGO_ENCODED_RUSTFLAGS=$(encode "${capi_v73_flags[@]}") \
+    cargo build -q -p lpai-direct-capi --lib "${build_std[@]}"
+  virtual_capi=target/hexagon-capi-v73/$target/release/liblpai_direct_capi.so
+  cargo run -q --release -p lpai-skel-fixup --bin lpai-skel-fixup -- "$virtual_capi" linker/dsp-runtime-symbols.txt \
+    --exports capi_lpai_direct_
+fi
+cp "$virtual_capi" "$virtual/liblpai_direct_capi.so.partial"
+mv "$virtual/liblpai_direct_capi.so.partial" "$virtual/liblpai_direct_capi.so"
 # The contract model of libQnnLpai and its system library: PD libraries laid out like the skel, exporting only
 # their QNN entry points; the same post-link fixup and checks (no panic, PD services only).
 model_flags=("${skel_flags[@]}")
@@ -122,3 +139,10 @@ CARGO_TARGET_DIR=target/hexagon-stack CARGO_ENCODED_RUSTFLAGS=$(encode "${skel_f
 # Prints the figures even when over the limit; the test enforces it.
 cargo run -q --release -p lpai-skel-fixup --bin lpai-stack-check -- \
   "target/hexagon-stack/$target/release/liblpai_direct_skel.so" --limit 8192 --report-only --shipped "$skel"
+# The audio module's stack variant: its entry points and the six functions of its table, whose worst case
+# (plus the allowance for foreign code) is its STACK_SIZE; tests/stack_and_panic.rs holds the two together.
+CARGO_TARGET_DIR=target/hexagon-capi-stack CARGO_ENCODED_RUSTFLAGS=$(encode "${capi_flags[@]}" -Z emit-stack-sizes) \
+  cargo build -q -p lpai-direct-capi --lib "${build_std[@]}"
+cargo run -q --release -p lpai-skel-fixup --bin lpai-stack-check -- \
+  "target/hexagon-capi-stack/$target/release/liblpai_direct_capi.so" --capi-module --limit 16384 --report-only \
+  --shipped "$capi"

@@ -85,13 +85,6 @@ fn set_param(table: &FunctionTable, instance: *mut Instance, id: u32, bytes: &mu
 }
 
 /// SPF's 100-byte INPUT_MEDIA_FORMAT_V2 payload.
-fn media_format_v2(data_format: u32, channels: u32, bits: u32, q: u32, interleaving: u32) -> Vec<u8> {
-    let words = [data_format, u32::MAX, media_format::PCM, channels, bits, q, 48_000, 1, interleaving];
-    let mut bytes: Vec<u8> = words.iter().flat_map(|word| word.to_ne_bytes()).collect();
-    bytes.extend((0..32u16).flat_map(|slot| if u32::from(slot) < channels { slot + 1 } else { 0xA5A5 }.to_ne_bytes()));
-    bytes
-}
-
 /// A module set up in instance memory the size it asked for, with the recorder's callback.
 struct Spf {
     memory: Vec<u64>,
@@ -202,12 +195,7 @@ fn result_events(events: Vec<Raised>) -> Vec<Raised> {
 
 /// Registers the test's client for the result event.
 fn register(table: &FunctionTable, instance: *mut Instance) {
-    let mut registration = Vec::new();
-    registration.extend(0x1234_5678_9ABCu64.to_ne_bytes());
-    registration.extend(7u32.to_ne_bytes());
-    registration.extend(ids::EVENT_ID_RESULT.to_ne_bytes());
-    registration.resize(size_of::<capi::RegisterEventToDspClientV2>(), 0);
-    registration[16] = 1;
+    let mut registration = common::client_registration();
     let mut properties = [property(property::REGISTER_EVENT_DATA_TO_DSP_CLIENT_V2, &mut registration)];
     assert_eq!(set_properties(table, instance, &mut properties), EOK);
 }
@@ -215,7 +203,7 @@ fn register(table: &FunctionTable, instance: *mut Instance) {
 #[test]
 fn static_properties_are_what_spf_asks_for() {
     assert!(Spf::static_word(property::INIT_MEMORY_REQUIREMENT) as usize >= size_of::<Instance>());
-    assert_eq!(Spf::static_word(property::STACK_SIZE), 8192);
+    assert_eq!(Spf::static_word(property::STACK_SIZE), lpai_direct_skel::audio::module::STACK_BYTES);
     assert_eq!(Spf::static_word(property::NUM_NEEDED_FRAMEWORK_EXTENSIONS), 0);
     let (mut in_place, mut buffering) = ([9u8], [9u8]);
     let mut unknown = [1u8; 4];
@@ -249,7 +237,7 @@ fn stereo_frames_give_lpai_net_runs_results_on_channel_1_with_a_hop_and_pass_the
     let started = spf.taken();
     assert_eq!(started.iter().map(|e| (e.id, e.bytes.clone())).collect::<Vec<_>>(), [(event::PROCESS_STATE, vec![0])]);
     assert_eq!(set_param(table, instance, ids::PARAM_ID_CONFIG, &mut configuration("channel=1\nhop=100\n")), EOK);
-    let mut format = media_format_v2(0, 2, 16, 15, media_format::DEINTERLEAVED_UNPACKED);
+    let mut format = common::media_format_v2(0, 2, 16, 15, media_format::DEINTERLEAVED_UNPACKED);
     assert_eq!(set_properties(table, instance, &mut [property(property::INPUT_MEDIA_FORMAT_V2, &mut format)]), EOK);
     let echoed = spf.taken();
     assert_eq!(echoed.len(), 1);
@@ -288,7 +276,7 @@ fn stereo_frames_give_lpai_net_runs_results_on_channel_1_with_a_hop_and_pass_the
         ends.iter().map(|&end| tone[end - 160..end].iter().map(|&s| f32::from(s) / 32768.0).collect()).collect();
     let expected = common::audio_frame_scores(&windows, work.path());
     for (index, (result, end)) in results.iter().zip(ends).enumerate() {
-        assert_eq!(result.client, Some((0x1234_5678_9ABC, 7, ids::EVENT_ID_RESULT)));
+        assert_eq!(result.client, Some((common::CLIENT.0, common::CLIENT.1, ids::EVENT_ID_RESULT)));
         let header = ResultHeader::decode(&result.bytes).unwrap();
         assert_eq!((header.inferences, header.output_bytes), (index as u32 + 1, 16));
         // The last sample's time: its frame's timestamp plus the samples before it in the frame.
@@ -328,18 +316,18 @@ fn formats_the_module_cannot_handle_are_refused_and_six_channels_at_48k_work() {
         (media_format::FIXED_POINT, 16, 15, media_format::INTERLEAVED),
         (media_format::FIXED_POINT, 24, 23, media_format::DEINTERLEAVED_UNPACKED),
     ] {
-        let mut format = media_format_v2(data_format, 6, bits, q, interleaving);
+        let mut format = common::media_format_v2(data_format, 6, bits, q, interleaving);
         let answer = set_properties(table, instance, &mut [property(property::INPUT_MEDIA_FORMAT_V2, &mut format)]);
         assert_eq!(answer, EBADPARAM, "{data_format} {bits}/{q} {interleaving}");
     }
     assert!(spf.taken().iter().all(|e| e.id == event::PROCESS_STATE), "no output format raised for a refused one");
-    let mut four = media_format_v2(0, 4, 16, 15, media_format::DEINTERLEAVED_UNPACKED);
+    let mut four = common::media_format_v2(0, 4, 16, 15, media_format::DEINTERLEAVED_UNPACKED);
     assert_eq!(
         set_properties(table, instance, &mut [property(property::INPUT_MEDIA_FORMAT_V2, &mut four)]),
         EBADPARAM,
         "channel 5 of 4"
     );
-    let mut six = media_format_v2(0, 6, 32, 31, media_format::DEINTERLEAVED_UNPACKED_V2);
+    let mut six = common::media_format_v2(0, 6, 32, 31, media_format::DEINTERLEAVED_UNPACKED_V2);
     assert_eq!(set_properties(table, instance, &mut [property(property::INPUT_MEDIA_FORMAT_V2, &mut six)]), EOK);
     assert_eq!(end(table, instance), EOK);
 }
@@ -354,7 +342,7 @@ fn six_channels_of_q31_at_48k_with_channel_5_and_frames_unlike_the_window_give_l
     assert_eq!(set_param(table, instance, ids::PARAM_ID_CONFIG, &mut configuration("channel=5\nisland=1\n")), EOK);
     let mut model = std::fs::read(common::fixture("audio_frame/audio_frame_qnn.bin")).unwrap();
     assert_eq!(set_param(table, instance, ids::PARAM_ID_MODEL, &mut model), EOK);
-    let mut six = media_format_v2(0, 6, 32, 31, media_format::DEINTERLEAVED_UNPACKED);
+    let mut six = common::media_format_v2(0, 6, 32, 31, media_format::DEINTERLEAVED_UNPACKED);
     assert_eq!(set_properties(table, instance, &mut [property(property::INPUT_MEDIA_FORMAT_V2, &mut six)]), EOK);
     let raised: Vec<u32> = spf.taken().iter().map(|event| event.id).collect();
     assert!(raised.contains(&event::ISLAND_VOTE) && raised.contains(&event::KPPS), "{raised:?}");

@@ -107,7 +107,8 @@ fn the_shared_object_driven_from_c_gives_lpai_net_runs_results_and_passes_the_au
     let (output, records, audio) = run.go(&program, &library, work.path());
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(output.status.success(), "{stdout}{}", String::from_utf8_lossy(&output.stderr));
-    assert!(stdout.contains("results 5 stack 8192"), "{stdout}");
+    let stack = lpai_direct_skel::audio::module::STACK_BYTES;
+    assert!(stdout.contains(&format!("results 5 stack {stack}")), "{stdout}");
     assert_eq!(audio, pcm, "the audio came out changed");
     let windows: Vec<Vec<f32>> = [160usize, 260, 360, 460, 560]
         .iter()

@@ -1,5 +1,6 @@
 //! The skel's two proofs: no panic is reachable (a skel built with one is refused, whatever the allowed-symbols list
-//! says) and every entry point's worst-case stack depth stays within budget.
+//! says) and every entry point's worst-case stack depth stays within budget; and the audio module's STACK_SIZE is its
+//! measured worst case.
 
 mod common;
 
@@ -8,6 +9,8 @@ use std::path::Path;
 const SKEL: &str = "target/hexagon-unknown-linux-musl/release/liblpai_direct_skel.so";
 const PANIC_PROBE: &str = "target/hexagon-panic-probe/hexagon-unknown-linux-musl/release/liblpai_direct_skel.so";
 const STACK_VARIANT: &str = "target/hexagon-stack/hexagon-unknown-linux-musl/release/liblpai_direct_skel.so";
+const CAPI_MODULE: &str = "target/hexagon-capi/hexagon-unknown-linux-musl/release/liblpai_direct_capi.so";
+const CAPI_STACK_VARIANT: &str = "target/hexagon-capi-stack/hexagon-unknown-linux-musl/release/liblpai_direct_capi.so";
 const FIXUP: &str = "target/release/lpai-skel-fixup";
 const BUILT_BY: &str = "scripts/build-hexagon.sh";
 /// Bytes of stack each entry point may use, the skel's own frames only (foreign code comes on top).
@@ -65,13 +68,35 @@ fn skel_entry_points_stay_within_the_stack_budget() {
 }
 
 #[test]
-fn the_stack_variant_is_the_shipped_code() {
-    let shipped = std::fs::read(common::artifact(SKEL, BUILT_BY)).unwrap();
-    let variant = std::fs::read(common::artifact(STACK_VARIANT, BUILT_BY)).unwrap();
-    let (shipped_bytes, variant_bytes, same) = lpai_skel_fixup::stack::compare_text(&shipped, &variant).unwrap();
-    assert!(
-        same,
-        ".text of {STACK_VARIANT} ({variant_bytes} bytes) differs from {SKEL} ({shipped_bytes} bytes): \
-         rerun {BUILT_BY}, which builds both from the same sources"
-    );
+fn the_stack_variants_are_the_shipped_code() {
+    for (shipped_path, variant_path) in [(SKEL, STACK_VARIANT), (CAPI_MODULE, CAPI_STACK_VARIANT)] {
+        let shipped = std::fs::read(common::artifact(shipped_path, BUILT_BY)).unwrap();
+        let variant = std::fs::read(common::artifact(variant_path, BUILT_BY)).unwrap();
+        let (shipped_bytes, variant_bytes, same) = lpai_skel_fixup::stack::compare_text(&shipped, &variant).unwrap();
+        assert!(
+            same,
+            ".text of {variant_path} ({variant_bytes} bytes) differs from {shipped_path} ({shipped_bytes} bytes): \
+             rerun {BUILT_BY}, which builds both from the same sources"
+        );
+    }
+}
+
+#[test]
+fn the_audio_modules_stack_size_is_its_measured_worst_case_with_the_foreign_allowance() {
+    use lpai_direct_skel::audio::module::{FOREIGN_STACK_BYTES, STACK_BYTES};
+    let variant = common::artifact(CAPI_STACK_VARIANT, BUILT_BY);
+    let options = lpai_skel_fixup::stack::Options {
+        entry_points: lpai_skel_fixup::stack::CAPI_ENTRY_POINTS.map(String::from).to_vec(),
+        ..Default::default()
+    };
+    let analysis = lpai_skel_fixup::stack::analyse(&variant, &options).unwrap();
+    let need = |worst: &lpai_skel_fixup::stack::depth::Worst| {
+        let foreign = worst.foreign_entered_at.map_or(0, |depth| depth + u64::from(FOREIGN_STACK_BYTES));
+        worst.bytes.max(foreign)
+    };
+    let needed = analysis.entry_points.iter().map(|entry| need(&entry.worst)).max().unwrap();
+    let report: String = analysis.entry_points.iter().map(|e| e.describe(u64::from(STACK_BYTES))).collect();
+    let asked = u64::from(STACK_BYTES);
+    assert!(needed <= asked, "STACK_SIZE {asked} is under the measured need of {needed} bytes:\n{report}");
+    assert!(asked < needed + 2048, "STACK_SIZE {asked} is 2 KiB or more over the measured {needed} bytes:\n{report}");
 }

@@ -1,10 +1,10 @@
-//! The shell's command line: `lpai-pd-shell [--library-path DIR[:DIR...]] [--map FILE] [--check] SKEL.so`.
+//! The shell's command line: `lpai-pd-shell [--library-path DIR[:DIR...]] [--map FILE] [--check | --capi] SKEL.so`.
 
 use crate::text::Escaped;
 use core::fmt;
 
 /// The usage line, appended to every usage error.
-pub const USAGE: &str = "usage: lpai-pd-shell [--library-path DIR[:DIR...]] [--map FILE] [--check] SKEL.so";
+pub const USAGE: &str = "usage: lpai-pd-shell [--library-path DIR[:DIR...]] [--map FILE] [--check | --capi] SKEL.so";
 
 /// How many `--library-path` options one command line may give.
 pub const MAX_LIBRARY_PATH_OPTIONS: usize = 8;
@@ -14,7 +14,9 @@ pub const MAX_LIBRARY_PATH_OPTIONS: usize = 8;
 pub struct Arguments<'a> {
     /// `--check`: load the skel, report, exit.
     pub check: bool,
-    /// The skel library.
+    /// `--capi`: SKEL.so is an audio module (AudioReach CAPI) to run a session on (`crate::capi_session`).
+    pub capi: bool,
+    /// The skel library (or the audio module).
     pub skel: &'a [u8],
     /// `--map FILE`: where each library loaded goes, a line per load (`START BYTES BIAS PATH`), for tools that attribute
     /// addresses of an execution trace to the libraries' symbols.
@@ -63,6 +65,7 @@ impl<'a> Arguments<'a> {
     pub fn parse(arguments: impl IntoIterator<Item = &'a [u8]>) -> Result<Arguments<'a>, UsageError<'a>> {
         let mut parsed = Arguments {
             check: false,
+            capi: false,
             skel: &[],
             map: None,
             library_paths: [&[]; MAX_LIBRARY_PATH_OPTIONS],
@@ -87,6 +90,10 @@ impl<'a> Arguments<'a> {
                 }
                 true if argument == b"--check" => {
                     parsed.check = true;
+                    continue;
+                }
+                true if argument == b"--capi" => {
+                    parsed.capi = true;
                     continue;
                 }
                 true if argument == b"--map" => {
@@ -146,6 +153,7 @@ mod tests {
         let plain = parse(&["--", "-odd.so"]).unwrap();
         assert!(!plain.check && plain.skel == b"-odd.so" && plain.library_directories().count() == 0);
         assert_eq!(parse(&["--map", "/tmp/m", "skel.so"]).unwrap().map, Some(&b"/tmp/m"[..]));
+        assert!(parse(&["--capi", "module.so"]).unwrap().capi && !parsed.capi);
     }
 
     #[test]

@@ -1,9 +1,10 @@
 //! The platform-independent half of `lpai-pd-shell`, the virtual aDSP user PD of the tests: the PD's ELF loader
-//! (validation, mapping plan, relocation) on byte slices, the command line, the PD service names and bounded text.
+//! (validation, mapping plan, relocation) on byte slices, the command line, the PD service names, bounded text, and the CAPI session driver.
 //! Test infrastructure, not a device artifact; compiled and unit-tested on the host, used by the Hexagon executable.
 #![cfg_attr(not(test), no_std)]
 
 pub mod arguments;
+pub mod capi_session;
 pub mod elf;
 pub mod qtimer;
 pub mod service_names;

@@ -4,9 +4,12 @@
 //! user-mode syscalls, and serves FastRPC-like calls from the host over its stdin and stdout
 //! (`lpai_direct::shell_frame`). Test infrastructure, not a device artifact.
 //!
-//! `lpai-pd-shell [--library-path DIR[:DIR...]] [--check] SKEL.so`: with `--check` it only loads the skel and
-//! says so (exit 0) or says why not (exit 1); otherwise it writes the READY frame and answers request frames
-//! until stdin ends (exit 0; a malformed frame: exit 3). Usage errors exit 2.
+//! `lpai-pd-shell [--library-path DIR[:DIR...]] [--map FILE] [--check | --capi] SKEL.so`: with `--check` it only
+//! loads the skel and says so (exit 0) or says why not (exit 1); with `--capi` SKEL.so is an audio module (AudioReach
+//! CAPI) and the shell runs the session on stdin through it, as an audio PD's framework would, writing the
+//! transcript to stdout (`lpai_pd_shell::capi_session`; exit 0, or 3 for a malformed session); otherwise it writes
+//! the READY frame and answers request frames until stdin ends (exit 0; a malformed frame: exit 3). Usage errors
+//! exit 2.
 #![cfg_attr(target_arch = "hexagon", no_std, no_main)]
 
 #[cfg(target_arch = "hexagon")]

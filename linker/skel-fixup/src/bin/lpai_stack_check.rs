@@ -2,7 +2,8 @@
 //!
 //! Options: `--limit BYTES` (default 8192; exceeding it exits with status 1), `--report-only` (print the verdict
 //! but exit 0 when over the limit; analysis errors still fail), `--entry NAME` (repeatable; default the three
-//! exported entry points), `--objdump PROGRAM`, `--mcpu CPU`, `--shipped SHIPPED.so` (say whether its `.text` is
+//! exported entry points; `--capi-module`: the audio module's two entry points and the six functions of its
+//! table instead), `--objdump PROGRAM`, `--mcpu CPU`, `--shipped SHIPPED.so` (say whether its `.text` is
 //! the same code), `--summary FILE` (write a one-line JSON summary).
 
 use anyhow::{bail, Context, Result};
@@ -10,7 +11,7 @@ use lpai_skel_fixup::stack;
 use std::path::PathBuf;
 
 const USAGE: &str = "usage: lpai-stack-check SKEL.so [--limit BYTES] [--report-only] [--entry NAME]... \
-                     [--objdump PROGRAM] [--mcpu CPU] [--shipped SHIPPED.so] [--summary FILE]";
+                     [--capi-module] [--objdump PROGRAM] [--mcpu CPU] [--shipped SHIPPED.so] [--summary FILE]";
 
 struct Arguments {
     skel: PathBuf,
@@ -35,6 +36,7 @@ fn arguments() -> Result<Arguments> {
             "--limit" => limit = value()?.parse().context("--limit takes a number of bytes")?,
             "--report-only" => report_only = true,
             "--entry" => entry_points.push(value()?),
+            "--capi-module" => entry_points.extend(stack::CAPI_ENTRY_POINTS.map(String::from)),
             "--objdump" => options.objdump = value()?,
             "--mcpu" => options.mcpu = value()?,
             "--shipped" => shipped = Some(PathBuf::from(value()?)),

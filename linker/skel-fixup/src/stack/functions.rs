@@ -225,8 +225,10 @@ fn word_at(elf: &Elf<'_>, bytes: &[u8], address: u64) -> Result<u32> {
 }
 
 impl Program {
-    /// The index of the function named `name`.
+    /// The index of the function named `name`: its symbol, or its demangled path without the hash (a Rust
+    /// function that is not exported, such as one of a function table, e.g. `lpai_direct_capi::process`).
     pub fn find(&self, name: &str) -> Option<usize> {
-        self.functions.iter().position(|f| f.name == name)
+        let position = self.functions.iter().position(|f| f.name == name);
+        position.or_else(|| self.functions.iter().position(|f| super::demangle(&f.name) == name))
     }
 }

@@ -28,6 +28,18 @@ use std::path::Path;
 
 /// The skel's exported entry points.
 pub const ENTRY_POINTS: [&str; 3] = ["lpai_direct_skel_handle_invoke", "lpai_direct_open", "lpai_direct_close"];
+/// The audio module's (`dsp/capi`) entry points: its two exported functions and the six of its function table,
+/// which the framework reaches through the table (not exported; named by their Rust paths).
+pub const CAPI_ENTRY_POINTS: [&str; 8] = [
+    "capi_lpai_direct_get_static_properties",
+    "capi_lpai_direct_init",
+    "lpai_direct_capi::process",
+    "lpai_direct_capi::end",
+    "lpai_direct_capi::set_param",
+    "lpai_direct_capi::get_param",
+    "lpai_direct_capi::set_properties",
+    "lpai_direct_capi::get_properties",
+];
 /// The stack budget of each entry point, in bytes.
 pub const DEFAULT_LIMIT: u64 = 8192;
 /// The newest Hexagon version LLVM 19's objdump decodes; code for later versions runs the same instructions here.

@@ -1,6 +1,7 @@
 //! The PD itself (Hexagon only): the program entry, the shell's own syscalls, the loader's memory side, the
-//! `dlopen` table, the PD services and the request loop.
+//! `dlopen` table, the PD services, the request loop and the audio module's session (`--capi`).
 
+mod capi;
 mod invoke;
 mod libraries;
 mod loader;
@@ -108,6 +109,9 @@ fn run(arguments: impl Iterator<Item = &'static [u8]>) -> i32 {
             ),
         );
         return 0;
+    }
+    if arguments.capi {
+        return capi::serve(&skel);
     }
     match serve::Skel::new(skel) {
         Ok(skel) => skel.serve(),
