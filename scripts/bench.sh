@@ -10,9 +10,9 @@
 #   scripts/bench.sh --deterministic --update-baseline
 #                                       ... and writes them to tests/bench/baseline.json, to commit on purpose
 #
-# Deterministic figures: the shipped skel's sections (HEX_VER, default 81) and worst stack; Hexagon packets per
-# call of the skel .so as the virtual aDSP loads and runs it, by phase, and per frame of the embedding API
-# (tests/packet-bench: qemu-hexagon's per-packet trace, attributed by the libraries' symbol tables); host
+# Deterministic figures: the shipped skel's and audio module's sections (HEX_VER, default 81) and worst stack;
+# Hexagon packets per call of the skel .so as the virtual aDSP loads and runs it, by phase, per frame of the
+# embedding API, and per frame of the audio module .so as the PD shell runs it (tests/packet-bench: qemu-hexagon's per-packet trace, attributed by the libraries' symbol tables); host
 # instructions per inference of our own code (scripts/bench-callgrind.sh). Not deterministic: wall time of the
 # floor, direct mode, traditional mode and ONNX Runtime on the same binary (scripts/bench-walltime.sh).
 # BENCH_SKIP_BUILD=1 uses the Hexagon artifacts already built (the test command has just built them).
@@ -43,6 +43,12 @@ size -A "$skel" >target/bench/skel-sections.txt
 cargo run -q --release -p lpai-skel-fixup --bin lpai-stack-check -- \
   target/hexagon-stack/hexagon-unknown-linux-musl/release/liblpai_direct_skel.so --limit 8192 --report-only \
   --shipped "$skel" >target/bench/stack.txt 2>&1
+# The audio module (AudioReach CAPI): its sections and the worst stack of its entry points and function table.
+capi=target/hexagon-capi/hexagon-unknown-linux-musl/release/liblpai_direct_capi.so
+size -A "$capi" >target/bench/capi-sections.txt
+cargo run -q --release -p lpai-skel-fixup --bin lpai-stack-check -- \
+  target/hexagon-capi-stack/hexagon-unknown-linux-musl/release/liblpai_direct_capi.so --capi-module --limit 16384 \
+  --report-only --shipped "$capi" >target/bench/capi-stack.txt 2>&1
 cargo run -q --release -p lpai-packet-bench -- --out target/bench/packets.json
 echo
 bash scripts/bench-callgrind.sh

@@ -3,7 +3,8 @@
 prints them beside their targets and, with --check, compares the deterministic ones with tests/bench/baseline.json
 (none may grow more than 5%, and the baseline must come from the same rustc); --update-baseline writes that file.
 
-Inputs, all under target/bench/: skel-sections.txt (`size -A` of the shipped skel), stack.txt (lpai-stack-check),
+Inputs, all under target/bench/: skel-sections.txt and capi-sections.txt (`size -A` of the shipped skel and audio
+module), stack.txt and capi-stack.txt (lpai-stack-check),
 packets.json (lpai-packet-bench), callgrind.json (bench-callgrind.sh) and, when present, walltime.json
 (bench-walltime.sh). Standard library only.
 """
@@ -32,6 +33,11 @@ DETERMINISTIC = [
     "packets_per_element_quantize",
     "packets_per_element_dequantize",
     "packets_per_frame_embedded",
+    "packets_audio_frame_480",
+    "packets_audio_frame_480_with_inference_480",
+    "packets_audio_frame_480_with_inference_16",
+    "capi_text_bytes",
+    "capi_stack_worst_bytes",
     "arena_overhead_bytes",
     "host_instructions_per_inference_traditional",
     "host_instructions_per_inference_direct",
@@ -92,6 +98,10 @@ def gather(skel, hex_ver):
         "skel_data_bss_bytes": sizes.get(".data", 0) + sizes.get(".data.rel.ro", 0) + sizes.get(".bss", 0),
         "skel_stack_worst_bytes": worst_stack(os.path.join(BENCH, "stack.txt")),
     }
+    capi = sections(os.path.join(BENCH, "capi-sections.txt"))
+    figures["capi_text_bytes"] = capi.get(".text", 0)
+    figures["capi_rodata_bytes"] = capi.get(".rodata", 0)
+    figures["capi_stack_worst_bytes"] = worst_stack(os.path.join(BENCH, "capi-stack.txt"))
     figures.update(read_json("packets.json"))
     callgrind = read_json("callgrind.json")
     for key in ("host_instructions_per_inference_traditional", "host_instructions_per_inference_direct"):

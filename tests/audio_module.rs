@@ -237,7 +237,7 @@ fn stereo_frames_give_lpai_net_runs_results_on_channel_1_with_a_hop_and_pass_the
     let started = spf.taken();
     assert_eq!(started.iter().map(|e| (e.id, e.bytes.clone())).collect::<Vec<_>>(), [(event::PROCESS_STATE, vec![0])]);
     assert_eq!(set_param(table, instance, ids::PARAM_ID_CONFIG, &mut configuration("channel=1\nhop=100\n")), EOK);
-    let mut format = common::media_format_v2(0, 2, 16, 15, media_format::DEINTERLEAVED_UNPACKED);
+    let mut format = lpai_pd_shell::session_writer::media_format_v2(0, 2, 16, 15, media_format::DEINTERLEAVED_UNPACKED);
     assert_eq!(set_properties(table, instance, &mut [property(property::INPUT_MEDIA_FORMAT_V2, &mut format)]), EOK);
     let echoed = spf.taken();
     assert_eq!(echoed.len(), 1);
@@ -252,14 +252,14 @@ fn stereo_frames_give_lpai_net_runs_results_on_channel_1_with_a_hop_and_pass_the
     let loaded = spf.taken();
     let loaded: Vec<(u32, Vec<u8>)> = loaded.into_iter().map(|e| (e.id, e.bytes)).collect();
     // The cost votes at 48 kHz, a hop of 100 and a window of 160 uint8 samples with 4 uint8 outputs: per second
-    // 48,000 samples at 16 packets and 480 inferences at 1,500 + 8 x (160 + 4) packets: 2,117,760 packets, 2,118
-    // KPPS, 16 bytes of code per packet; data: 6 bytes per sample and 160 x 5 + 4 x 5 + 24 bytes per inference.
+    // 1,000 frames at 120 packets and 480 inferences at 500 + 8 x (100 + 160 + 4) packets: 1,373,760 packets, 1,374
+    // KPPS, 16 bytes of code per packet; data per inference: 100 x 6 + 160 x 5 + 4 x 5 + 24 bytes.
     let words = |values: &[u32]| values.iter().flat_map(|value| value.to_ne_bytes()).collect::<Vec<u8>>();
     assert_eq!(
         loaded,
         [
-            (event::KPPS, words(&[2_118])),
-            (event::BANDWIDTH, words(&[33_884_160, 693_120])),
+            (event::KPPS, words(&[1_374])),
+            (event::BANDWIDTH, words(&[21_980_160, 693_120])),
             (event::ISLAND_VOTE, words(&[1])),
             (event::PROCESS_STATE, vec![1]),
         ]
@@ -316,18 +316,18 @@ fn formats_the_module_cannot_handle_are_refused_and_six_channels_at_48k_work() {
         (media_format::FIXED_POINT, 16, 15, media_format::INTERLEAVED),
         (media_format::FIXED_POINT, 24, 23, media_format::DEINTERLEAVED_UNPACKED),
     ] {
-        let mut format = common::media_format_v2(data_format, 6, bits, q, interleaving);
+        let mut format = lpai_pd_shell::session_writer::media_format_v2(data_format, 6, bits, q, interleaving);
         let answer = set_properties(table, instance, &mut [property(property::INPUT_MEDIA_FORMAT_V2, &mut format)]);
         assert_eq!(answer, EBADPARAM, "{data_format} {bits}/{q} {interleaving}");
     }
     assert!(spf.taken().iter().all(|e| e.id == event::PROCESS_STATE), "no output format raised for a refused one");
-    let mut four = common::media_format_v2(0, 4, 16, 15, media_format::DEINTERLEAVED_UNPACKED);
+    let mut four = lpai_pd_shell::session_writer::media_format_v2(0, 4, 16, 15, media_format::DEINTERLEAVED_UNPACKED);
     assert_eq!(
         set_properties(table, instance, &mut [property(property::INPUT_MEDIA_FORMAT_V2, &mut four)]),
         EBADPARAM,
         "channel 5 of 4"
     );
-    let mut six = common::media_format_v2(0, 6, 32, 31, media_format::DEINTERLEAVED_UNPACKED_V2);
+    let mut six = lpai_pd_shell::session_writer::media_format_v2(0, 6, 32, 31, media_format::DEINTERLEAVED_UNPACKED_V2);
     assert_eq!(set_properties(table, instance, &mut [property(property::INPUT_MEDIA_FORMAT_V2, &mut six)]), EOK);
     assert_eq!(end(table, instance), EOK);
 }
@@ -342,7 +342,7 @@ fn six_channels_of_q31_at_48k_with_channel_5_and_frames_unlike_the_window_give_l
     assert_eq!(set_param(table, instance, ids::PARAM_ID_CONFIG, &mut configuration("channel=5\nisland=1\n")), EOK);
     let mut model = std::fs::read(common::fixture("audio_frame/audio_frame_qnn.bin")).unwrap();
     assert_eq!(set_param(table, instance, ids::PARAM_ID_MODEL, &mut model), EOK);
-    let mut six = common::media_format_v2(0, 6, 32, 31, media_format::DEINTERLEAVED_UNPACKED);
+    let mut six = lpai_pd_shell::session_writer::media_format_v2(0, 6, 32, 31, media_format::DEINTERLEAVED_UNPACKED);
     assert_eq!(set_properties(table, instance, &mut [property(property::INPUT_MEDIA_FORMAT_V2, &mut six)]), EOK);
     let raised: Vec<u32> = spf.taken().iter().map(|event| event.id).collect();
     assert!(raised.contains(&event::ISLAND_VOTE) && raised.contains(&event::KPPS), "{raised:?}");

@@ -12,6 +12,7 @@ use lpai_direct::capi::{event, media_format, property, GetStaticPropertiesFn, In
 use lpai_direct_skel::audio::ids::{self, ResultHeader, RESULT_HEADER_BYTES};
 use lpai_pd_shell::capi_session::{self, EntryPoints, RECORD_ENDED, RECORD_EVENT, RECORD_OPENED, RECORD_STEP};
 use lpai_pd_shell::capi_session::{STEP_GET_PARAM, STEP_PROCESS, STEP_SET_PARAM, STEP_SET_PROPERTY};
+use lpai_pd_shell::session_writer::SessionWriter as Session;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -24,36 +25,6 @@ const WINDOW: usize = 16;
 const RESULT_BYTES: usize = RESULT_HEADER_BYTES + 4 * WINDOW;
 /// Where the dsp_ticks field sits in a result record.
 const TICKS: std::ops::Range<usize> = 16..24;
-
-/// A session being written: its steps, in `capi_session`'s record layout.
-#[derive(Default)]
-struct Session(Vec<u8>);
-
-impl Session {
-    fn step(&mut self, kind: u32, value: u32, bytes: &[u8]) -> &mut Session {
-        for word in [kind, value, bytes.len() as u32] {
-            self.0.extend(word.to_le_bytes());
-        }
-        self.0.extend(bytes);
-        self.0.resize(self.0.len().next_multiple_of(4), 0);
-        self
-    }
-
-    /// Process steps of `frame` samples per channel, from deinterleaved channels of native samples
-    /// (`sample_bytes` each), at 48 kHz from `timestamp` microseconds.
-    fn frames(&mut self, channels: &[Vec<u8>], sample_bytes: usize, frame: usize, timestamp: i64) -> &mut Session {
-        let length = channels[0].len() / sample_bytes;
-        for start in (0..length).step_by(frame) {
-            let end = (start + frame).min(length);
-            let mut bytes = (timestamp + start as i64 * 1_000_000 / 48_000).to_le_bytes().to_vec();
-            for channel in channels {
-                bytes.extend(&channel[start * sample_bytes..end * sample_bytes]);
-            }
-            self.step(STEP_PROCESS, channels.len() as u32, &bytes);
-        }
-        self
-    }
-}
 
 /// One record of a transcript, owned.
 #[derive(Debug, Clone, PartialEq)]
@@ -131,7 +102,7 @@ fn run_on_hexagon(session: &[u8]) -> Vec<Record> {
 
 /// The kind of step each of `session`'s steps is, in order, and its bytes.
 fn steps(session: &Session) -> Vec<(u32, Vec<u8>)> {
-    let mut bytes = session.0.clone();
+    let mut bytes = session.bytes().to_vec();
     capi_session::records(&mut bytes).map(|step| step.map(|s| (s.kind, s.bytes.to_vec())).unwrap()).collect()
 }
 
@@ -159,8 +130,8 @@ fn with_steps<'r>(session: &Session, records: &'r [Record]) -> Vec<(Option<u32>,
 /// Runs `session` on both builds; checks every call answered EOK and the transcripts agree but for the instance
 /// memory and the DSP ticks; answers the host's records.
 fn run_on_both(hexagon_session: &Session, host_session: &Session) -> Vec<Record> {
-    let hexagon = run_on_hexagon(&hexagon_session.0);
-    let host = run_on_host(&host_session.0);
+    let hexagon = run_on_hexagon(hexagon_session.bytes());
+    let host = run_on_host(host_session.bytes());
     assert_eq!(hexagon.len(), host.len(), "the transcripts differ in length:\n{hexagon:?}\n{host:?}");
     for (index, ((step, hexagon), host)) in with_steps(host_session, &hexagon).into_iter().zip(&host).enumerate() {
         let mut mended = hexagon.clone();
@@ -234,16 +205,16 @@ fn stereo_q15_with_channel_1_and_a_hop_gives_the_host_builds_results_on_hexagon(
     let other: Vec<i16> = (0..120).map(|n| (n * 517 % 60_000 - 30_000) as i16).collect();
     let write = |directory: &Path| {
         let mut session = Session::default();
-        let format = common::media_format_v2(0, 2, 16, 15, media_format::DEINTERLEAVED_UNPACKED);
+        let format = lpai_pd_shell::session_writer::media_format_v2(0, 2, 16, 15, media_format::DEINTERLEAVED_UNPACKED);
         session
             .step(STEP_SET_PARAM, ids::PARAM_ID_CONFIG, &configuration(directory, "channel=1\nhop=10\n"))
             .step(STEP_SET_PROPERTY, property::INPUT_MEDIA_FORMAT_V2, &format)
             .step(STEP_SET_PROPERTY, property::REGISTER_EVENT_DATA_TO_DSP_CLIENT_V2, &common::client_registration())
             .step(STEP_SET_PARAM, ids::PARAM_ID_MODEL, &model())
-            .frames(&[q15_bytes(&other), q15_bytes(&tone)], 2, 24, 1_000_000)
+            .frames(&[q15_bytes(&other), q15_bytes(&tone)], 2, 24, 48_000, 1_000_000)
             .step(STEP_GET_PARAM, ids::PARAM_ID_RESULT, &[0; RESULT_BYTES])
             .step(STEP_SET_PROPERTY, property::ALGORITHMIC_RESET, &[])
-            .frames(&[q15_bytes(&other[..16]), q15_bytes(&tone[..16])], 2, 16, 0);
+            .frames(&[q15_bytes(&other[..16]), q15_bytes(&tone[..16])], 2, 16, 48_000, 0);
         session
     };
     let hexagon = write(virtual_adsp("libQnnLpaiContract.so").parent().unwrap());
@@ -270,7 +241,7 @@ fn six_channels_of_q31_with_channel_5_and_the_model_by_path_give_the_host_builds
         .collect();
     let write = |directory: &Path| {
         let mut session = Session::default();
-        let format = common::media_format_v2(0, 6, 32, 31, media_format::DEINTERLEAVED_UNPACKED);
+        let format = lpai_pd_shell::session_writer::media_format_v2(0, 6, 32, 31, media_format::DEINTERLEAVED_UNPACKED);
         let mut path = common::fixture(FIXTURE).join("contract_single.bin").display().to_string().into_bytes();
         path.push(0);
         session
@@ -278,7 +249,7 @@ fn six_channels_of_q31_with_channel_5_and_the_model_by_path_give_the_host_builds
             .step(STEP_SET_PROPERTY, property::INPUT_MEDIA_FORMAT_V2, &format)
             .step(STEP_SET_PROPERTY, property::REGISTER_EVENT_DATA_TO_DSP_CLIENT_V2, &common::client_registration())
             .step(STEP_SET_PARAM, ids::PARAM_ID_MODEL_PATH, &path)
-            .frames(&samples, 4, 20, 0);
+            .frames(&samples, 4, 20, 48_000, 0);
         session
     };
     let hexagon = write(virtual_adsp("libQnnLpaiContract.so").parent().unwrap());

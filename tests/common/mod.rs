@@ -219,26 +219,11 @@ pub fn audio_frame_scores(windows: &[Vec<f32>], work: &std::path::Path) -> Vec<V
     (0..windows.len()).map(|index| std::fs::read(output.join(format!("Result_{index}/scores.raw"))).unwrap()).collect()
 }
 
-/// An INPUT_MEDIA_FORMAT_V2 payload for PCM at 48 kHz: the V2 header, the PCM format, and 32 channel slots (those
-/// past `channels` garbage, which the module must not read).
-pub fn media_format_v2(data_format: u32, channels: u32, bits: u32, q: u32, interleaving: u32) -> Vec<u8> {
-    let words =
-        [data_format, u32::MAX, lpai_direct::capi::media_format::PCM, channels, bits, q, 48_000, 1, interleaving];
-    let mut bytes: Vec<u8> = words.iter().flat_map(|word| word.to_ne_bytes()).collect();
-    bytes.extend((0..32u16).flat_map(|slot| if u32::from(slot) < channels { slot + 1 } else { 0xA5A5 }.to_ne_bytes()));
-    bytes
-}
-
 /// The audio tests' client: its address and token, as DATA_TO_DSP_CLIENT_V2 must give them back.
 pub const CLIENT: (u64, u32) = (0x1234_5678_9ABC, 7);
 
 /// A REGISTER_EVENT_DATA_TO_DSP_CLIENT_V2 payload registering [`CLIENT`] for the module's result event.
 pub fn client_registration() -> Vec<u8> {
-    let mut registration = Vec::new();
-    registration.extend(CLIENT.0.to_ne_bytes());
-    registration.extend(CLIENT.1.to_ne_bytes());
-    registration.extend(lpai_direct_skel::audio::ids::EVENT_ID_RESULT.to_ne_bytes());
-    registration.resize(size_of::<lpai_direct::capi::RegisterEventToDspClientV2>(), 0);
-    registration[16] = 1;
-    registration
+    let event = lpai_direct_skel::audio::ids::EVENT_ID_RESULT;
+    lpai_pd_shell::session_writer::client_registration(CLIENT.0, CLIENT.1, event)
 }

@@ -1,5 +1,5 @@
-//! The audio module's model: the QNN libraries, the context binary (an aligned copy, or the framework's persistent
-//! memory in place), the embedding over its own arena, the window over the first input and the result record, in
+//! The audio module's model: the QNN libraries, the context binary (a copy placed as the backend wants it, used in
+//! place, or the framework's persistent memory), the embedding over its own arena, the window over the first input and the result record, in
 //! memory from the PD heap taken when the model is set and released, in reverse, when it drops. One inference
 //! quantizes the window into the first input, runs graphExecute and dequantizes the first output into the record.
 
@@ -9,6 +9,7 @@ use super::ids::{ResultHeader, RESULT_HEADER_BYTES};
 use super::window::Window;
 use crate::embed::{Direction, Embed, Libraries};
 use crate::platform::{Current, Memory, Platform, PlatformError, MAX_PATH_BYTES};
+use crate::runtime::backend::BackendProperties;
 use crate::runtime::quantize::Encoding;
 use crate::runtime::{ContextOptions, Execution, GraphOptions, Island, PersistentBinary, RuntimeError};
 use core::ffi::CStr;
@@ -18,9 +19,30 @@ use lpai_direct::codec::copy_prefix;
 use lpai_direct::qnn::lpai;
 use lpai_direct::quantize::{dequantize, quantize};
 
-/// Arena bytes beyond the binary: the tensors, the backend's scratch and persistent memory, a copy of the binary
-/// when the backend wants another alignment.
+/// Arena bytes for the tensors and the backend's scratch and persistent memory (a persistent binary the backend
+/// cannot use where it is gets room for its copy on top).
 const ARENA_HEADROOM: usize = 512 * 1024;
+
+/// Where a binary of `length` bytes sits in memory the model allocates for it: at `offset`, a multiple of the
+/// backend's start alignment, with `padded` bytes (its size alignment) there, so the backend uses it in place.
+#[derive(Clone, Copy)]
+struct Placement {
+    offset: usize,
+    length: usize,
+    padded: usize,
+}
+
+impl Placement {
+    /// Memory for a binary of `length` bytes and where the binary goes in it; `None` when the PD heap cannot give
+    /// it or the sizes overflow.
+    fn new(length: usize, properties: &BackendProperties) -> Option<(Memory, Placement)> {
+        let start = properties.start_alignment.max(1);
+        let padded = length.checked_next_multiple_of(properties.size_alignment.max(1))?;
+        let memory = Memory::allocate(padded.checked_add(start - 1)?.max(1))?;
+        let offset = (memory.bytes().as_ptr() as usize).wrapping_neg().checked_rem(start)?;
+        Some((memory, Placement { offset, length, padded }))
+    }
+}
 
 /// Where the context binary comes from.
 pub enum Binary<'p> {
@@ -143,32 +165,41 @@ impl<'m> Model<'m> {
         let libraries = NonNull::new(slot).ok_or(ModelError::NoMemory)?;
         // From here on, a failure drops `guard`, which drops the libraries in place before their memory goes.
         let guard = LibrariesGuard(libraries);
-        let (binary_memory, persistent) = match binary {
+        // SAFETY: written above, dropped only by `guard` or the model, after this use.
+        let properties = *unsafe { libraries.as_ref() }.backend().properties();
+        // The module's own copy is placed where the backend can use it in place; the framework's persistent bytes
+        // are used where they are, or copied into the arena when the backend wants another alignment.
+        let (binary_memory, persistent, placement) = match binary {
             Binary::Copy(bytes) => {
-                let mut memory = Memory::allocate(bytes.len()).ok_or(ModelError::NoMemory)?;
-                copy_prefix(memory.bytes_mut(), bytes);
-                (Some(memory), None)
+                let (mut memory, placement) = Placement::new(bytes.len(), &properties).ok_or(ModelError::NoMemory)?;
+                copy_prefix(memory.bytes_mut().get_mut(placement.offset..).unwrap_or_default(), bytes);
+                (Some(memory), None, placement)
             }
             Binary::File(path) => {
                 let size = Current::file_size(path).map_err(ModelError::File)?;
                 let size = usize::try_from(size).map_err(|_| ModelError::NoMemory)?;
-                let mut memory = Memory::allocate(size).ok_or(ModelError::NoMemory)?;
-                let read = Current::read_file(path, memory.bytes_mut()).map_err(ModelError::File)?;
+                let (mut memory, placement) = Placement::new(size, &properties).ok_or(ModelError::NoMemory)?;
+                let target = memory.bytes_mut().get_mut(placement.offset..).unwrap_or_default();
+                let read =
+                    Current::read_file(path, target.get_mut(..size).unwrap_or_default()).map_err(ModelError::File)?;
                 if read != size {
                     // The file shrank between its size and its reading: an input/output error.
                     return Err(ModelError::File(PlatformError::Failed(5)));
                 }
-                (Some(memory), None)
+                (Some(memory), None, placement)
             }
-            Binary::Persistent(persistent) => (None, Some(persistent)),
+            Binary::Persistent(persistent) => {
+                let placement = Placement { offset: 0, length: persistent.bytes, padded: persistent.bytes };
+                (None, Some(persistent), placement)
+            }
         };
         let mut binary_memory = binary_memory;
-        let binary_bytes = binary_memory.as_ref().map_or(persistent.map_or(0, |p| p.bytes), Memory::size);
-        let arena_bytes = binary_bytes.checked_add(ARENA_HEADROOM).ok_or(ModelError::NoMemory)?;
+        let copy_room = if persistent.is_some() { placement.length } else { 0 };
+        let arena_bytes = copy_room.checked_add(ARENA_HEADROOM).ok_or(ModelError::NoMemory)?;
         let mut arena = Memory::allocate(arena_bytes).ok_or(ModelError::NoMemory)?;
         // SAFETY: the arena and the binary's memory are owned by the model and released after the embedding that
         // borrows them (`Drop`); nothing else uses them while it lives.
-        let (arena_bytes, binary): (&'m mut [u8], &'m [u8]) = unsafe {
+        let (arena_bytes, binary_memory_bytes): (&'m mut [u8], &'m [u8]) = unsafe {
             let binary: &'m [u8] = match (&mut binary_memory, persistent) {
                 (Some(memory), _) => memory.bytes_for(),
                 // SAFETY (of the persistent bytes): `Persistent::new`'s contract.
@@ -177,13 +208,15 @@ impl<'m> Model<'m> {
             };
             (arena.bytes_for(), binary)
         };
+        let placed = binary_memory_bytes.get(placement.offset..placement.offset + placement.padded).unwrap_or_default();
+        let binary = PersistentBinary::padded(placed, placement.length).ok_or(ModelError::NoMemory)?;
         // SAFETY: written above and kept until `Drop` (or the guard) drops it, after the embedding.
         let libraries_ref: &'m Libraries = unsafe { libraries.as_ref() };
         let mut embed = Embed::new(arena_bytes, libraries_ref);
         let options = options(config);
         let loaded = match record {
-            Some(record) => embed.load_with_record_and_options(PersistentBinary::new(binary), record, &options),
-            None => embed.load_with_options(PersistentBinary::new(binary), &options),
+            Some(record) => embed.load_with_record_and_options(binary, record, &options),
+            None => embed.load_with_options(binary, &options),
         };
         let ready = loaded.and_then(|()| {
             let input = embed.tensor(Direction::Input, 0)?;

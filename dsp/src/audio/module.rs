@@ -5,8 +5,8 @@
 
 use super::config::Config;
 use super::format::{self, PcmFormat};
-use super::ids::PARAM_ID_RESULT;
 use super::ids::{EVENT_ID_RESULT, PARAM_ID_CONFIG, PARAM_ID_METADATA, PARAM_ID_MODEL, PARAM_ID_MODEL_PATH};
+use super::ids::{PARAM_ID_RESULT, RESULT_HEADER_BYTES};
 use super::model::{Binary, Model, ModelError, Persistent};
 use super::properties::{entries, word, Payload};
 use crate::log;
@@ -27,16 +27,21 @@ const MAGIC: u32 = u32::from_le_bytes(*b"LPCA");
 /// an allowance to confirm on a device.
 pub const FOREIGN_STACK_BYTES: u32 = 4096;
 /// Stack the module asks for (STACK_SIZE): its deepest own use, measured by `lpai-stack-check --capi-module` on its
-/// Hexagon build (10,296 bytes in set_param, loading a model; foreign code entered at up to 10,208), with
+/// Hexagon build (10,328 bytes in set_param, loading a model; foreign code entered at up to 10,240), with
 /// [`FOREIGN_STACK_BYTES`] on top of that entry, rounded up to 1 KiB. `tests/stack_and_panic.rs` holds it to the
 /// measurement: at least the need, less than 2 KiB above it.
 pub const STACK_BYTES: u32 = 14_336;
-/// What the module's own work costs on the DSP, for its KPPS and BANDWIDTH votes: Hexagon packets per inference
-/// beyond the conversions and per element of each conversion (the bounds `scripts/bench.sh` holds the skel's
-/// measured figures to: 1,027, 7.29 and 7.01 packets), and per sample taken into the window.
-const PACKETS_PER_INFERENCE: u64 = 1_500;
-const PACKETS_PER_ELEMENT: u64 = 8;
-const PACKETS_PER_SAMPLE: u64 = 16;
+/// What the module's own code costs on the DSP, for its KPPS and BANDWIDTH votes, as `lpai-packet-bench` measures
+/// it on the virtual aDSP (`target/bench/figures.json`, which fails when a figure outgrows these): packets per
+/// `process` call (116 for a frame that runs no inference), per inference (476) and per element of its conversions
+/// (7.22: each sample converted into the window, each window element quantized, each output dequantized).
+pub const PACKETS_PER_FRAME: u64 = 120;
+/// See [`PACKETS_PER_FRAME`].
+pub const PACKETS_PER_INFERENCE: u64 = 500;
+/// See [`PACKETS_PER_FRAME`].
+pub const PACKETS_PER_ELEMENT: u64 = 8;
+/// The most `process` calls a second the votes allow for: SPF's shortest frame, 1 ms.
+const MAX_FRAMES_PER_SECOND: u64 = 1000;
 /// Bytes of code fetched per packet with no cache (four 4-byte instructions at most).
 const CODE_BYTES_PER_PACKET: u64 = 16;
 /// Bytes of a version 2 media format payload SPF sends and the module keeps to echo as its output format.
@@ -443,25 +448,36 @@ impl<'m> Module<'m> {
         EOK
     }
 
-    /// Raises KPPS and BANDWIDTH for the model at the format's rate, once both are known: the samples taken into
-    /// the window and, every hop, the conversions and the inference's own work (graphExecute runs on LPAI).
+    /// Raises KPPS and BANDWIDTH for the model at the format's rate, once both are known: every frame's own work
+    /// (at most [`MAX_FRAMES_PER_SECOND`]) and, every hop, the inference's: the samples converted into the window
+    /// (the last `window` before it at most), the window quantized, the outputs dequantized, and the rest of its own
+    /// work (graphExecute itself runs on LPAI).
     fn vote(&self) {
         let (Some(format), Some(model)) = (self.format, self.model.as_ref()) else {
             return;
         };
         let window = model.window_length() as u64;
-        let hop = if self.config.hop == 0 { window } else { u64::from(self.config.hop) };
+        let hop = if self.config.hop == 0 { window } else { u64::from(self.config.hop) }.max(1);
         let rate = u64::from(format.sampling_rate);
         let outputs = model.output_elements() as u64;
         let (input_element, output_element) = model.element_bytes();
-        let per_inference = PACKETS_PER_INFERENCE + PACKETS_PER_ELEMENT * (window + outputs);
-        let packets = rate * PACKETS_PER_SAMPLE + rate * per_inference / hop.max(1);
+        let converted = window.min(hop);
+        let elements = converted.saturating_add(window).saturating_add(outputs);
+        let per_inference = PACKETS_PER_INFERENCE.saturating_add(PACKETS_PER_ELEMENT.saturating_mul(elements));
+        let frames = MAX_FRAMES_PER_SECOND * PACKETS_PER_FRAME;
+        let packets = frames.saturating_add(rate.saturating_mul(per_inference) / hop);
         let kpps = u32::try_from(packets.div_ceil(1000)).unwrap_or(u32::MAX);
-        // Per sample: the sample read, its float written; per inference: the window read and quantized into the
-        // input, the output read and its floats written into the record.
+        // Per inference: each sample converted read and its float written; the window read and quantized into the
+        // input; the outputs read and their floats written into the record.
         let sample_bytes = format.sample.bytes() as u64 + 4;
-        let inference_bytes = window * (4 + input_element as u64) + outputs * (output_element as u64 + 4) + 24;
-        let data = rate * sample_bytes + rate * inference_bytes / hop.max(1);
+        let inference_bytes = [
+            converted.saturating_mul(sample_bytes),
+            window.saturating_mul(4 + input_element as u64),
+            outputs.saturating_mul(output_element as u64 + 4),
+            RESULT_HEADER_BYTES as u64,
+        ];
+        let inference_bytes = inference_bytes.iter().fold(0u64, |sum, bytes| sum.saturating_add(*bytes));
+        let data = rate.saturating_mul(inference_bytes) / hop;
         let code = packets.saturating_mul(CODE_BYTES_PER_PACKET);
         let _ = self.raise(event::KPPS, PortInfo::default(), &mut kpps.to_ne_bytes());
         let mut bandwidth = [0u8; 8];

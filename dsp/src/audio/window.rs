@@ -3,7 +3,6 @@
 //! inference due every `hop` samples once the window is full.
 
 use super::format::Sample;
-use lpai_direct::codec::copy_prefix;
 
 /// Bytes of one float sample in the ring.
 const FLOAT_BYTES: usize = 4;
@@ -45,29 +44,39 @@ impl<'memory> Window<'memory> {
 
     /// Takes samples from the front of `bytes` (one channel's buffer, native-order `sample`s) until an inference
     /// is due or the samples run out; answers how many bytes it took and whether an inference is now due (then
-    /// [`Window::ordered`] gives its input and [`Window::inferred`] must follow).
+    /// [`Window::ordered`] gives its input and [`Window::inferred`] must follow). Of the samples taken, only those
+    /// that can still be in the window when the next inference runs (the last `length` before it) are converted.
     pub fn take(&mut self, bytes: &[u8], sample: Sample) -> (usize, bool) {
-        let scale = sample.scale();
         let size = sample.bytes();
-        let mut taken = 0;
-        for chunk in bytes.chunks_exact(size) {
-            let value = match sample {
-                Sample::Q15 => chunk.try_into().map(i16::from_ne_bytes).map(f32::from).unwrap_or(0.0),
-                Sample::Q32 { .. } => chunk.try_into().map(i32::from_ne_bytes).map(|x| x as f32).unwrap_or(0.0),
-            };
-            let at = self.next.saturating_mul(FLOAT_BYTES);
-            if let Some(slot) = self.ring.get_mut(at..at.saturating_add(FLOAT_BYTES)) {
-                copy_prefix(slot, &(value * scale).to_ne_bytes());
-            }
-            self.next = if self.next + 1 >= self.length { 0 } else { self.next + 1 };
-            self.filled = self.filled.saturating_add(1).min(self.length);
-            self.since = self.since.saturating_add(1);
-            taken += size;
-            if self.due() {
-                return (taken, true);
-            }
+        if self.length == 0 {
+            return (bytes.len() - bytes.len() % size, false);
         }
-        (taken, false)
+        let until_due = (self.length - self.filled).max(self.hop.saturating_sub(self.since)).max(1);
+        let count = (bytes.len() / size).min(until_due);
+        // Samples the ring would overwrite before the inference (more than `length` before it): counted, never
+        // converted.
+        let skipped = count.min(until_due.saturating_sub(self.length));
+        self.next = (self.next + skipped % self.length) % self.length;
+        self.filled = self.filled.saturating_add(skipped).min(self.length);
+        self.since = self.since.saturating_add(skipped);
+        let scale = sample.scale();
+        let kept = bytes.get(skipped * size..count * size).unwrap_or_default();
+        let mut rest = kept;
+        // In runs up to the ring's end, each converted by one loop.
+        while let Some(run) = Some((self.length - self.next).min(rest.len() / size)).filter(|&run| run > 0) {
+            let Some((now, later)) = rest.split_at_checked(run * size) else { break };
+            let at = self.next * FLOAT_BYTES;
+            let slots = self.ring.get_mut(at..at + run * FLOAT_BYTES).unwrap_or_default();
+            match sample {
+                Sample::Q15 => convert(slots, now, |sample: [u8; 2]| f32::from(i16::from_ne_bytes(sample)) * scale),
+                Sample::Q32 { .. } => convert(slots, now, |sample: [u8; 4]| i32::from_ne_bytes(sample) as f32 * scale),
+            }
+            self.next = if self.next + run >= self.length { 0 } else { self.next + run };
+            rest = later;
+        }
+        self.filled = self.filled.saturating_add(kept.len() / size).min(self.length);
+        self.since = self.since.saturating_add(kept.len() / size);
+        (count * size, self.due())
     }
 
     /// Whether an inference is due: the window is full and `hop` samples came since the last.
@@ -86,6 +95,14 @@ impl<'memory> Window<'memory> {
     /// Marks the due inference done: the next comes `hop` samples later.
     pub fn inferred(&mut self) {
         self.since = 0;
+    }
+}
+
+/// Writes each `N`-byte sample of `samples`, as `value` makes it a float, into the next 4 bytes of `slots`.
+fn convert<const N: usize>(slots: &mut [u8], samples: &[u8], value: impl Fn([u8; N]) -> f32) {
+    let (slots, samples) = (slots.as_chunks_mut::<FLOAT_BYTES>().0, samples.as_chunks::<N>().0);
+    for (slot, sample) in slots.iter_mut().zip(samples) {
+        *slot = value(*sample).to_ne_bytes();
     }
 }
 
@@ -144,6 +161,15 @@ mod tests {
             assert_eq!(windows(64, 48, &samples, frame), whole, "frames of {frame}");
         }
         assert_eq!(whole.len(), 12);
+    }
+
+    #[test]
+    fn a_hop_longer_than_the_window_skips_samples_no_window_holds_whatever_the_frames() {
+        let samples: Vec<i16> = (0..400).collect();
+        let expected = [scaled(0..16), scaled(100..116), scaled(200..216), scaled(300..316)];
+        for frame in [1, 7, 16, 17, 99, 100, 101, 333, 400] {
+            assert_eq!(windows(16, 100, &samples, frame), expected, "frames of {frame}");
+        }
     }
 
     #[test]

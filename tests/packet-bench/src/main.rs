@@ -1,6 +1,6 @@
 //! `lpai-packet-bench`: counts the Hexagon packets our code executes, deterministically, under qemu-hexagon's
 //! per-packet trace: each skel call of the shipped skel `.so` as the virtual aDSP loads and runs it (by phase), and
-//! one frame of the embedding API. The backend (the contract model of libQnnLpai) and the PD shell's services are
+//! one frame of the embedding API, and frames of the audio module (AudioReach CAPI) as the PD shell runs it. The backend (the contract model of libQnnLpai) and the PD shell's services are
 //! counted apart, attributed by address from the libraries' symbol tables; no marker code is added to the skel.
 //!
 //! ```text
@@ -10,6 +10,7 @@
 //! spends its packets, function by function; `--keep-trace` leaves the skel calls' trace in `target/bench/`).
 //! Needs `scripts/build-hexagon.sh`'s `target/virtual-adsp/` and `target/hexagon-embed/`.
 
+mod audio_module;
 mod embedded;
 mod pd;
 mod phases;
@@ -109,6 +110,14 @@ fn run() -> anyhow::Result<()> {
         }
     }
     let embedded = embedded::count(&root, &bench.join("embedded.trace"))?;
+    let audio = audio_module::count(&virtual_adsp, &fixture, &bench.join("audio-module.trace"))?;
+    let (quiet, wide_frame, small_frame) =
+        (&audio.without_inference, &audio.with_inference_480, &audio.with_inference_16);
+    // An inference's own packets on top of a frame's, for a window of 480 and of 16 samples: a base and a cost per
+    // element of the samples converted, the window quantized and the outputs dequantized (480 or 16 each).
+    let inference = |frame: &Window| frame.ours_total().saturating_sub(quiet.ours_total());
+    let element = (inference(wide_frame) as f64 - inference(small_frame) as f64) / (3.0 * (480.0 - 16.0));
+    let base = inference(small_frame) as f64 - element * 48.0;
     let frame = &embedded.frame;
     let arena_overhead = embedded.arena_used.checked_sub(model_memory(&root.join("tests/fixtures/contract_single"))?);
     if !keep_trace {
@@ -127,6 +136,12 @@ fn run() -> anyhow::Result<()> {
         "packets_backend_per_inference_native": median_of(&native, |w| w.backend),
         "packets_pd_services_per_inference_native": median_of(&native, |w| w.other),
         "packets_backend_per_frame_embedded": frame.backend,
+        "packets_audio_frame_480": quiet.ours_total(),
+        "packets_audio_frame_480_with_inference_480": wide_frame.ours_total(),
+        "packets_audio_frame_480_with_inference_16": small_frame.ours_total(),
+        "packets_audio_per_inference_base": base.round(),
+        "packets_audio_per_inference_element": (element * 100.0).round() / 100.0,
+        "packets_framework_per_audio_inference": small_frame.other,
         "arena_used_embedded_bytes": embedded.arena_used,
         "arena_overhead_bytes": arena_overhead,
     });
@@ -136,11 +151,30 @@ fn run() -> anyhow::Result<()> {
     }
     if by_function {
         print_functions("embedded frame", Some(frame));
+        print_functions("audio frame", Some(quiet));
+        print_functions("audio frame with an inference (480)", Some(wide_frame));
+        print_functions("audio frame with an inference (16)", Some(small_frame));
     }
     let partial = out.with_extension("json.partial");
     std::fs::write(&partial, serde_json::to_string_pretty(&figures)? + "\n")?;
     std::fs::rename(&partial, &out)?;
     println!("written to {}", out.display());
+    check_votes(quiet.ours_total() as f64, base, element)
+}
+
+/// Fails when a measured cost outgrew the constant the audio module votes KPPS and BANDWIDTH with.
+fn check_votes(per_frame: f64, per_inference: f64, per_element: f64) -> anyhow::Result<()> {
+    use lpai_direct_skel::audio::module::{PACKETS_PER_ELEMENT, PACKETS_PER_FRAME, PACKETS_PER_INFERENCE};
+    let votes = [
+        ("PACKETS_PER_FRAME", per_frame, PACKETS_PER_FRAME),
+        ("PACKETS_PER_INFERENCE", per_inference, PACKETS_PER_INFERENCE),
+        ("PACKETS_PER_ELEMENT", per_element, PACKETS_PER_ELEMENT),
+    ];
+    for (name, measured, constant) in votes {
+        if measured > constant as f64 {
+            bail!("the audio module votes with {name} = {constant}, under the {measured:.2} packets measured: raise it in dsp/src/audio/module.rs");
+        }
+    }
     Ok(())
 }
 

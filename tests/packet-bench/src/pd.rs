@@ -1,5 +1,5 @@
-//! The virtual aDSP's layout for the trace: where the PD shell loaded the skel `.so` and the contract model (its
-//! `--map` file), the skel's symbols moved there, and the skel's three entry points, where calls start.
+//! The virtual aDSP's layout for the trace: where the PD shell loaded the skel `.so` (or the audio module) and the
+//! contract model (its `--map` file), the library's symbols moved there, and its entry points, where calls start.
 
 use crate::symbols::Symbols;
 use crate::trace::{Layout, Owner};
@@ -38,18 +38,21 @@ impl Placement {
     }
 }
 
+/// The skel's entry points.
+pub const SKEL_ENTRY_POINTS: [&str; 3] = ["lpai_direct_open", "lpai_direct_skel_handle_invoke", "lpai_direct_close"];
+
 /// The skel, its entry points and the libraries it loaded.
 pub struct PdLayout {
     skel: Placement,
     symbols: Symbols,
-    entries: [u32; 3],
+    entries: Vec<u32>,
     others: Vec<Placement>,
 }
 
 impl PdLayout {
-    /// From the shell's map: the skel is the line naming `skel` (its symbols read from that file); every other
-    /// line is the backend's.
-    pub fn new(map: &Path, skel: &Path) -> anyhow::Result<PdLayout> {
+    /// From the shell's map: the skel is the line naming `skel` (its symbols read from that file, `entry_points`
+    /// among them, by demangled name); every other line is the backend's.
+    pub fn new(map: &Path, skel: &Path, entry_points: &[&str]) -> anyhow::Result<PdLayout> {
         let text =
             std::fs::read_to_string(map).with_context(|| format!("reading the shell's map {}", map.display()))?;
         let mut placements = Placement::parse_map(&text)?;
@@ -59,8 +62,7 @@ impl PdLayout {
         let skel_placement = placements.remove(index);
         let symbols = Symbols::read(skel, skel_placement.bias)?;
         let entry = |name: &str| symbols.address_of(name).with_context(|| format!("the skel has no symbol {name}"));
-        let entries =
-            [entry("lpai_direct_open")?, entry("lpai_direct_skel_handle_invoke")?, entry("lpai_direct_close")?];
+        let entries = entry_points.iter().map(|name| entry(name)).collect::<anyhow::Result<_>>()?;
         Ok(PdLayout { skel: skel_placement, symbols, entries, others: placements })
     }
 }
@@ -78,6 +80,13 @@ impl Layout for PdLayout {
 
     fn starts_call(&self, address: u32) -> bool {
         self.entries.contains(&address)
+    }
+}
+
+impl PdLayout {
+    /// The address of the function named `name` (demangled), where the shell loaded it.
+    pub fn address_of(&self, name: &str) -> Option<u32> {
+        self.symbols.address_of(name)
     }
 }
 

@@ -46,7 +46,7 @@ impl Counted {
 }
 
 /// A 1-input, 1-output u8 graph of `elements` elements for the contract model.
-fn wide_binary(elements: u32) -> anyhow::Result<Vec<u8>> {
+pub fn wide_binary(elements: u32) -> anyhow::Result<Vec<u8>> {
     let dims = [1, elements];
     let tensor = |name, id| TensorSpec {
         name,
@@ -131,7 +131,7 @@ pub fn count(virtual_adsp: &Path, fixture_binary: &Path, trace: &Path, batch: us
     }
     let mut map = trace.as_os_str().to_owned();
     map.push(".map");
-    let layout = PdLayout::new(&PathBuf::from(map), &skel)?;
+    let layout = PdLayout::new(&PathBuf::from(map), &skel, &crate::pd::SKEL_ENTRY_POINTS)?;
     let file = std::fs::File::open(trace).with_context(|| format!("reading the trace {}", trace.display()))?;
     let windows = trace::windows(BufReader::with_capacity(1 << 20, file), &layout)?;
     if windows.len() != made.len() {

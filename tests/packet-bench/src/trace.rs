@@ -30,6 +30,8 @@ pub trait Layout {
 /// The packets of one call.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Window {
+    /// The entry point the call started at.
+    pub entry: u32,
     /// Our packets, by [`Phase::ALL`] index.
     pub ours: [u64; Phase::ALL.len()],
     /// Our packets in the float-to-native conversion.
@@ -79,7 +81,7 @@ pub fn windows(trace: impl BufRead, layout: &dyn Layout) -> anyhow::Result<Vec<W
         let Some(address) = packet_address(&line) else { continue };
         if layout.starts_call(address) {
             windows.extend(current.take());
-            current = Some(Window::default());
+            current = Some(Window { entry: address, ..Window::default() });
             pending_other = 0;
         }
         let Some(window) = current.as_mut() else { continue };

@@ -3,9 +3,14 @@
 //! Test infrastructure, not a device artifact; compiled and unit-tested on the host, used by the Hexagon executable.
 #![cfg_attr(not(test), no_std)]
 
+#[cfg(all(not(test), not(target_arch = "hexagon")))]
+extern crate std;
+
 pub mod arguments;
 pub mod capi_session;
 pub mod elf;
 pub mod qtimer;
 pub mod service_names;
+#[cfg(not(target_arch = "hexagon"))]
+pub mod session_writer;
 pub mod text;
