@@ -154,6 +154,19 @@ fn run_on_both(hexagon_session: &Session, host_session: &Session) -> Vec<Record>
     host
 }
 
+/// Writes the session for the Hexagon contract model's directory and for the host build's, runs both with
+/// [`run_on_both`]; answers the host's session and records.
+fn run_written(write: impl Fn(&Path) -> Session) -> (Session, Vec<Record>) {
+    let hexagon = write(virtual_adsp("libQnnLpaiContract.so").parent().unwrap());
+    let host_model = common::artifact(
+        "target/release/libQnnLpaiContract.so",
+        "cargo build --release -p lpai-contract-lpai -p lpai-contract-system",
+    );
+    let host = write(host_model.parent().unwrap());
+    let records = run_on_both(&hexagon, &host);
+    (host, records)
+}
+
 /// The result events' records (after the client's address, token and event id).
 fn results(records: &[Record]) -> Vec<ResultHeader> {
     let events = records.iter().filter(|r| r.kind == RECORD_EVENT && r.value == event::DATA_TO_DSP_CLIENT_V2);
@@ -217,13 +230,7 @@ fn stereo_q15_with_channel_1_and_a_hop_gives_the_host_builds_results_on_hexagon(
             .frames(&[q15_bytes(&other[..16]), q15_bytes(&tone[..16])], 2, 16, 48_000, 0);
         session
     };
-    let hexagon = write(virtual_adsp("libQnnLpaiContract.so").parent().unwrap());
-    let host_directory = common::artifact(
-        "target/release/libQnnLpaiContract.so",
-        "cargo build --release -p lpai-contract-lpai -p lpai-contract-system",
-    );
-    let host = write(host_directory.parent().unwrap());
-    let records = run_on_both(&hexagon, &host);
+    let (host, records) = run_written(write);
     let results = results(&records);
     let counts: Vec<u32> = results.iter().map(|header| header.inferences).collect();
     assert_eq!(counts, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 1], "eleven windows, then one after the reset");
@@ -252,13 +259,7 @@ fn six_channels_of_q31_with_channel_5_and_the_model_by_path_give_the_host_builds
             .frames(&samples, 4, 20, 48_000, 0);
         session
     };
-    let hexagon = write(virtual_adsp("libQnnLpaiContract.so").parent().unwrap());
-    let host_directory = common::artifact(
-        "target/release/libQnnLpaiContract.so",
-        "cargo build --release -p lpai-contract-lpai -p lpai-contract-system",
-    );
-    let host = write(host_directory.parent().unwrap());
-    let records = run_on_both(&hexagon, &host);
+    let (host, records) = run_written(write);
     // 100 samples, a window (and hop) of 16: six windows.
     let counts: Vec<u32> = results(&records).iter().map(|header| header.inferences).collect();
     assert_eq!(counts, [1, 2, 3, 4, 5, 6]);
