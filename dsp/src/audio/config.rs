@@ -1,10 +1,50 @@
 //! The audio module's configuration (`PARAM_ID_LPAI_DIRECT_CONFIG`): NUL-terminated `key=value` lines, every key
-//! known, every number decimal and in range, read whole before any of it is used.
+//! known, every number decimal and in range, read whole before any of it is used. It is kept in place (a refused
+//! configuration changes nothing) and its library paths with their NUL, so that neither is copied on the stack.
 
 use crate::platform::MAX_PATH_BYTES;
+use core::ffi::CStr;
 
-/// A library path from the configuration.
-pub type LibraryPath = heapless::String<MAX_PATH_BYTES>;
+/// A library path from the configuration: UTF-8 without a NUL, kept with a NUL after it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LibraryPath(heapless::Vec<u8, MAX_PATH_BYTES>);
+
+impl LibraryPath {
+    /// Whether `text` can be a path: UTF-8, no NUL, room for the NUL after it.
+    fn valid(text: &[u8]) -> bool {
+        text.len() < MAX_PATH_BYTES && !text.contains(&0) && core::str::from_utf8(text).is_ok()
+    }
+
+    /// A path holding `text`, which [`LibraryPath::valid`] accepted.
+    fn of(text: &[u8]) -> LibraryPath {
+        let mut path = LibraryPath(heapless::Vec::new());
+        path.set(text);
+        path
+    }
+
+    /// Makes it `text`, which [`LibraryPath::valid`] accepted, in place.
+    fn set(&mut self, text: &[u8]) {
+        self.0.clear();
+        let _ = self.0.extend_from_slice(text.get(..MAX_PATH_BYTES - 1).unwrap_or(text));
+        let _ = self.0.push(0);
+    }
+
+    /// The path, without its NUL.
+    pub fn as_str(&self) -> &str {
+        let text = self.0.split_last().map_or(&[][..], |(_, text)| text);
+        core::str::from_utf8(text).unwrap_or_default()
+    }
+
+    /// The path as the PD's loader takes it.
+    pub fn as_c_str(&self) -> &CStr {
+        CStr::from_bytes_with_nul(&self.0).unwrap_or_default()
+    }
+
+    /// Whether it is empty.
+    pub fn is_empty(&self) -> bool {
+        self.0.len() <= 1
+    }
+}
 
 /// The module's settings; what a configuration leaves out keeps its default.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -38,13 +78,21 @@ pub struct Performance {
     pub core_selection: u32,
 }
 
+/// The backend library a configuration leaves out.
+const DEFAULT_BACKEND: &[u8] = b"libQnnLpai.so";
+/// The system library a configuration leaves out.
+const DEFAULT_SYSTEM_LIBRARY: &[u8] = b"libQnnSystem.so";
+
 impl Default for Config {
     fn default() -> Config {
-        let mut backend = LibraryPath::new();
-        let _ = backend.push_str("libQnnLpai.so");
-        let mut system_library = LibraryPath::new();
-        let _ = system_library.push_str("libQnnSystem.so");
-        Config { backend, system_library, channel: 0, hop: 0, island: false, performance: Performance::default() }
+        Config {
+            backend: LibraryPath::of(DEFAULT_BACKEND),
+            system_library: LibraryPath::of(DEFAULT_SYSTEM_LIBRARY),
+            channel: 0,
+            hop: 0,
+            island: false,
+            performance: Performance::default(),
+        }
     }
 }
 
@@ -68,89 +116,99 @@ fn decimal(text: &[u8]) -> Option<u32> {
     })
 }
 
-fn path(value: &[u8]) -> Option<LibraryPath> {
-    let text = core::str::from_utf8(value).ok()?;
-    let mut path = LibraryPath::new();
-    path.push_str(text).ok()?;
-    // The path must leave room for its NUL.
-    (path.len() < MAX_PATH_BYTES).then_some(path)
-}
-
 impl Config {
     /// Reads a configuration payload: `key=value` lines up to the first NUL (which must be there).
     pub fn parse(payload: &[u8]) -> Result<Config, ConfigError> {
-        let Some(end) = payload.iter().position(|&byte| byte == 0) else {
-            return Err(ConfigError { line: 0, what: "the configuration is not NUL-terminated" });
-        };
-        let text = payload.get(..end).unwrap_or(&[]);
         let mut config = Config::default();
-        let mut seen = 0u32;
-        for (number, line) in (1u32..).zip(text.split(|&byte| byte == b'\n')) {
-            let line = line.strip_suffix(b"\r").unwrap_or(line);
-            if line.is_empty() {
-                continue;
-            }
-            let error = |what| ConfigError { line: number, what };
-            let split = line.iter().position(|&byte| byte == b'=').ok_or(error("a line is not `key=value`"))?;
-            let (key, value) = (line.get(..split).unwrap_or(&[]), line.get(split + 1..).unwrap_or(&[]));
-            let number_of = |value| decimal(value).ok_or(error("the value is not a decimal number"));
-            let bit = match key {
-                b"backend" => {
-                    config.backend = path(value).filter(|path| !path.is_empty()).ok_or(error("a bad backend path"))?;
-                    0
-                }
-                b"system_library" => {
-                    config.system_library = path(value).ok_or(error("a bad system_library path"))?;
-                    1
-                }
-                b"channel" => {
-                    config.channel = number_of(value)?;
-                    2
-                }
-                b"hop" => {
-                    config.hop = number_of(value)?;
-                    if config.hop == 0 {
-                        return Err(error("hop must be at least 1"));
-                    }
-                    3
-                }
-                b"island" => {
-                    config.island = match value {
-                        b"0" => false,
-                        b"1" => true,
-                        _ => return Err(error("island is 0 or 1")),
-                    };
-                    4
-                }
-                b"fps" => {
-                    config.performance.fps = number_of(value)?;
-                    5
-                }
-                b"ftrt_ratio" => {
-                    config.performance.ftrt_ratio = number_of(value)?;
-                    6
-                }
-                b"client_type" => {
-                    config.performance.client_type = number_of(value)?;
-                    7
-                }
-                b"affinity" => {
-                    config.performance.affinity = number_of(value)?;
-                    8
-                }
-                b"core_selection" => {
-                    config.performance.core_selection = number_of(value)?;
-                    9
-                }
-                _ => return Err(error("an unknown key")),
-            };
-            if seen & (1 << bit) != 0 {
-                return Err(error("a key given twice"));
-            }
-            seen |= 1 << bit;
-        }
+        config.update(payload)?;
         Ok(config)
     }
+
+    /// Replaces this configuration with the one `payload` gives (what it leaves out at its default), in place;
+    /// a refused payload changes nothing.
+    pub fn update(&mut self, payload: &[u8]) -> Result<(), ConfigError> {
+        read(payload, None)?;
+        self.backend.set(DEFAULT_BACKEND);
+        self.system_library.set(DEFAULT_SYSTEM_LIBRARY);
+        (self.channel, self.hop, self.island, self.performance) = (0, 0, false, Performance::default());
+        read(payload, Some(self))
+    }
+}
+
+/// Reads `payload` whole, checking every line; given a configuration, also sets what each line says.
+fn read(payload: &[u8], mut config: Option<&mut Config>) -> Result<(), ConfigError> {
+    let Some(end) = payload.iter().position(|&byte| byte == 0) else {
+        return Err(ConfigError { line: 0, what: "the configuration is not NUL-terminated" });
+    };
+    let text = payload.get(..end).unwrap_or(&[]);
+    let mut seen = 0u32;
+    for (number, line) in (1u32..).zip(text.split(|&byte| byte == b'\n')) {
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        if line.is_empty() {
+            continue;
+        }
+        let error = |what| ConfigError { line: number, what };
+        let split = line.iter().position(|&byte| byte == b'=').ok_or(error("a line is not `key=value`"))?;
+        let (key, value) = (line.get(..split).unwrap_or(&[]), line.get(split + 1..).unwrap_or(&[]));
+        let number = || decimal(value).ok_or(error("the value is not a decimal number"));
+        let config = config.as_deref_mut();
+        let bit = match key {
+            b"backend" => {
+                if value.is_empty() || !LibraryPath::valid(value) {
+                    return Err(error("a bad backend path"));
+                }
+                if let Some(config) = config {
+                    config.backend.set(value);
+                }
+                0
+            }
+            b"system_library" => {
+                if !LibraryPath::valid(value) {
+                    return Err(error("a bad system_library path"));
+                }
+                if let Some(config) = config {
+                    config.system_library.set(value);
+                }
+                1
+            }
+            b"island" => {
+                let island = match value {
+                    b"0" => false,
+                    b"1" => true,
+                    _ => return Err(error("island is 0 or 1")),
+                };
+                if let Some(config) = config {
+                    config.island = island;
+                }
+                4
+            }
+            _ => {
+                let (bit, setting): (u32, fn(&mut Config) -> &mut u32) = match key {
+                    b"channel" => (2, |c| &mut c.channel),
+                    b"hop" => (3, |c| &mut c.hop),
+                    b"fps" => (5, |c| &mut c.performance.fps),
+                    b"ftrt_ratio" => (6, |c| &mut c.performance.ftrt_ratio),
+                    b"client_type" => (7, |c| &mut c.performance.client_type),
+                    b"affinity" => (8, |c| &mut c.performance.affinity),
+                    b"core_selection" => (9, |c| &mut c.performance.core_selection),
+                    _ => return Err(error("an unknown key")),
+                };
+                let number = number()?;
+                if bit == 3 && number == 0 {
+                    return Err(error("hop must be at least 1"));
+                }
+                if let Some(config) = config {
+                    *setting(config) = number;
+                }
+                bit
+            }
+        };
+        if seen & (1 << bit) != 0 {
+            return Err(error("a key given twice"));
+        }
+        seen |= 1 << bit;
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -176,6 +234,19 @@ mod tests {
         assert_eq!((config.backend.as_str(), config.system_library.as_str()), ("libQnnLpai.so", "libQnnSystem.so"));
         assert_eq!((config.channel, config.hop, config.island), (1, 0, false));
         assert_eq!(Config::parse(b"\0").unwrap(), Config::default());
+    }
+
+    #[test]
+    fn an_update_replaces_the_whole_configuration_and_a_refused_one_changes_nothing() {
+        let mut config = Config::parse(b"backend=/a/lib.so\nchannel=3\0").unwrap();
+        assert_eq!(config.update(b"channel=3\nhop=0\0").unwrap_err().what, "hop must be at least 1");
+        assert_eq!(config.update(b"system_library=/b\xff\0").unwrap_err().what, "a bad system_library path");
+        assert_eq!((config.backend.as_str(), config.channel), ("/a/lib.so", 3));
+        assert_eq!(config.backend.as_c_str().to_bytes_with_nul(), b"/a/lib.so\0");
+        config.update(b"hop=7\0").unwrap();
+        assert_eq!(config, Config { hop: 7, ..Config::default() });
+        assert_eq!(config.system_library.as_c_str(), c"libQnnSystem.so");
+        assert!(Config::parse(b"system_library=\0").unwrap().system_library.is_empty());
     }
 
     #[test]

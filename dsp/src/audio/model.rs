@@ -3,12 +3,12 @@
 //! memory from the PD heap taken when the model is set and released, in reverse, when it drops. One inference
 //! quantizes the window into the first input, runs graphExecute and dequantizes the first output into the record.
 
-use super::config::{Config, LibraryPath};
+use super::config::Config;
 use super::format::Sample;
 use super::ids::{ResultHeader, RESULT_HEADER_BYTES};
 use super::window::Window;
 use crate::embed::{Direction, Embed, Libraries};
-use crate::platform::{Current, Memory, Platform, PlatformError, MAX_PATH_BYTES};
+use crate::platform::{Current, Memory, Platform, PlatformError};
 use crate::runtime::backend::BackendProperties;
 use crate::runtime::quantize::Encoding;
 use crate::runtime::{ContextOptions, Execution, GraphOptions, Island, PersistentBinary, RuntimeError};
@@ -79,8 +79,6 @@ pub enum ModelError {
     NoMemory,
     /// The binary's file could not be read.
     File(PlatformError),
-    /// A library path does not fit a C string.
-    Path,
     /// The runtime refused or failed.
     Runtime(RuntimeError),
     /// The model's first input or output cannot be converted from or to float32.
@@ -114,13 +112,6 @@ pub struct Model<'m> {
     _record: Memory,
 }
 
-/// `text` with a NUL, on the stack.
-fn c_path(text: &LibraryPath, buffer: &mut heapless::Vec<u8, MAX_PATH_BYTES>) -> Option<()> {
-    buffer.clear();
-    buffer.extend_from_slice(text.as_bytes()).ok()?;
-    buffer.push(0).ok()
-}
-
 /// The configuration's LPAI settings for the context (a 0 keeps the documented default).
 fn options(config: &Config) -> ContextOptions<'static> {
     let chosen = |value: u32, default: u32| if value == 0 { default } else { value };
@@ -145,12 +136,7 @@ impl<'m> Model<'m> {
     /// Opens the configured libraries and loads `binary` (its metadata from libQnnSystem, or from `record` when
     /// given), with a window of the first input's elements and an inference every `hop` samples (0: the window).
     pub fn load(config: &Config, binary: Binary<'_>, record: Option<&[u8]>) -> Result<Model<'m>, ModelError> {
-        let mut path = heapless::Vec::new();
-        c_path(&config.backend, &mut path).ok_or(ModelError::Path)?;
-        let backend = CStr::from_bytes_with_nul(&path).map_err(|_| ModelError::Path)?;
-        let mut system_path = heapless::Vec::new();
-        c_path(&config.system_library, &mut system_path).ok_or(ModelError::Path)?;
-        let system = CStr::from_bytes_with_nul(&system_path).map_err(|_| ModelError::Path)?;
+        let (backend, system) = (config.backend.as_c_str(), config.system_library.as_c_str());
         let libraries = match config.system_library.is_empty() {
             true => Libraries::open_backend_only(backend)?,
             false => Libraries::open(backend, system)?,

@@ -27,10 +27,10 @@ const MAGIC: u32 = u32::from_le_bytes(*b"LPCA");
 /// an allowance to confirm on a device.
 pub const FOREIGN_STACK_BYTES: u32 = 4096;
 /// Stack the module asks for (STACK_SIZE): its deepest own use, measured by `lpai-stack-check --capi-module` on its
-/// Hexagon build (10,328 bytes in set_param, loading a model; foreign code entered at up to 10,240), with
+/// Hexagon build (8,248 bytes in set_param, loading a model; foreign code entered at up to 8,160), with
 /// [`FOREIGN_STACK_BYTES`] on top of that entry, rounded up to 1 KiB. `tests/stack_and_panic.rs` holds it to the
 /// measurement: at least the need, less than 2 KiB above it.
-pub const STACK_BYTES: u32 = 14_336;
+pub const STACK_BYTES: u32 = 12_288;
 /// What the module's own code costs on the DSP, for its KPPS and BANDWIDTH votes, as `lpai-packet-bench` measures
 /// it on the virtual aDSP (`target/bench/figures.json`, which fails when a figure outgrows these): packets per
 /// `process` call (116 for a frame that runs no inference), per inference (476) and per element of its conversions
@@ -385,11 +385,8 @@ impl<'m> Module<'m> {
                     log!(Level::Error, "lpai-direct capi: set the configuration before the model");
                     return EBADPARAM;
                 }
-                match Config::parse(data) {
-                    Ok(config) => {
-                        self.config = config;
-                        EOK
-                    }
+                match self.config.update(data) {
+                    Ok(()) => EOK,
                     Err(error) => {
                         log!(Level::Error, "lpai-direct capi: configuration line ", error.line, ": ", error.what);
                         EBADPARAM
@@ -433,7 +430,7 @@ impl<'m> Module<'m> {
             Err(error) => {
                 let code = match &error {
                     ModelError::NoMemory => ENOMEMORY,
-                    ModelError::Path | ModelError::NotConvertible => EBADPARAM,
+                    ModelError::NotConvertible => EBADPARAM,
                     ModelError::File(_) | ModelError::Runtime(_) => EFAILED,
                 };
                 log_model_error(&error);
@@ -686,7 +683,6 @@ fn log_model_error(error: &ModelError) {
     match error {
         ModelError::NoMemory => log!(Level::Error, "lpai-direct capi: the PD heap cannot hold the model"),
         ModelError::File(error) => log!(Level::Error, "lpai-direct capi: the model file: ", error),
-        ModelError::Path => log!(Level::Error, "lpai-direct capi: a library path is too long"),
         ModelError::NotConvertible => {
             log!(Level::Error, "lpai-direct capi: the model's first input or output is not convertible to float")
         }
