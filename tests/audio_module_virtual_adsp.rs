@@ -14,7 +14,7 @@ use lpai_pd_shell::capi_session::{self, EntryPoints, RECORD_ENDED, RECORD_EVENT,
 use lpai_pd_shell::capi_session::{STEP_GET_PARAM, STEP_PROCESS, STEP_SET_PARAM, STEP_SET_PROPERTY};
 use lpai_pd_shell::session_writer::SessionWriter as Session;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 
 /// The contract fixture whose model the stream runs: u8 [1,16] in, u8 [1,16] out.
@@ -39,11 +39,6 @@ fn records(mut transcript: Vec<u8>) -> Vec<Record> {
         .map(|record| record.map(|r| Record { kind: r.kind, value: r.value, bytes: r.bytes.to_vec() }))
         .collect::<Result<_, usize>>()
         .unwrap_or_else(|offset| panic!("the transcript is cut short at byte {offset}"))
-}
-
-/// A file of the virtual aDSP.
-fn virtual_adsp(file: &str) -> PathBuf {
-    common::artifact(&format!("target/virtual-adsp/{file}"), "scripts/build-hexagon.sh")
 }
 
 /// The configuration text for the module with the contract model at `directory`.
@@ -82,9 +77,9 @@ fn run_on_host(session: &[u8]) -> Vec<Record> {
 fn run_on_hexagon(session: &[u8]) -> Vec<Record> {
     let mut child = Command::new("qemu-hexagon")
         .args(["-cpu", "v73"])
-        .arg(virtual_adsp("lpai-pd-shell"))
+        .arg(common::virtual_adsp("lpai-pd-shell"))
         .arg("--capi")
-        .arg(virtual_adsp("liblpai_direct_capi.so"))
+        .arg(common::virtual_adsp("liblpai_direct_capi.so"))
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -157,7 +152,7 @@ fn run_on_both(hexagon_session: &Session, host_session: &Session) -> Vec<Record>
 /// Writes the session for the Hexagon contract model's directory and for the host build's, runs both with
 /// [`run_on_both`]; answers the host's session and records.
 fn run_written(write: impl Fn(&Path) -> Session) -> (Session, Vec<Record>) {
-    let hexagon = write(virtual_adsp("libQnnLpaiContract.so").parent().unwrap());
+    let hexagon = write(common::virtual_adsp("libQnnLpaiContract.so").parent().unwrap());
     let host_model = common::artifact(
         "target/release/libQnnLpaiContract.so",
         "cargo build --release -p lpai-contract-lpai -p lpai-contract-system",

@@ -280,8 +280,7 @@ impl Transport for SharedQemu {
 #[test]
 fn virtual_adsp_cycles_leave_the_shells_heap_files_and_libraries_as_they_were() {
     let _serial = ONE_AT_A_TIME.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-    let virtual_adsp =
-        |name: &str| common::artifact(&format!("target/virtual-adsp/{name}"), "scripts/build-hexagon.sh");
+    let virtual_adsp = common::virtual_adsp;
     let configuration = Configuration {
         arena_bytes: 1 << 20,
         ..common::configuration(&virtual_adsp("libQnnLpaiContract.so"), Some(&virtual_adsp("libQnnSystemContract.so")))

@@ -16,10 +16,6 @@ fn exe() -> PathBuf {
     common::artifact("target/release/lpai-net-run", "cargo build --release -p lpai-net-run")
 }
 
-fn virtual_adsp(name: &str) -> PathBuf {
-    common::artifact(&format!("target/virtual-adsp/{name}"), "bash scripts/build-hexagon.sh")
-}
-
 /// The stand-in HLOS files: a 64-byte little-endian AArch64 ELF header each, followed by the file's own name, so
 /// every copy can be told apart.
 fn stand_ins(directory: &Path) -> PathBuf {
@@ -59,8 +55,8 @@ fn base_args(output: &Path, hlos: &Path) -> Vec<String> {
         format!("--output_dir={}", output.display()),
         "--retrieve_context=contract_single.bin".into(),
         "--input_list=input_list_float.txt".into(),
-        format!("--backend={}", virtual_adsp("libQnnLpaiContract.so").display()),
-        format!("--skel={}", virtual_adsp("liblpai_direct_skel.so").display()),
+        format!("--backend={}", common::virtual_adsp("libQnnLpaiContract.so").display()),
+        format!("--skel={}", common::virtual_adsp("liblpai_direct_skel.so").display()),
         format!("--system_library={}", hlos.join("libQnnSystem.so").display()),
     ]
 }
@@ -120,8 +116,8 @@ fn the_contract_fixture_is_staged_whole_with_its_list_config_and_commands() {
     // Every copied file is its source, byte for byte.
     let fixture = common::fixture("contract_single");
     let mut copies = vec![
-        ("adsp/libQnnLpaiContract.so", virtual_adsp("libQnnLpaiContract.so")),
-        ("adsp/liblpai_direct_skel.so", virtual_adsp("liblpai_direct_skel.so")),
+        ("adsp/libQnnLpaiContract.so", common::virtual_adsp("libQnnLpaiContract.so")),
+        ("adsp/liblpai_direct_skel.so", common::virtual_adsp("liblpai_direct_skel.so")),
         ("contract_single.bin", fixture.join("contract_single.bin")),
         ("libQnnSystem.so", hlos.join("libQnnSystem.so")),
         ("liblpai_direct_stub.so", hlos.join("liblpai_direct_stub.so")),

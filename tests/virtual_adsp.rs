@@ -17,11 +17,6 @@ const CONTRACT_FIXTURES: [&str; 2] = ["contract_single", "contract_stream"];
 /// Input lines per contract fixture.
 const LINES: usize = 4;
 
-/// A file of the virtual aDSP, which `scripts/build-hexagon.sh` leaves in `target/virtual-adsp/`.
-fn virtual_adsp(file: &str) -> PathBuf {
-    common::artifact(&format!("target/virtual-adsp/{file}"), "scripts/build-hexagon.sh")
-}
-
 /// A host build of the contract model.
 fn host_model(file: &str) -> PathBuf {
     common::artifact(
@@ -49,7 +44,7 @@ fn run_fixture(
 ) -> net_run::Summary {
     let list = common::absolute_input_list(name, mode, work);
     let (skel, backend) = match transport {
-        "qemu" => (virtual_adsp("liblpai_direct_skel.so"), virtual_adsp("libQnnLpaiContract.so")),
+        "qemu" => (common::virtual_adsp("liblpai_direct_skel.so"), common::virtual_adsp("libQnnLpaiContract.so")),
         _ => (common::host_skel(), host_model("libQnnLpaiContract.so")),
     };
     // The HLOS side's libQnnSystem: the host build, whatever the skel runs on.
@@ -65,7 +60,7 @@ fn run_fixture(
         format!("--output_dir={}", output.display()),
     ];
     if transport == "qemu" {
-        args.push(format!("--pd_shell={}", virtual_adsp("lpai-pd-shell").display()));
+        args.push(format!("--pd_shell={}", common::virtual_adsp("lpai-pd-shell").display()));
     }
     if mode == "native" {
         args.extend(["--use_native_input_files".to_string(), "--use_native_output_files".to_string()]);
@@ -87,7 +82,7 @@ fn the_hexagon_skel_runs_the_contract_fixtures_and_matches_the_host_build_byte_f
                 let summary = run_fixture(name, mode, transport, &output, work.path(), &[]);
                 assert_eq!(summary.transport, transport, "{name} {mode}");
                 if transport == "qemu" {
-                    let skel = virtual_adsp("liblpai_direct_skel.so");
+                    let skel = common::virtual_adsp("liblpai_direct_skel.so");
                     assert!(summary.skel_place.contains(&skel.display().to_string()), "{}", summary.skel_place);
                 }
                 assert_eq!(summary.execute_micros.len(), LINES, "{name} {mode} {transport}: one execution a line");
@@ -116,7 +111,7 @@ fn without_qemu_hexagon_on_path_the_qemu_transport_fails_with_one_line() {
     let result = std::process::Command::new(exe)
         .args([
             "--transport=qemu".to_string(),
-            format!("--backend={}", virtual_adsp("libQnnLpaiContract.so").display()),
+            format!("--backend={}", common::virtual_adsp("libQnnLpaiContract.so").display()),
             format!("--retrieve_context={}", context_binary(name).display()),
             format!("--input_list={}", common::fixture(name).join("input_list_float.txt").display()),
             format!("--output_dir={}", output.display()),
@@ -140,7 +135,7 @@ fn a_missing_pd_shell_or_skel_is_named_with_the_flag_that_named_it() {
         let mut args = vec![
             "lpai-net-run".to_string(),
             "--transport=qemu".to_string(),
-            format!("--backend={}", virtual_adsp("libQnnLpaiContract.so").display()),
+            format!("--backend={}", common::virtual_adsp("libQnnLpaiContract.so").display()),
             format!("--retrieve_context={}", context_binary(name).display()),
             format!("--input_list={}", common::fixture(name).join("input_list_float.txt").display()),
             format!("--output_dir={}", work.path().join("out").display()),
@@ -169,7 +164,7 @@ fn qemu_args(work: &Path, extra: &[String]) -> Vec<String> {
     let mut args = vec![
         "lpai-net-run".to_string(),
         "--transport=qemu".to_string(),
-        format!("--backend={}", virtual_adsp("libQnnLpaiContract.so").display()),
+        format!("--backend={}", common::virtual_adsp("libQnnLpaiContract.so").display()),
         format!("--system_library={}", host_model("libQnnSystemContract.so").display()),
         format!("--retrieve_context={}", context_binary(name).display()),
         format!("--input_list={}", common::absolute_input_list(name, "native", work).display()),
@@ -217,8 +212,8 @@ fn a_shell_that_answers_garbage_is_reported_as_such() {
 fn a_shell_that_dies_mid_session_fails_the_next_call_with_what_happened() {
     use lpai_direct_stub::stub::{fastrpc, Qemu, QemuOptions, Stub};
     let options = QemuOptions {
-        skel: Some(virtual_adsp("liblpai_direct_skel.so")),
-        shell: Some(virtual_adsp("lpai-pd-shell")),
+        skel: Some(common::virtual_adsp("liblpai_direct_skel.so")),
+        shell: Some(common::virtual_adsp("lpai-pd-shell")),
         trace: None,
     };
     let qemu = Qemu::start(&options).unwrap_or_else(|error| panic!("{error}"));
@@ -261,7 +256,7 @@ fn direct_mode_on_the_hexagon_skel_reads_and_writes_through_the_shells_files() {
 #[test]
 fn the_hexagon_skel_with_its_own_system_library_gives_the_outputs_it_gives_with_the_record() {
     let work = tempfile::tempdir().unwrap();
-    let dsp_system = format!("--dsp_system_library={}", virtual_adsp("libQnnSystemContract.so").display());
+    let dsp_system = format!("--dsp_system_library={}", common::virtual_adsp("libQnnSystemContract.so").display());
     for name in CONTRACT_FIXTURES {
         for mode in ["float", "native"] {
             let with_record = work.path().join(format!("{name}-{mode}-record"));
@@ -285,13 +280,13 @@ fn the_hexagon_skel_refuses_a_record_that_does_not_match_the_binary_by_name() {
     use lpai_direct_stub::metadata;
     use lpai_direct_stub::stub::{fastrpc, Qemu, QemuOptions, Stub};
     let options = QemuOptions {
-        skel: Some(virtual_adsp("liblpai_direct_skel.so")),
-        shell: Some(virtual_adsp("lpai-pd-shell")),
+        skel: Some(common::virtual_adsp("liblpai_direct_skel.so")),
+        shell: Some(common::virtual_adsp("lpai-pd-shell")),
         trace: None,
     };
     let qemu = Qemu::start(&options).unwrap_or_else(|error| panic!("{error}"));
     let mut stub = Stub::open(Box::new(qemu), &fastrpc::skel_uri(fastrpc::Domain::Adsp, None)).unwrap();
-    let configuration = common::configuration(&virtual_adsp("libQnnLpaiContract.so"), None);
+    let configuration = common::configuration(&common::virtual_adsp("libQnnLpaiContract.so"), None);
     stub.configure(&configuration).unwrap();
     let system = host_model("libQnnSystemContract.so");
     let record_of =

@@ -28,15 +28,11 @@ impl SkelEntry for Through {
     }
 }
 
-fn virtual_adsp(file: &str) -> std::path::PathBuf {
-    common::artifact(&format!("target/virtual-adsp/{file}"), "scripts/build-hexagon.sh")
-}
-
 #[test]
 fn malformed_calls_through_the_qemu_transport_get_their_refusals_and_touch_nothing() {
     let options = QemuOptions {
-        skel: Some(virtual_adsp("liblpai_direct_skel.so")),
-        shell: Some(virtual_adsp("lpai-pd-shell")),
+        skel: Some(common::virtual_adsp("liblpai_direct_skel.so")),
+        shell: Some(common::virtual_adsp("lpai-pd-shell")),
         trace: None,
     };
     let mut entry = Through(Qemu::start(&options).unwrap_or_else(|error| panic!("{error}")));

@@ -219,6 +219,11 @@ pub fn audio_frame_scores(windows: &[Vec<f32>], work: &std::path::Path) -> Vec<V
     (0..windows.len()).map(|index| std::fs::read(output.join(format!("Result_{index}/scores.raw"))).unwrap()).collect()
 }
 
+/// A file of the virtual aDSP, which `scripts/build-hexagon.sh` leaves in `target/virtual-adsp/`.
+pub fn virtual_adsp(file: &str) -> PathBuf {
+    artifact(&format!("target/virtual-adsp/{file}"), "scripts/build-hexagon.sh")
+}
+
 /// The audio tests' client: its address and token, as DATA_TO_DSP_CLIENT_V2 must give them back.
 pub const CLIENT: (u64, u32) = (0x1234_5678_9ABC, 7);
 

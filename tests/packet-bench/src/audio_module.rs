@@ -9,20 +9,17 @@ use crate::pd::PdLayout;
 use crate::trace::{self, median, Window};
 use anyhow::{bail, Context};
 use lpai_direct::capi::{media_format, property};
+use lpai_direct_skel::audio::ids::{EVENT_ID_RESULT, PARAM_ID_CONFIG, PARAM_ID_MODEL};
 use lpai_pd_shell::capi_session::{STEP_SET_PARAM, STEP_SET_PROPERTY};
 use lpai_pd_shell::session_writer::{client_registration, media_format_v2, SessionWriter};
 use std::io::{BufReader, Write};
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 /// Samples per channel in a frame: 10 ms at 48 kHz.
 pub const FRAME_SAMPLES: u32 = 480;
 /// Frames in the stream.
 const FRAMES: usize = 20;
-/// The module's parameter ids (`dsp/include/lpai_direct_capi.h`) and its result event.
-const PARAM_ID_MODEL: u32 = 0x1800_1F02;
-const PARAM_ID_CONFIG: u32 = 0x1800_1F03;
-const EVENT_ID_RESULT: u32 = 0x1800_1F06;
 /// The entry point whose calls are frames.
 const PROCESS: &str = "lpai_direct_capi::process";
 
@@ -66,9 +63,7 @@ fn stream(virtual_adsp: &Path, model: &[u8], hop: u32, trace: &Path) -> anyhow::
     let mut map = trace.as_os_str().to_owned();
     map.push(".map");
     std::fs::write(&map, b"")?;
-    let mut child = Command::new("qemu-hexagon")
-        .args(["-cpu", "v73", "-one-insn-per-tb", "-d", "exec,nochain", "-D"])
-        .arg(trace)
+    let mut child = trace::traced_qemu(trace)
         .arg(virtual_adsp.join("lpai-pd-shell"))
         .arg("--map")
         .arg(&map)

@@ -8,7 +8,6 @@ use crate::trace::{self, Layout, Owner, Window};
 use anyhow::{bail, Context};
 use std::io::BufReader;
 use std::path::Path;
-use std::process::Command;
 
 /// The example's own functions (the caller) and the contract model's (the backend), by name.
 struct Program {
@@ -48,9 +47,7 @@ pub fn count(root: &Path, trace: &Path) -> anyhow::Result<Embedded> {
     let entry_name = "<lpai_direct_skel::embed::Embed>::execute_frame";
     let entry = symbols.address_of(entry_name).with_context(|| format!("{} has no {entry_name}", program.display()))?;
     let frames: Vec<_> = (0..4).map(|line| fixture.join(format!("inputs/native/{line}_0.raw"))).collect();
-    let status = Command::new("qemu-hexagon")
-        .args(["-cpu", "v73", "-one-insn-per-tb", "-d", "exec,nochain", "-D"])
-        .arg(trace)
+    let status = trace::traced_qemu(trace)
         .arg(&program)
         .args(["libQnnLpaiContract.so", "libQnnSystemContract.so"])
         .arg(fixture.join("contract_single.bin"))

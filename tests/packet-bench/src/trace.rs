@@ -129,6 +129,13 @@ pub fn windows(trace: impl BufRead, layout: &dyn Layout) -> anyhow::Result<Vec<W
     Ok(windows)
 }
 
+/// qemu-hexagon (v73) writing one line per packet it executes into `trace`, its program and arguments to follow.
+pub fn traced_qemu(trace: &std::path::Path) -> std::process::Command {
+    let mut command = std::process::Command::new("qemu-hexagon");
+    command.args(["-cpu", "v73", "-one-insn-per-tb", "-d", "exec,nochain", "-D"]).arg(trace);
+    command
+}
+
 /// The median of `values` (the lower one of an even count); 0 for none.
 pub fn median(mut values: Vec<u64>) -> u64 {
     values.sort_unstable();

@@ -178,11 +178,15 @@ unsafe extern "C" fn raise(context: *mut c_void, id: u32, info: *mut EventInfo) 
     EOK
 }
 
-/// A one-property list over `payload`.
+/// A buffer lending `bytes`, all of them filled.
+fn lent(bytes: &mut [u8]) -> Buffer {
+    let length = bytes.len() as u32;
+    Buffer { data: bytes.as_mut_ptr().cast(), actual_data_len: length, max_data_len: length }
+}
+
+/// One property over `payload`.
 fn property(id: u32, payload: &mut [u8]) -> Property {
-    let length = payload.len() as u32;
-    let payload = Buffer { data: payload.as_mut_ptr().cast(), actual_data_len: length, max_data_len: length };
-    Property { id, payload, port_info: PortInfo::default() }
+    Property { id, payload: lent(payload), port_info: PortInfo::default() }
 }
 
 /// Asks one static property, a `u32`.
@@ -261,8 +265,6 @@ fn run_steps(
         let malformed = SessionError::Malformed { offset };
         let step = next_record(&mut rest).ok_or(malformed)?;
         let port = PortInfo::default();
-        let length = step.bytes.len() as u32;
-        let mut buffer = Buffer { data: step.bytes.as_mut_ptr().cast(), actual_data_len: length, max_data_len: length };
         match step.kind {
             STEP_SET_PROPERTY => {
                 let mut properties = [property(step.value, step.bytes)];
@@ -273,14 +275,14 @@ fn run_steps(
             }
             STEP_SET_PARAM => {
                 // SAFETY: a live module and a payload that lives for the call.
-                let answer = unsafe { (table.set_param)(module, step.value, &port, &mut buffer) };
+                let answer = unsafe { (table.set_param)(module, step.value, &port, &mut lent(step.bytes)) };
                 transcript.record(RECORD_STEP, answer, &[]);
             }
             STEP_GET_PARAM => {
-                buffer.actual_data_len = 0;
+                let mut buffer = Buffer { actual_data_len: 0, ..lent(step.bytes) };
                 // SAFETY: a live module and a buffer of `max_data_len` writable bytes.
                 let answer = unsafe { (table.get_param)(module, step.value, &port, &mut buffer) };
-                buffer.actual_data_len = buffer.actual_data_len.min(length);
+                buffer.actual_data_len = buffer.actual_data_len.min(buffer.max_data_len);
                 // SAFETY: the module filled `actual_data_len` bytes of the step's buffer (clamped to its length).
                 transcript.record(RECORD_STEP, answer, &[unsafe { filled(&buffer) }]);
             }
@@ -303,7 +305,7 @@ fn process(table: &FunctionTable, module: *mut Instance, step: Record<'_>, trans
     let empty = Buffer { data: core::ptr::null_mut(), actual_data_len: 0, max_data_len: 0 };
     let mut inputs = [empty; MAX_CHANNELS];
     for (buffer, bytes) in inputs.iter_mut().zip(samples.chunks_exact_mut(each.max(1))) {
-        *buffer = Buffer { data: bytes.as_mut_ptr().cast(), actual_data_len: each as u32, max_data_len: each as u32 };
+        *buffer = lent(bytes);
     }
     let mut outputs = inputs.map(|buffer| Buffer { actual_data_len: 0, ..buffer });
     let flags = stream_flags::TIMESTAMP_VALID | (1 << stream_flags::VERSION_SHIFT);
