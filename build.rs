@@ -13,9 +13,22 @@ use std::error::Error;
 
 fn main() -> Result<(), Box<dyn Error>> {
     println!("cargo:rerun-if-changed=build.rs");
+    build_id();
     idl_codec()?;
     qnn_sdk_crosscheck()?;
     Ok(())
+}
+
+/// The build id every library's version record carries (`lpai_direct::version::BUILD_ID`): `LPAI_DIRECT_BUILD_ID`
+/// when set (a release sets its commit; an ordinary build does not, so a commit does not rebuild everything), else
+/// `lpai-direct` and the crate's version.
+fn build_id() {
+    println!("cargo:rerun-if-env-changed=LPAI_DIRECT_BUILD_ID");
+    let id = std::env::var("LPAI_DIRECT_BUILD_ID")
+        .ok()
+        .filter(|id| !id.is_empty())
+        .unwrap_or_else(|| format!("lpai-direct {}", env!("CARGO_PKG_VERSION")));
+    println!("cargo:rustc-env=LPAI_DIRECT_BUILD_ID={id}");
 }
 
 /// Reads `idl/lpai_direct.idl` and writes the generated codec and interface table to `$OUT_DIR`; an IDL the

@@ -23,6 +23,16 @@ fn corpus_table(out: &mut String, constant: &str, directory: &Path) {
     let _ = writeln!(out, "];");
 }
 
+/// The newest Hexagon version among the target's features (`v60` .. `v81`, all those up to the CPU's), 0 when the
+/// target is not Hexagon.
+fn hexagon_version() -> u16 {
+    if std::env::var("CARGO_CFG_TARGET_ARCH").as_deref() != Ok("hexagon") {
+        return 0;
+    }
+    let features = std::env::var("CARGO_CFG_TARGET_FEATURE").unwrap_or_default();
+    features.split(',').filter_map(|feature| feature.strip_prefix('v')?.parse::<u16>().ok()).max().unwrap_or(0)
+}
+
 fn main() {
     println!("cargo:rerun-if-env-changed=HW_VER");
     let requested = std::env::var("HW_VER").unwrap_or_else(|_| "v6".into());
@@ -42,8 +52,11 @@ fn main() {
         "/// LPAI hardware version asked for unless the caller says otherwise (`HW_VER` at build time).\n\
          pub const DEFAULT_LPAI_HW_VERSION: u32 = {value:#x};\n\
          /// The same, as written in `HW_VER`.\n\
-         pub const DEFAULT_LPAI_HW_VERSION_NAME: &str = \"v{}\";\n",
-        name.trim_start_matches('v')
+         pub const DEFAULT_LPAI_HW_VERSION_NAME: &str = \"v{}\";\n\
+         /// The Hexagon version this build's code is for (`-C target-cpu=hexagonvNN`: 81 for v81), 0 off Hexagon.\n\
+         pub const HEX_VERSION: u16 = {};\n",
+        name.trim_start_matches('v'),
+        hexagon_version()
     );
     std::fs::write(out.join("build_config.rs"), code).expect("OUT_DIR is writable");
     let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz/corpus");

@@ -13,6 +13,7 @@ pub mod qnn;
 pub mod quantize;
 pub mod sha256;
 pub mod shell_frame;
+pub mod version;
 pub mod wire;
 
 /// Defines the panic handler of a PD library (the skel, the contract model's libraries): no panic may be reachable

@@ -115,6 +115,26 @@ pub struct EventRecord<'t> {
     pub identifier: &'t str,
 }
 
+/// What `probe` found: the backend the skel loaded and its system library.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BackendRecord<'t> {
+    /// The provider's name (`LPAI_QTI_AISW`).
+    pub provider: &'t str,
+    /// QNN backend id (LPAI 12).
+    pub backend_id: u32,
+    /// The core API version the provider speaks (major, minor, patch).
+    pub core_api: [u32; 3],
+    /// The backend's own API version (major, minor, patch).
+    pub backend_api: [u32; 3],
+    /// The backend's build id (`backendGetBuildId`), empty when it gives none.
+    pub build_id: &'t str,
+    /// The system library's API version; `None` when `configure` named none.
+    pub system_api: Option<[u32; 3]>,
+}
+
+/// The first word of a `probe` report.
+pub const BACKEND_MAGIC: u32 = u32::from_le_bytes(*b"LPBK");
+
 /// Writes records into a buffer, counting the bytes needed even past its end (so a caller can retry with a
 /// large enough buffer).
 pub struct Writer<'b> {
@@ -181,6 +201,22 @@ impl<'b> Writer<'b> {
         self.put(&tensor.scale.to_le_bytes());
         self.put(&tensor.offset.to_le_bytes());
         for word in [tensor.native_bytes, tensor.elements, u32::from(tensor.convertible)] {
+            self.put(&word.to_le_bytes());
+        }
+    }
+
+    /// A `probe` report.
+    pub fn backend(&mut self, backend: &BackendRecord<'_>) {
+        self.put(&BACKEND_MAGIC.to_le_bytes());
+        self.put(&VERSION.to_le_bytes());
+        self.text(backend.provider);
+        self.put(&backend.backend_id.to_le_bytes());
+        for word in backend.core_api.iter().chain(&backend.backend_api) {
+            self.put(&word.to_le_bytes());
+        }
+        self.text(backend.build_id);
+        self.put(&u32::from(backend.system_api.is_some()).to_le_bytes());
+        for word in backend.system_api.unwrap_or_default() {
             self.put(&word.to_le_bytes());
         }
     }
@@ -272,6 +308,26 @@ impl<'b> Reader<'b> {
         })
     }
 
+    /// A `probe` report.
+    pub fn backend(&mut self) -> Option<BackendRecord<'b>> {
+        if self.word()? != BACKEND_MAGIC || self.word()? != VERSION {
+            return None;
+        }
+        let provider = self.text()?;
+        let backend_id = self.word()?;
+        let mut three = || Some([self.word()?, self.word()?, self.word()?]);
+        let (core_api, backend_api) = (three()?, three()?);
+        let build_id = self.text()?;
+        let has_system = self.word()?;
+        let system_api = [self.word()?, self.word()?, self.word()?];
+        let system_api = match has_system {
+            0 if system_api == [0; 3] => None,
+            1 => Some(system_api),
+            _ => return None,
+        };
+        Some(BackendRecord { provider, backend_id, core_api, backend_api, build_id, system_api })
+    }
+
     /// A profile header: the number of events that follow.
     pub fn profile(&mut self) -> Option<u32> {
         if self.word()? != PROFILE_MAGIC || self.word()? != VERSION {
@@ -341,5 +397,23 @@ mod tests {
         let mut reader = Reader::new(&buffer);
         assert_eq!((reader.profile(), reader.event()), (Some(1), Some(event)));
         assert_eq!(Reader::new(&[1, 2, 3]).graph(), None);
+
+        let backend = BackendRecord {
+            provider: "LPAI_QTI_AISW",
+            backend_id: 12,
+            core_api: [2, 32, 0],
+            backend_api: [2, 26, 1],
+            build_id: "v2.43.0",
+            system_api: Some([1, 15, 0]),
+        };
+        for backend in [backend, BackendRecord { system_api: None, ..backend }] {
+            let mut writer = Writer::new(&mut buffer);
+            writer.backend(&backend);
+            let needed = writer.needed();
+            assert_eq!(Reader::new(&buffer[..needed]).backend(), Some(backend));
+            for cut in 0..needed {
+                assert_eq!(Reader::new(&buffer[..cut]).backend(), None, "cut at {cut}");
+            }
+        }
     }
 }

@@ -1,10 +1,11 @@
 //! Reads the subset of qaic's IDL that `idl/lpai_direct.idl` uses, and turns it into [`Method`]s, the Rust
 //! constants the root crate includes ([`generate_rust`]) and the README's interface table ([`markdown_table`]).
 //!
-//! Accepted: `//` and `/* */` comments, `#include` lines and `const ... ;` declarations (both ignored), and one
-//! `interface NAME : remote_handle64 { ... };` whose methods are `long NAME(in|rout TYPE NAME, ...);` (or
-//! `AEEResult NAME(...)`), TYPE being a scalar, `string` or `sequence<scalar>`. Anything else is a [`ReadError`]
-//! naming its line. Layouts are never computed here: the engine's own [`Method`] functions do that.
+//! Accepted: `//` and `/* */` comments, `#include` lines (ignored), integer constants `const SCALAR NAME = N;` (at
+//! file level or inside the interface; each becomes a Rust constant), and one `interface NAME : remote_handle64
+//! { ... };` whose methods are `long NAME(in|rout TYPE NAME, ...);` (or `AEEResult NAME(...)`), TYPE being a
+//! scalar, `string` or `sequence<scalar>`. Anything else is a [`ReadError`] naming its line. Layouts are never
+//! computed here: the engine's own [`Method`] functions do that.
 
 mod rust_code;
 mod table;
@@ -177,6 +178,19 @@ fn leak(text: &str) -> &'static str {
     Box::leak(text.to_owned().into_boxed_str())
 }
 
+/// One integer constant as declared (`const unsigned long NAME = 1;`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConstDecl {
+    /// Its name as spelled.
+    pub name: String,
+    /// Its type.
+    pub ty: Scalar,
+    /// Its value.
+    pub value: i128,
+    /// Line of its declaration.
+    pub line: usize,
+}
+
 /// The interface of one IDL file.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Interface {
@@ -184,6 +198,8 @@ pub struct Interface {
     pub name: String,
     /// Its methods in declaration order.
     pub methods: Vec<MethodDecl>,
+    /// The file's integer constants, in declaration order (file level and inside the interface alike).
+    pub constants: Vec<ConstDecl>,
 }
 
 /// The engine's descriptions of every method of `interface`, in order.
@@ -206,11 +222,11 @@ const RESERVED_PARAM_NAMES: &[&str] = &["ID", "SCALARS", "METHOD"];
 
 /// Reads one IDL file.
 pub fn read(source: &str) -> Result<Interface, ReadError> {
-    let mut parser = Parser { tokens: tokenize(source)?, next: 0 };
+    let mut parser = Parser { tokens: tokenize(source)?, next: 0, constants: Vec::new() };
     let mut interface: Option<Interface> = None;
     while let Some(token) = parser.peek() {
         match token.text.as_str() {
-            "const" => parser.skip_const()?,
+            "const" => parser.constant()?,
             "interface" => {
                 if let Some(first) = &interface {
                     return error(token.line, format!("a second interface; a file holds one (`{}`)", first.name));
@@ -221,7 +237,10 @@ pub fn read(source: &str) -> Result<Interface, ReadError> {
         }
     }
     match interface {
-        Some(interface) => Ok(interface),
+        Some(mut interface) => {
+            interface.constants = parser.constants;
+            Ok(interface)
+        }
         None => error(parser.last_line(), "no `interface` declared"),
     }
 }
@@ -309,9 +328,21 @@ fn tokenize(source: &str) -> Result<Vec<Token>, ReadError> {
     Ok(tokens)
 }
 
+/// Whether `value` is a value of the integer type `ty` (never of `float`, `double` or `char`).
+fn integer_holds(ty: Scalar, value: i128) -> bool {
+    let Some(bytes) = ty.kind.scalar_bytes() else { return false };
+    let bits = 8 * bytes as u32;
+    match ty.rust.as_bytes().first() {
+        Some(b'u') => (0..1i128 << bits).contains(&value),
+        Some(b'i') => (-(1i128 << (bits - 1))..1i128 << (bits - 1)).contains(&value),
+        _ => false,
+    }
+}
+
 struct Parser {
     tokens: Vec<Token>,
     next: usize,
+    constants: Vec<ConstDecl>,
 }
 
 impl Parser {
@@ -378,14 +409,30 @@ impl Parser {
         Ok(token)
     }
 
-    fn skip_const(&mut self) -> Result<(), ReadError> {
+    /// `const SCALAR NAME = [-]DIGITS;` (decimal or `0x` hex), the value within the scalar's range.
+    fn constant(&mut self) -> Result<(), ReadError> {
         let start = self.take("`const`")?;
-        while !self.eat(";") {
-            if self.next >= self.tokens.len() {
-                return error(start.line, "missing `;` after this `const` declaration");
-            }
-            self.next += 1;
+        let ty = self.scalar()?;
+        let name = self.identifier("the constant's name")?;
+        if self.constants.iter().any(|other| other.name == name.text) {
+            return error(name.line, format!("a second constant named `{}`", name.text));
         }
+        self.expect("=")?;
+        let negative = self.eat("-");
+        let digits = self.take("the constant's value")?;
+        let parsed = match digits.text.strip_prefix("0x").or_else(|| digits.text.strip_prefix("0X")) {
+            Some(hex) => i128::from_str_radix(hex, 16),
+            None => digits.text.parse::<i128>(),
+        };
+        let Ok(magnitude) = parsed else {
+            return error(digits.line, format!("`{}` is not an integer", digits.text));
+        };
+        let value = if negative { -magnitude } else { magnitude };
+        if !integer_holds(ty, value) {
+            return error(digits.line, format!("{value} is not a value of `{}`", ty.idl));
+        }
+        self.semicolon("this `const` declaration")?;
+        self.constants.push(ConstDecl { name: name.text, ty, value, line: start.line });
         Ok(())
     }
 
@@ -401,7 +448,7 @@ impl Parser {
         let mut methods: Vec<MethodDecl> = Vec::new();
         while !self.eat("}") {
             if self.peek_is("const") {
-                self.skip_const()?;
+                self.constant()?;
                 continue;
             }
             let method = self.method(methods.len())?;
@@ -411,7 +458,7 @@ impl Parser {
             methods.push(method);
         }
         self.semicolon("the interface's `}`")?;
-        Ok(Interface { name: name.text, methods })
+        Ok(Interface { name: name.text, methods, constants: Vec::new() })
     }
 
     fn method(&mut self, index: usize) -> Result<MethodDecl, ReadError> {

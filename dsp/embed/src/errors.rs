@@ -30,6 +30,7 @@ pub(crate) fn code_of(error: &RuntimeError) -> c_int {
     match error {
         RuntimeError::Arena(_) => ERROR_ARENA_FULL,
         RuntimeError::Platform { .. }
+        | RuntimeError::LibraryNotLoaded { .. }
         | RuntimeError::MissingSymbol(_)
         | RuntimeError::NoProviders
         | RuntimeError::UnsupportedApi { .. }

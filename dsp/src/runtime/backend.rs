@@ -82,7 +82,7 @@ impl Backend {
     /// Loads a backend library (e.g. libQnnLpai.so) and creates the backend.
     pub fn load(path: &CStr, options: &BackendOptions) -> Result<Backend, RuntimeError> {
         let library = libraries::open_library(path)
-            .map_err(|error| RuntimeError::Platform { what: "loading the QNN backend library", error })?;
+            .map_err(|error| RuntimeError::LibraryNotLoaded { what: "loading the QNN backend library", error })?;
         let symbol = libraries::find_symbol(library, qnn::INTERFACE_GET_PROVIDERS_SYMBOL);
         let Some(symbol) = symbol else {
             // SAFETY: nothing from the library was used.
@@ -247,6 +247,18 @@ impl Backend {
     /// Who the backend is.
     pub fn info(&self) -> &ProviderInfo {
         &self.info
+    }
+
+    /// The backend's build id (`backendGetBuildId`); empty when it has none or gives none.
+    pub fn build_id(&self) -> &str {
+        let Some(get_build_id) = self.table().backend_get_build_id else { return "" };
+        let mut text: *const core::ffi::c_char = ptr::null();
+        // SAFETY: a valid out-pointer; the backend answers a string it owns for as long as it is loaded.
+        if lpai_direct::qnn::error::code(unsafe { get_build_id(&mut text) }) != 0 || text.is_null() {
+            return "";
+        }
+        // SAFETY: a NUL-terminated string owned by the backend's library, which this backend keeps loaded.
+        unsafe { c_text(text) }
     }
 
     /// Properties the runtime acts on.

@@ -33,6 +33,13 @@ pub enum RuntimeError {
         /// The platform's answer.
         error: PlatformError,
     },
+    /// A QNN library (`what`: the backend or the system library) did not load.
+    LibraryNotLoaded {
+        /// Which one, e.g. "loading the QNN backend library".
+        what: &'static str,
+        /// The platform's answer.
+        error: PlatformError,
+    },
     /// The library does not export the symbol a QNN library must have.
     MissingSymbol(&'static str),
     /// The library exports the symbol but lists no provider.
@@ -177,7 +184,9 @@ impl Say for Dotted {
 impl Say for RuntimeError {
     fn say(&self, f: &mut Line) {
         match self {
-            RuntimeError::Platform { what, error } => say!(f, what, ": ", error),
+            RuntimeError::Platform { what, error } | RuntimeError::LibraryNotLoaded { what, error } => {
+                say!(f, what, ": ", error)
+            }
             RuntimeError::MissingSymbol(symbol) => say!(f, "not a QNN library: it does not export ", symbol),
             RuntimeError::NoProviders => f.text("the QNN library lists no interface provider"),
             RuntimeError::UnsupportedApi { provider, found, required } => say!(

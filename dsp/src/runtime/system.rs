@@ -20,7 +20,7 @@ impl SystemLibrary {
     /// Loads libQnnSystem.
     pub fn load(path: &CStr) -> Result<SystemLibrary, RuntimeError> {
         let library = libraries::open_library(path)
-            .map_err(|error| RuntimeError::Platform { what: "loading the QNN system library", error })?;
+            .map_err(|error| RuntimeError::LibraryNotLoaded { what: "loading the QNN system library", error })?;
         let symbol = libraries::find_symbol(library, qnn::SYSTEM_INTERFACE_GET_PROVIDERS_SYMBOL);
         let result = match symbol {
             // SAFETY: libQnnSystem exports QnnSystemInterface_getProviders with exactly this signature, and
@@ -74,6 +74,12 @@ impl SystemLibrary {
             });
         }
         Ok(SystemLibrary { library: None, interface: first })
+    }
+
+    /// The system API version of the provider in use.
+    pub fn api_version(&self) -> qnn::Version {
+        // SAFETY: the provider entry lives as long as its library, which this value keeps loaded.
+        unsafe { (*self.interface).system_api_version }
     }
 
     fn table(&self) -> &qnn::SystemInterfaceTable {

@@ -1,7 +1,7 @@
 //! The skel's error at its boundary: the AEE code the call answers and, where a QNN call failed, QNN's own code.
 
 use crate::runtime::RuntimeError;
-use lpai_direct::aee::{EBADPARM, EFAILED, ENOMEMORY, ENOSUCHSYMBOL, EUNSUPPORTED};
+use lpai_direct::aee::{EBADPARM, EFAILED, ENOMEMORY, ENOSUCHSYMBOL, EUNABLETOLOAD, EUNSUPPORTED};
 
 /// What a failed method answers; its message is in the session's last error.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -22,6 +22,8 @@ impl SkelError {
     pub(super) fn of(error: &RuntimeError) -> SkelError {
         let aee = match error {
             RuntimeError::Arena(_) => ENOMEMORY,
+            // What a DSP answers for a library its loader cannot load; the stub explains it from the search path.
+            RuntimeError::LibraryNotLoaded { .. } => EUNABLETOLOAD,
             RuntimeError::MissingSymbol(_) => ENOSUCHSYMBOL,
             RuntimeError::UnsupportedApi { .. }
             | RuntimeError::UnsupportedDataType { .. }

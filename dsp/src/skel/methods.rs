@@ -12,7 +12,7 @@ use crate::say;
 use lpai_direct::aee::{EBADPARM, EBADSTATE, EFAILED, EUNSUPPORTED};
 use lpai_direct::codec::{self, Decoded};
 use lpai_direct::qnn::{lpai, Priority};
-use lpai_direct::wire::{io_bytes, EventRecord, GraphRecord, TensorRecord, Writer, MAX_RANK};
+use lpai_direct::wire::{io_bytes, BackendRecord, EventRecord, GraphRecord, TensorRecord, Writer, MAX_RANK};
 use lpai_direct::wire::{EXECUTE_FLOAT_INPUTS, EXECUTE_FLOAT_OUTPUTS};
 use lpai_direct::wire::{PRIORITY_UNCHANGED, TARGET_DEFAULT};
 
@@ -41,6 +41,8 @@ pub(super) fn dispatch(session: &mut Session, id: u32, call: &mut Decoded<'_>) -
         codec::profile::ID => profile(session, call),
         codec::unload::ID => unload(session, call),
         codec::last_error::ID => last_error(session, call),
+        codec::version::ID => version(call),
+        codec::probe::ID => probe(session, call),
         _ => Err(SkelError::aee(EUNSUPPORTED)),
     };
     if let Err(SkelError { aee, qnn: Some(qnn) }) = answer {
@@ -148,6 +150,53 @@ pub(super) fn ensure_libraries(session: &mut Session) -> Answer {
             Err(SkelError::of(&error))
         }
     }
+}
+
+/// The skel's version record (`lpai_direct::version`), in its own section of the shipped `.so` so that `stage` and
+/// `doctor` read it from the file; [`version`] answers it as read from memory at run time, so a file whose record
+/// says otherwise answers what it says.
+#[cfg_attr(feature = "skel", used, link_section = ".lpai_direct.version")]
+static VERSION_RECORD: [u8; lpai_direct::version::RECORD_BYTES] =
+    lpai_direct::version::Record::current(lpai_direct::version::Component::Skel, crate::build_config::HEX_VERSION)
+        .to_bytes();
+
+/// `version`: the skel's own record as it is in memory (read volatile: a record patched in the file is answered as
+/// patched, never a constant the compiler kept).
+#[inline(never)]
+fn version(call: &mut Decoded<'_>) -> Answer {
+    use codec::version as m;
+    // SAFETY: a valid, aligned static of plain bytes.
+    let bytes = unsafe { core::ptr::read_volatile(&VERSION_RECORD) };
+    let Some(record) = lpai_direct::version::Record::parse(&bytes) else { return Err(SkelError::aee(EFAILED)) };
+    let build_id = record.build_id().as_bytes();
+    let out = call.take_rout_bytes(m::BUILD_ID)?;
+    lpai_direct::codec::copy_prefix(out, build_id);
+    call.set_u32(m::INTERFACE_MAJOR, record.interface.major)?;
+    call.set_u32(m::INTERFACE_MINOR, record.interface.minor)?;
+    call.set_u32(m::HEX_VERSION, u32::from(record.hex_version))?;
+    Ok(call.set_u32(m::BUILD_ID_BYTES, build_id.len() as u32)?)
+}
+
+/// `probe`: the configured libraries, loaded as a load would load them, described.
+#[inline(never)]
+fn probe(session: &mut Session, call: &mut Decoded<'_>) -> Answer {
+    use codec::probe as m;
+    ensure_libraries(session)?;
+    let out = call.take_rout_bytes(m::REPORT)?;
+    let Some(libraries) = session.libraries() else { return Err(SkelError::aee(EBADSTATE)) };
+    let info = libraries.backend.info();
+    let three = |version: lpai_direct::qnn::Version| [version.major, version.minor, version.patch];
+    let mut writer = Writer::new(out);
+    writer.backend(&BackendRecord {
+        provider: info.name.as_str(),
+        backend_id: info.backend_id,
+        core_api: three(info.core_api),
+        backend_api: three(info.backend_api),
+        build_id: libraries.backend.build_id(),
+        system_api: libraries.system.as_ref().map(|system| three(system.api_version())),
+    });
+    let needed = writer.needed();
+    Ok(call.set_u32(m::REPORT_BYTES, u32::try_from(needed).unwrap_or(u32::MAX))?)
 }
 
 /// Records that there is no context `id` and answers the code for it.

@@ -1,6 +1,6 @@
 //! The Rust code the root crate includes in `lpai_direct::codec`, after `pub use lpai_direct_idl::*;`.
 //!
-//! It defines `INTERFACE`, `METHODS` (one [`Method`] per declared method), `PLANS` (their layouts, worked out at
+//! It defines `INTERFACE`, the IDL's integer constants (their names in upper case), `METHODS` (one [`Method`] per declared method), `PLANS` (their layouts, worked out at
 //! compile time) and, per method, a module of the same name holding `ID`, `SCALARS`, `METHOD`, `PLAN` and one
 //! index constant per parameter (its name in upper case).
 
@@ -17,6 +17,17 @@ pub fn generate_rust(interface: &Interface) -> String {
     line(&mut code, "/// The interface's name in the IDL.");
     line(&mut code, &format!("pub const INTERFACE: &str = {:?};", interface.name));
     line(&mut code, "");
+    for constant in &interface.constants {
+        line(
+            &mut code,
+            &format!("/// `const {} {} = {};` in the IDL.", constant.ty.idl, constant.name, constant.value),
+        );
+        line(
+            &mut code,
+            &format!("pub const {}: {} = {};", constant.name.to_ascii_uppercase(), constant.ty.rust, constant.value),
+        );
+        line(&mut code, "");
+    }
     line(&mut code, "/// Every declared method in declaration order: ids 2, 3, ... (open is 0 and close 1).");
     line(&mut code, "pub const METHODS: &[Method] = &[");
     for method in &methods {

@@ -164,6 +164,12 @@ fn errors_outside_methods_name_their_line() {
     assert_eq!((directive.line, directive.message.contains("#define")), (2, true));
     let constant = failure("const long X = 1\n");
     assert_eq!((constant.line, constant.message.contains("`const`")), (1, true));
+    let range = failure("const octet X = 256;\ninterface a : remote_handle64 {};");
+    assert_eq!((range.line, range.message.as_str()), (1, "256 is not a value of `octet`"));
+    let float = failure("const float X = 1;\ninterface a : remote_handle64 {};");
+    assert_eq!(float.message, "1 is not a value of `float`");
+    let twice = failure("const long X = 1;\nconst long X = 2;\ninterface a : remote_handle64 {};");
+    assert_eq!((twice.line, twice.message.as_str()), (2, "a second constant named `X`"));
     assert_eq!(failure("// nothing\n\n#include \"remote.idl\"\n").message, "no `interface` declared");
     assert_eq!(failure("typedef long T;").message, "expected `interface` or `const`, found `typedef`");
 }
@@ -182,6 +188,7 @@ fn ids_stop_at_30() {
 fn generated_rust_names_every_item() {
     let code = generate_rust(&read(PROBE).unwrap());
     assert!(code.contains("pub const INTERFACE: &str = \"lpai_probe\";"));
+    assert!(code.contains("/// `const long PROBE_VERSION = 1;` in the IDL.\npub const PROBE_VERSION: i32 = 1;\n"));
     assert!(code.contains(
         "    Method { name: \"execute\", id: 3, params: &[Param { name: \"graph\", direction: Direction::In, \
          kind: Kind::Word }, Param { name: \"inputs\", direction: Direction::In, kind: Kind::Sequence { element_bytes: 1 } }, \
