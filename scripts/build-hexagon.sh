@@ -91,7 +91,8 @@ fi
 cp "$virtual_capi" "$virtual/liblpai_direct_capi.so.partial"
 mv "$virtual/liblpai_direct_capi.so.partial" "$virtual/liblpai_direct_capi.so"
 # The contract model of libQnnLpai and its system library: PD libraries laid out like the skel, exporting only
-# their QNN entry points; the same post-link fixup and checks (no panic, PD services only).
+# their QNN entry points; the same post-link fixup and checks (no panic, PD services only), where the PD services
+# are the runtime's and the virtual hardware's (linker/virtual-hardware-symbols.txt: the model asks it for eNPU cores).
 model_flags=("${skel_flags[@]}")
 model_flags[3]="target-cpu=hexagonv$SELFTEST_HEX_VER"
 model_flags[11]="link-arg=--version-script=$PWD/linker/contract-model.ver"
@@ -100,7 +101,7 @@ CARGO_TARGET_DIR=target/hexagon-contract CARGO_ENCODED_RUSTFLAGS=$(encode "${mod
 for library in libQnnLpaiContract.so libQnnSystemContract.so; do
   cp "target/hexagon-contract/$target/release/$library" "$virtual/$library.partial"
   cargo run -q --release -p lpai-skel-fixup --bin lpai-skel-fixup -- "$virtual/$library.partial" \
-    linker/dsp-runtime-symbols.txt --exports Qnn
+    linker/dsp-runtime-symbols.txt,linker/virtual-hardware-symbols.txt --exports Qnn
   mv "$virtual/$library.partial" "$virtual/$library"
 done
 # The PD shell: a static Hexagon program (the Linux-user platform), v73 like everything qemu runs.

@@ -8,6 +8,7 @@
 use anyhow::{bail, Context, Result};
 use goblin::elf::{dynamic, header, program_header, section_header, Elf};
 
+pub mod command_line;
 pub mod stack;
 #[cfg(test)]
 mod test_elf;

@@ -1,10 +1,11 @@
 //! The backend provider (`QnnInterface_getProviders`), its function table, and backendCreate / GetProperty / Free.
 
 use crate::lock::with_state;
+use crate::log::Line;
 use crate::rules::{self, answer, Breach};
 use crate::state::{backend_handle, BackendSlot};
 use crate::{context, execute, graph, ALIGNMENT_START, SIZE_GRANULE};
-use lpai_direct::qnn::error::COMMON_ERROR_INVALID_ARGUMENT;
+use lpai_direct::qnn::error::{BACKEND_ERROR_CANNOT_INITIALIZE, COMMON_ERROR_INVALID_ARGUMENT};
 use lpai_direct::qnn::provide::{entries, Provider, ProviderList};
 use lpai_direct::qnn::{lpai, ApiVersion, BackendConfig, BackendConfigOption, BackendHandle, BackendProperty};
 use lpai_direct::qnn::{BackendPropertyOption, ErrorHandle, Interface, InterfaceTable, LogHandle, Version};
@@ -83,7 +84,37 @@ unsafe fn hw_info(config: *const *const BackendConfig) -> Result<Option<(u32, u3
     Ok(found)
 }
 
-/// backendCreate: records HW_INFO.
+/// The eNPU (LPAI engine) cores of the DSP the model runs on, as the virtual aDSP's hardware service
+/// `lpai_vd_enpu_cores` (`linker/virtual-hardware-symbols.txt`) answers them: 1, or 0 in a PD shell run with
+/// `--no-lpai-engine`. Only the PD library build on Hexagon asks (feature `virtual-hardware`, which
+/// libQnnLpaiContract.so turns on); the programs that link the model in statically have no such service.
+#[cfg(all(target_arch = "hexagon", feature = "virtual-hardware"))]
+fn enpu_cores() -> u32 {
+    extern "C" {
+        /// `unsigned int lpai_vd_enpu_cores(void)`.
+        fn lpai_vd_enpu_cores() -> u32;
+    }
+    // SAFETY: the virtual hardware's service takes no arguments and only answers a number.
+    unsafe { lpai_vd_enpu_cores() }
+}
+
+/// Elsewhere (the host, and the Hexagon programs that link the model in) there is always one LPAI engine.
+#[cfg(not(all(target_arch = "hexagon", feature = "virtual-hardware")))]
+fn enpu_cores() -> u32 {
+    1
+}
+
+/// On a DSP without an LPAI engine (`cores` 0) backendCreate fails: CANNOT_INITIALIZE (4000), after one log line.
+fn without_engine(cores: u32) -> Option<ErrorHandle> {
+    if cores != 0 {
+        return None;
+    }
+    let text = "no LPAI engine on this DSP (the virtual hardware reports 0 eNPU cores): backendCreate fails";
+    Line::message(text).emit();
+    Some(u64::from(BACKEND_ERROR_CANNOT_INITIALIZE))
+}
+
+/// backendCreate: fails on a DSP without an LPAI engine, else records HW_INFO.
 ///
 /// # Safety
 /// `config` is null or a NULL-terminated list of valid configs; `backend` is null or valid for writes.
@@ -94,6 +125,9 @@ unsafe extern "C" fn backend_create(
 ) -> ErrorHandle {
     if backend.is_null() {
         return u64::from(lpai_direct::qnn::error::BACKEND_ERROR_INVALID_ARGUMENT);
+    }
+    if let Some(failure) = without_engine(enpu_cores()) {
+        return failure;
     }
     // SAFETY: per the caller.
     let result = unsafe { hw_info(config) }.and_then(|hw_info| {
@@ -183,4 +217,23 @@ unsafe extern "C" fn backend_free(backend: BackendHandle) -> ErrorHandle {
 pub fn recorded_hw_info(backend: BackendHandle) -> Option<lpai::HwInfo> {
     let (target, version) = with_state(|state| state.backends.get(state.backend(backend)?)?.hw_info)?;
     Some(lpai::HwInfo { lpai_target: lpai::Target(target), hw_version: lpai::HwVersion(version) })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn without_an_engine_backend_create_fails_with_cannot_initialize() {
+        crate::log::take();
+        assert_eq!(without_engine(0), Some(4000));
+        assert_eq!(
+            crate::log::take(),
+            ["contract: no LPAI engine on this DSP (the virtual hardware reports 0 eNPU cores): backendCreate fails"]
+        );
+        assert_eq!(without_engine(1), None);
+        assert_eq!(without_engine(2), None);
+        assert!(crate::log::take().is_empty());
+        assert_eq!(enpu_cores(), 1, "the host build always has an engine");
+    }
 }

@@ -1,6 +1,6 @@
 //! contextCreateFromBinary and contextFree, and the `binary-persistent` check the graph calls share.
 
-use crate::format::{name_text, Lpcm, MAX_GRAPHS};
+use crate::format::{loads_on, name_text, ApiVersions, Lpcm, MAX_GRAPHS};
 use crate::lock::with_state;
 use crate::rules::{self, answer, Breach};
 use crate::state::{context_handle, fnv1a, BinaryRecord, ContextSlot, GraphPlan, GraphSlot};
@@ -158,6 +158,7 @@ unsafe fn create(
         let breach = rules::BINARY_FORMAT.breach().text(malformed.what).text(" (byte ").num(malformed.at as u64);
         breach.text(", value ").num(malformed.value).text(", size ").num(size).text(")")
     })?;
+    check_version(&file)?;
     // SAFETY: per the caller.
     unsafe { configs.check_island(&file) }?;
     let binary = BinaryRecord { addr: buffer.expose_provenance(), length, hash: fnv1a(bytes) };
@@ -182,6 +183,18 @@ unsafe fn create(
         }
         Ok(serial)
     })
+}
+
+/// The `binary-version` rule: the binary's core API and backend API majors are the model's and their minors no
+/// greater (a version 1 file is for the model's own versions).
+fn check_version(file: &Lpcm<'_>) -> Result<(), Breach> {
+    let (made_for, own) = (file.api_versions(), ApiVersions::MODEL);
+    if loads_on(made_for.core, own.core) && loads_on(made_for.backend, own.backend) {
+        return Ok(());
+    }
+    let breach = rules::BINARY_VERSION.breach().text("the binary is for backend API ").version(made_for.backend);
+    let breach = breach.text(" (core API ").version(made_for.core).text("), this backend is ").version(own.backend);
+    Err(breach.text(" (core ").version(own.core).text(")"))
 }
 
 /// The `binary-persistent` rule: the binary at the recorded address still hashes as at create time.

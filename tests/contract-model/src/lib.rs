@@ -6,6 +6,22 @@
 //! rule's QNN error code and one log line `contract: rule <name>: ...`), and computes documented deterministic
 //! outputs (see [Outputs](#outputs)) from its own context-binary format ([`format`], "LPCM").
 //!
+//! # Modelled behaviour beyond the rules
+//!
+//! - On a DSP without an LPAI engine, backendCreate fails with 4000 (QNN_BACKEND_ERROR_CANNOT_INITIALIZE) after
+//!   the line `contract: no LPAI engine on this DSP (the virtual hardware reports 0 eNPU cores): backendCreate
+//!   fails`. libQnnLpaiContract.so on Hexagon asks the virtual aDSP's hardware service `lpai_vd_enpu_cores`
+//!   (`linker/virtual-hardware-symbols.txt`; the PD shell answers 0 under `--no-lpai-engine`, a DSP domain without
+//!   LPAI such as the cDSP); the host build, and the Hexagon programs that link the model in statically, always
+//!   have an engine (feature `virtual-hardware`, which only libQnnLpaiContract.so turns on).
+//! - Binary versions: an LPCM binary of format version 2 says which core API and LPAI backend API it was made for;
+//!   version 1 means the model's own (core API 2.32.0, [`lpai_direct::qnn::lpai::API_VERSION`]).
+//!   contextCreateFromBinary refuses a binary whose core or backend API major differs from the model's, or whose
+//!   minor is greater (made by a newer SDK): rule `binary-version` ([`rules::BINARY_VERSION`]), 5004
+//!   (QNN_CONTEXT_ERROR_BINARY_VERSION), with the line `contract: rule binary-version: the binary is for backend API
+//!   X.Y.Z (core API A.B.C), this backend is P.Q.R (core D.E.F)`. The system library describes any version and
+//!   reports the binary's versions in BinaryInfo v3 (`coreApiVersion`, `backendApiVersion`).
+//!
 //! # Outputs
 //!
 //! Output element `i` of an output whose source input has the elements `x[0..m)` (u8, or u16 little-endian):

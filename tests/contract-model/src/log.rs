@@ -1,4 +1,5 @@
-//! Log lines of the model: `contract: rule <rule-name>: <what was wrong>`, formatted without `core::fmt`.
+//! Log lines of the model: `contract: rule <rule-name>: <what was wrong>`, or `contract: <what happened>` for
+//! modelled behaviour that is not a breach, formatted without `core::fmt`.
 //!
 //! On Hexagon a line goes to the PD's `HAP_debug_v2`, as the message itself in the format (`lpai_direct::farf`);
 //! on a host it goes to stderr and is also kept per thread, so tests can read what a call
@@ -18,6 +19,11 @@ impl Line {
     /// `contract: rule <name>: `.
     pub(crate) fn rule(name: &str) -> Line {
         Line { bytes: [0; LINE_BYTES], length: 0 }.text("contract: rule ").text(name).text(": ")
+    }
+
+    /// `contract: <text>`: a line that names no rule.
+    pub(crate) fn message(text: &str) -> Line {
+        Line { bytes: [0; LINE_BYTES], length: 0 }.text("contract: ").text(text)
     }
 
     /// Appends text.
@@ -66,6 +72,11 @@ impl Line {
             self.push(b"0123456789abcdef".get(nibble as usize).copied().unwrap_or(b'?'));
         }
         self
+    }
+
+    /// Appends a version as `major.minor.patch`.
+    pub(crate) fn version(self, version: lpai_direct::qnn::Version) -> Line {
+        self.num(version.major.into()).text(".").num(version.minor.into()).text(".").num(version.patch.into())
     }
 
     fn push(&mut self, byte: u8) {

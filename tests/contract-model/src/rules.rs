@@ -3,7 +3,7 @@
 
 use crate::log::Line;
 use lpai_direct::qnn::error as code;
-use lpai_direct::qnn::ErrorHandle;
+use lpai_direct::qnn::{ErrorHandle, Version};
 
 /// One rule of the contract.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -42,6 +42,10 @@ rules! {
     /// The binary is a well-formed model file of the size given.
     BINARY_FORMAT = "binary-format", code::CONTEXT_ERROR_CREATE_FROM_BINARY, "contextCreateFromBinary",
         "the binary parses as LPCM and its size equals the header's total_bytes";
+    /// The binary is for API versions this backend implements.
+    BINARY_VERSION = "binary-version", code::CONTEXT_ERROR_BINARY_VERSION, "contextCreateFromBinary",
+        "the binary's core API and LPAI backend API (LPCM version 2; version 1: the model's own) each have the \
+         model's major and a minor no greater than the model's (a greater one: made by a newer SDK)";
     /// The binary stays unchanged at its address until contextFree.
     BINARY_PERSISTENT = "binary-persistent", code::COMMON_ERROR_LOADING_BINARIES,
         "graphFinalize, graphExecute, contextFree",
@@ -145,6 +149,10 @@ impl Breach {
     /// Appends a hexadecimal number.
     pub(crate) fn hex(self, value: u64) -> Breach {
         Breach { line: self.line.hex(value), ..self }
+    }
+    /// Appends a version as `major.minor.patch`.
+    pub(crate) fn version(self, version: Version) -> Breach {
+        Breach { line: self.line.version(version), ..self }
     }
 
     /// Logs the line and answers the code. Call it with no lock held.

@@ -1,5 +1,7 @@
 //! The system library side (`QnnSystemInterface_getProviders`): system contexts that describe model files as
 //! BinaryInfo version 3, GraphInfo version 1 and `Qnn_Tensor_t` version 1, from a static area per system context.
+//! BinaryInfo's `coreApiVersion` and `backendApiVersion` are the versions the binary was made for (LPCM version 2's
+//! fields; the model's own for version 1); describing a binary made for other versions is no breach.
 
 use crate::format::{Lpcm, Name, TensorRecord, MAX_GRAPHS, MAX_RANK, MAX_TENSORS, NAME_BYTES};
 use crate::lock::with_state;
@@ -163,8 +165,8 @@ unsafe fn describe(area: *mut Description, file: &Lpcm<'_>, size: u64) -> *const
     let v3 = BinaryInfoV3 {
         backend_id: lpai::BACKEND_ID_LPAI,
         build_id: c"lpai-contract-model".as_ptr(),
-        core_api_version: crate::backend::CORE_API,
-        backend_api_version: lpai::API_VERSION,
+        core_api_version: file.api_versions().core,
+        backend_api_version: file.api_versions().backend,
         soc_version: c"contract-model".as_ptr(),
         context_blob_version: Version::new(1, 0, 0),
         context_blob_size: size,

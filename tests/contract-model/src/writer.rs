@@ -1,9 +1,11 @@
-//! Writes model files (see [`crate::format`]) from a description, for tests and self-tests.
+//! Writes model files (see [`crate::format`]) from a description, for tests and self-tests: [`write()`] writes
+//! version 1 (made for the model's own API versions), [`write_version_2`] version 2 with the API versions given.
 //!
 //! The writer does not validate: it writes what it is told (so tests can make malformed files on purpose) and only
 //! refuses what does not fit the fields. [`crate::format::Lpcm::parse`] says whether the result is well-formed.
 
-use crate::format::{GRAPH_BYTES, HEADER_BYTES, MAGIC, MAX_RANK, NAME_BYTES, TENSOR_BYTES, VERSION};
+use crate::format::{ApiVersions, API_VERSIONS_BYTES, GRAPH_BYTES, HEADER_BYTES, MAGIC, MAX_RANK, NAME_BYTES};
+use crate::format::{TENSOR_BYTES, VERSION, VERSION_2};
 
 /// A tensor to write.
 #[derive(Clone, Copy, Debug)]
@@ -49,13 +51,18 @@ pub struct GraphSpec<'s> {
     pub outputs: &'s [TensorSpec<'s>],
 }
 
-/// Bytes a file with `graphs` and `payload` payload bytes takes.
+/// Bytes a version 1 file with `graphs` and `payload` payload bytes takes.
 pub fn file_bytes(graphs: &[GraphSpec<'_>], payload: usize) -> usize {
     let records = graphs.iter().map(|graph| {
         let tensors = graph.inputs.len().saturating_add(graph.outputs.len());
         GRAPH_BYTES.saturating_add(TENSOR_BYTES.saturating_mul(tensors))
     });
     records.fold(HEADER_BYTES.saturating_add(payload), usize::saturating_add)
+}
+
+/// Bytes a version 2 file with `graphs` and `payload` payload bytes takes: [`file_bytes`] and the API versions.
+pub fn file_bytes_version_2(graphs: &[GraphSpec<'_>], payload: usize) -> usize {
+    file_bytes(graphs, payload).saturating_add(API_VERSIONS_BYTES)
 }
 
 struct Cursor<'o> {
@@ -88,19 +95,37 @@ impl Cursor<'_> {
     }
 }
 
-/// Writes a file filling all of `out`: the header (`total_bytes` = `out.len()`), the records, then a payload
-/// pattern in the bytes left. `None` when something does not fit (a long name, more than 4 dimensions, more than
-/// 4 GiB, or `out` too small for the records).
+/// Writes a version 1 file filling all of `out`: the header (`total_bytes` = `out.len()`), the records, then a
+/// payload pattern in the bytes left; answers where the payload starts. `None` when something does not fit (a long
+/// name, more than 4 dimensions, more than 4 GiB, or `out` too small for the records).
 pub fn write(graphs: &[GraphSpec<'_>], out: &mut [u8]) -> Option<usize> {
+    write_file(graphs, None, out)
+}
+
+/// Writes a version 2 file made for `versions` filling all of `out`, as [`write()`] does, with the API versions
+/// between the header and the records (`out` sized by [`file_bytes_version_2`]).
+pub fn write_version_2(graphs: &[GraphSpec<'_>], versions: ApiVersions, out: &mut [u8]) -> Option<usize> {
+    write_file(graphs, Some(versions), out)
+}
+
+/// Version 1 without `versions`, version 2 with them.
+fn write_file(graphs: &[GraphSpec<'_>], versions: Option<ApiVersions>, out: &mut [u8]) -> Option<usize> {
     let total = u32::try_from(out.len()).ok()?;
     for (index, byte) in out.iter_mut().enumerate() {
         *byte = (index as u8).wrapping_mul(29).wrapping_add(7);
     }
     let mut cursor = Cursor { out, at: 0, fits: true };
     cursor.put(&MAGIC);
-    cursor.word(VERSION);
+    cursor.word(if versions.is_some() { VERSION_2 } else { VERSION });
     cursor.word(total);
     cursor.word(u32::try_from(graphs.len()).ok()?);
+    if let Some(ApiVersions { core, backend }) = versions {
+        for version in [core, backend] {
+            cursor.word(version.major);
+            cursor.word(version.minor);
+            cursor.word(version.patch);
+        }
+    }
     for graph in graphs {
         cursor.name(graph.name);
         cursor.word(graph.scratch_bytes);

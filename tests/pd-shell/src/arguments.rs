@@ -1,10 +1,12 @@
-//! The shell's command line: `lpai-pd-shell [--library-path DIR[:DIR...]] [--map FILE] [--check | --capi] SKEL.so`.
+//! The shell's command line: `lpai-pd-shell [--library-path DIR[:DIR...]] [--map FILE] [--restart-after N]
+//! [--require-signature] [--no-lpai-engine] [--check | --capi] SKEL.so`.
 
 use crate::text::Escaped;
 use core::fmt;
 
 /// The usage line, appended to every usage error.
-pub const USAGE: &str = "usage: lpai-pd-shell [--library-path DIR[:DIR...]] [--map FILE] [--check | --capi] SKEL.so";
+pub const USAGE: &str = "usage: lpai-pd-shell [--library-path DIR[:DIR...]] [--map FILE] [--restart-after N] \
+                         [--require-signature] [--no-lpai-engine] [--check | --capi] SKEL.so";
 
 /// How many `--library-path` options one command line may give.
 pub const MAX_LIBRARY_PATH_OPTIONS: usize = 8;
@@ -21,6 +23,13 @@ pub struct Arguments<'a> {
     /// `--map FILE`: where each library loaded goes, a line per load (`START BYTES BIAS PATH`), for tools that attribute
     /// addresses of an execution trace to the libraries' symbols.
     pub map: Option<&'a [u8]>,
+    /// `--restart-after N`: the PD dies at its N-th event (`crate::restart`), as a PD restart would end it.
+    pub restart_after: Option<u32>,
+    /// `--require-signature`: a signed PD, which loads only libraries carrying the test signature
+    /// (`crate::signature`).
+    pub require_signature: bool,
+    /// `--no-lpai-engine`: a DSP without an LPAI engine (the virtual hardware reports 0 eNPU cores).
+    pub no_lpai_engine: bool,
     library_paths: [&'a [u8]; MAX_LIBRARY_PATH_OPTIONS],
     library_path_count: usize,
 }
@@ -34,6 +43,10 @@ pub enum UsageError<'a> {
     MissingLibraryPath,
     /// `--map` at the end, without its file.
     MissingMapFile,
+    /// `--restart-after` at the end, without its N.
+    MissingRestartAfter,
+    /// `--restart-after` with a value that is not a decimal number from 1 to 4294967295.
+    BadRestartAfter(&'a [u8]),
     /// More than [`MAX_LIBRARY_PATH_OPTIONS`] `--library-path` options.
     TooManyLibraryPaths,
     /// No SKEL.so.
@@ -48,6 +61,10 @@ impl fmt::Display for UsageError<'_> {
             UsageError::UnknownOption(option) => write!(formatter, "unknown option {}", Escaped(option))?,
             UsageError::MissingLibraryPath => formatter.write_str("--library-path needs DIR[:DIR...]")?,
             UsageError::MissingMapFile => formatter.write_str("--map needs FILE")?,
+            UsageError::MissingRestartAfter => formatter.write_str("--restart-after needs N")?,
+            UsageError::BadRestartAfter(value) => {
+                write!(formatter, "--restart-after needs a decimal N from 1 to {}, not {}", u32::MAX, Escaped(value))?
+            }
             UsageError::TooManyLibraryPaths => {
                 write!(formatter, "more than {MAX_LIBRARY_PATH_OPTIONS} --library-path options")?
             }
@@ -68,6 +85,9 @@ impl<'a> Arguments<'a> {
             capi: false,
             skel: &[],
             map: None,
+            restart_after: None,
+            require_signature: false,
+            no_lpai_engine: false,
             library_paths: [&[]; MAX_LIBRARY_PATH_OPTIONS],
             library_path_count: 0,
         };
@@ -100,6 +120,24 @@ impl<'a> Arguments<'a> {
                     parsed.map = Some(arguments.next().ok_or(UsageError::MissingMapFile)?);
                     continue;
                 }
+                true if argument == b"--require-signature" => {
+                    parsed.require_signature = true;
+                    continue;
+                }
+                true if argument == b"--no-lpai-engine" => {
+                    parsed.no_lpai_engine = true;
+                    continue;
+                }
+                true if argument == b"--restart-after" => {
+                    let value = arguments.next().ok_or(UsageError::MissingRestartAfter)?;
+                    parsed.restart_after = Some(event_count(value).ok_or(UsageError::BadRestartAfter(value))?);
+                    continue;
+                }
+                true if argument.starts_with(b"--restart-after=") => {
+                    let value = argument.get(b"--restart-after=".len()..).unwrap_or_default();
+                    parsed.restart_after = Some(event_count(value).ok_or(UsageError::BadRestartAfter(value))?);
+                    continue;
+                }
                 true if argument == b"--library-path" => arguments.next().ok_or(UsageError::MissingLibraryPath)?,
                 true => match argument.strip_prefix(b"--library-path=") {
                     Some(value) => value,
@@ -123,6 +161,22 @@ impl<'a> Arguments<'a> {
             .flat_map(|paths| paths.split(|&byte| byte == b':'))
             .filter(|directory| !directory.is_empty())
     }
+}
+
+/// A decimal event count from 1 to `u32::MAX`: digits only (no sign, no spaces); `None` otherwise.
+fn event_count(value: &[u8]) -> Option<u32> {
+    if value.is_empty() {
+        return None;
+    }
+    let mut count = 0u32;
+    for &byte in value {
+        let digit = match byte {
+            b'0'..=b'9' => u32::from(byte - b'0'),
+            _ => return None,
+        };
+        count = count.checked_mul(10)?.checked_add(digit)?;
+    }
+    (count >= 1).then_some(count)
 }
 
 /// The directory part of a path: everything before the last `/` (`/` for a file in the root), `.` without one.
@@ -154,6 +208,37 @@ mod tests {
         assert!(!plain.check && plain.skel == b"-odd.so" && plain.library_directories().count() == 0);
         assert_eq!(parse(&["--map", "/tmp/m", "skel.so"]).unwrap().map, Some(&b"/tmp/m"[..]));
         assert!(parse(&["--capi", "module.so"]).unwrap().capi && !parsed.capi);
+        assert!(!parsed.require_signature && !parsed.no_lpai_engine && parsed.restart_after.is_none());
+    }
+
+    #[test]
+    fn the_pd_options_are_read() {
+        let parsed = parse(&["--restart-after", "12", "--require-signature", "--no-lpai-engine", "skel.so"]).unwrap();
+        assert_eq!(parsed.restart_after, Some(12));
+        assert!(parsed.require_signature && parsed.no_lpai_engine && !parsed.check);
+        assert_eq!(parse(&["--restart-after=1", "skel.so"]).unwrap().restart_after, Some(1));
+        assert_eq!(parse(&["--restart-after", "007", "skel.so"]).unwrap().restart_after, Some(7));
+        assert_eq!(parse(&["--restart-after", "4294967295", "s.so"]).unwrap().restart_after, Some(u32::MAX));
+        // The last one given counts.
+        assert_eq!(parse(&["--restart-after", "3", "--restart-after=5", "s.so"]).unwrap().restart_after, Some(5));
+    }
+
+    #[test]
+    fn a_bad_restart_count_is_a_usage_error_naming_it() {
+        for bad in ["0", "", "-3", "+3", "3x", " 3", "4294967296", "99999999999999999999", "0x10"] {
+            assert_eq!(
+                parse(&["--restart-after", bad, "skel.so"]),
+                Err(UsageError::BadRestartAfter(bad.as_bytes())),
+                "{bad:?}"
+            );
+        }
+        assert_eq!(parse(&["--restart-after=", "skel.so"]), Err(UsageError::BadRestartAfter(b"")));
+        assert_eq!(parse(&["skel.so", "--restart-after"]), Err(UsageError::MissingRestartAfter));
+        let message = UsageError::BadRestartAfter(b"0").to_string();
+        assert_eq!(message, format!("--restart-after needs a decimal N from 1 to 4294967295, not 0 ({USAGE})"));
+        assert!(UsageError::BadRestartAfter(b"\n").to_string().contains("not \\x0a ("));
+        assert!(USAGE.contains("[--restart-after N] [--require-signature] [--no-lpai-engine]"));
+        assert!(!USAGE.contains("  "), "{USAGE}");
     }
 
     #[test]

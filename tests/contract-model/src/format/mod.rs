@@ -1,10 +1,11 @@
-//! The model file: the "LPCM" context-binary format (version 1) that the contract model reads.
+//! The model file: the "LPCM" context-binary format (versions 1 and 2) that the contract model reads.
 //!
 //! Every number is little-endian. A file is:
 //!
 //! | bytes | field |
 //! | --- | --- |
-//! | 16 | header: magic `LPCM`, `version` u32 = 1, `total_bytes` u32 (the whole file), `graph_count` u32 (1..=4) |
+//! | 16 | header: magic `LPCM`, `version` u32 (1 or 2), `total_bytes` u32 (the whole file), `graph_count` u32 (1..=4) |
+//! | 24, version 2 only | the API versions the binary was made for: core API `major`, `minor`, `patch` (3 × u32), then the LPAI backend API `major`, `minor`, `patch` (3 × u32) |
 //! | 52 per graph | `name` \[32\] (printable ASCII, NUL-padded, at least one NUL), `scratch_bytes` u32, `persistent_bytes` u32 (>= 16, the persistent header), `early_every` u32, `input_count` u32 (1..=4), `output_count` u32 (1..=4) |
 //! | 88 per tensor | after its graph, inputs first then outputs: `name` \[32\], `id` u32, `data_type` u32 (0x0408 UFIXED_POINT_8 or 0x0416 UFIXED_POINT_16), `scale` f32 (finite, > 0), `offset` i32, `rank` u32 (1..=4), `dims` \[4\] u32 (used ones >= 1, unused ones 0; at most 1 MiB of data), `source` u32 (outputs: the index of the input they read; inputs: 0), `multiplier` i32, `addend` i32, `shift` u32 (<= 31), `step` i32 |
 //! | rest | payload ("weights", any content) up to `total_bytes` |
@@ -12,14 +13,26 @@
 //! Tensor ids and tensor names are unique within a graph, graph names within the file, and `scratch_bytes` is at
 //! least the largest input of its graph. A file whose length is not `total_bytes` is malformed.
 //!
+//! A version 1 file has no API versions: it was made for the model's own ([`ApiVersions::MODEL`]: core API 2.32.0,
+//! LPAI backend API `lpai::API_VERSION`). Any API versions parse; whether the backend loads a binary made for them is
+//! the `binary-version` rule of contextCreateFromBinary ([`crate::rules::BINARY_VERSION`], [`loads_on`]).
+//!
 //! The parser works on a byte slice with checked reads only, so no input can make it read out of bounds or panic.
+
+use lpai_direct::qnn::{lpai, Version};
 
 /// The first four bytes of a model file.
 pub const MAGIC: [u8; 4] = *b"LPCM";
-/// The only format version.
+/// Format version 1: the records follow the header; the binary is for the model's own API versions.
 pub const VERSION: u32 = 1;
+/// Format version 2: the API versions the binary was made for come between the header and the records.
+pub const VERSION_2: u32 = 2;
 /// Header bytes.
 pub const HEADER_BYTES: usize = 16;
+/// Bytes of version 2's API versions after the header: core (major, minor, patch), then backend, each a u32.
+pub const API_VERSIONS_BYTES: usize = 24;
+/// Where a version 2 file's records start.
+pub const VERSION_2_RECORDS_AT: usize = HEADER_BYTES + API_VERSIONS_BYTES;
 /// Bytes of one graph record.
 pub const GRAPH_BYTES: usize = 52;
 /// Bytes of one tensor record.
@@ -63,6 +76,26 @@ fn malformed(what: &'static str, at: usize, value: u64) -> Malformed {
     Malformed { what, at, value }
 }
 
+/// The API versions a binary was made for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ApiVersions {
+    /// The QNN core API.
+    pub core: Version,
+    /// The LPAI backend API.
+    pub backend: Version,
+}
+
+impl ApiVersions {
+    /// The model's own: what a version 1 file is for, and what the backend speaks.
+    pub const MODEL: ApiVersions = ApiVersions { core: crate::backend::CORE_API, backend: lpai::API_VERSION };
+}
+
+/// Whether a binary made for API `made_for` loads on an implementation of API `own`: the same major, and a minor
+/// no greater than its own (a greater one: made by a newer SDK). The patch does not matter.
+pub fn loads_on(made_for: Version, own: Version) -> bool {
+    made_for.major == own.major && made_for.minor <= own.minor
+}
+
 mod record;
 
 pub use record::{name_text, GraphRecord, TensorRecord};
@@ -73,6 +106,9 @@ use record::{read_graph, read_tensor, word};
 pub struct Lpcm<'b> {
     bytes: &'b [u8],
     graph_count: usize,
+    version: u32,
+    api_versions: ApiVersions,
+    records_at: usize,
 }
 
 /// A graph of a validated model file.
@@ -98,8 +134,8 @@ impl<'b> Lpcm<'b> {
         let (Some(version), Some(total), Some(count)) = (version, total, count) else {
             return Err(malformed("file shorter than the 16-byte header", 0, length));
         };
-        if version != VERSION {
-            return Err(malformed("version is not 1", 4, version.into()));
+        if version != VERSION && version != VERSION_2 {
+            return Err(malformed("version is not 1 or 2", 4, version.into()));
         }
         if u64::from(total) != length {
             return Err(malformed("total_bytes differs from the file length", 8, total.into()));
@@ -107,9 +143,13 @@ impl<'b> Lpcm<'b> {
         if count == 0 || count as usize > MAX_GRAPHS {
             return Err(malformed("graph_count not in 1..=4", 12, count.into()));
         }
-        let file = Lpcm { bytes, graph_count: count as usize };
+        let (api_versions, records_at) = match version {
+            VERSION_2 => (read_api_versions(bytes)?, VERSION_2_RECORDS_AT),
+            _ => (ApiVersions::MODEL, HEADER_BYTES),
+        };
+        let file = Lpcm { bytes, graph_count: count as usize, version, api_versions, records_at };
         let mut names = [[0u8; NAME_BYTES]; MAX_GRAPHS];
-        let mut at = HEADER_BYTES;
+        let mut at = records_at;
         for index in 0..file.graph_count {
             let graph = read_graph(bytes, at)?;
             if names.iter().take(index).any(|name| *name == graph.name) {
@@ -128,6 +168,16 @@ impl<'b> Lpcm<'b> {
         self.graph_count
     }
 
+    /// The format version: [`VERSION`] (1) or [`VERSION_2`].
+    pub fn version(&self) -> u32 {
+        self.version
+    }
+
+    /// The API versions the binary was made for: version 2's fields, or the model's own for version 1.
+    pub fn api_versions(&self) -> ApiVersions {
+        self.api_versions
+    }
+
     /// The whole file.
     pub fn bytes(&self) -> &'b [u8] {
         self.bytes
@@ -141,7 +191,7 @@ impl<'b> Lpcm<'b> {
     /// The graphs in file order.
     pub fn graphs(&self) -> impl Iterator<Item = GraphView<'b>> + 'b {
         let (bytes, count) = (self.bytes, self.graph_count);
-        let mut at = HEADER_BYTES;
+        let mut at = self.records_at;
         (0..count).map_while(move |_| {
             let record = read_graph(bytes, at).ok()?;
             let view = GraphView { bytes, at, record };
@@ -149,6 +199,16 @@ impl<'b> Lpcm<'b> {
             Some(view)
         })
     }
+}
+
+/// Version 2's API versions, after the header.
+fn read_api_versions(bytes: &[u8]) -> Result<ApiVersions, Malformed> {
+    let short = malformed("file shorter than the 40-byte version 2 header", 0, bytes.len() as u64);
+    let field = |index: usize| word(bytes, HEADER_BYTES + 4 * index).ok_or(short);
+    Ok(ApiVersions {
+        core: Version::new(field(0)?, field(1)?, field(2)?),
+        backend: Version::new(field(3)?, field(4)?, field(5)?),
+    })
 }
 
 /// Checks a graph's tensors (at `at`, its record's offset); answers the offset after them.

@@ -282,3 +282,37 @@ fn truncated_and_mutated_files_are_refused_without_panicking() {
         let _ = load_file(&mutated);
     }
 }
+
+#[test]
+fn a_signed_skel_loads_under_require_signature_and_a_changed_or_unsigned_one_is_refused() {
+    use crate::signature::{admits, trailer, TRAILER_BYTES};
+    let unsigned = skel();
+    let signed = [&unsigned[..], &trailer(&unsigned)[..]].concat();
+    // The loader's decision, then the ELF loader on the very bytes it read: the trailer after everything the
+    // headers reference changes nothing it loads.
+    assert!(admits(true, &signed));
+    let (layout, image, loaded, _) = load_file(&signed).expect("the ELF loader accepts the trailing signature");
+    let (plain_layout, plain_image, plain_loaded, _) = load_file(&unsigned).unwrap();
+    assert_eq!((layout, loaded), (plain_layout, plain_loaded));
+    assert!(image == plain_image, "the signed file loads into the same image");
+    assert!(!admits(true, &unsigned), "an unsigned skel is refused by a signed PD");
+    assert!(admits(false, &unsigned), "an unsigned PD loads it");
+    let header = program_header(&unsigned, 0);
+    let text = layout.segments()[0].file_offset as usize + 100;
+    for at in [0, 5, header + 4, text, unsigned.len() - 1, unsigned.len(), signed.len() - 1, signed.len() - 20] {
+        let mut changed = signed.clone();
+        changed[at] ^= 0x10;
+        assert!(!admits(true, &changed), "one byte changed at {at} of {}", signed.len());
+    }
+    // Another file's trailer does not sign this one.
+    let mut other = unsigned.clone();
+    other[text] ^= 1;
+    let mut borrowed = other.clone();
+    borrowed.extend_from_slice(&signed[signed.len() - TRAILER_BYTES..]);
+    assert!(!admits(true, &borrowed));
+    // And a trailer on garbage is a signed file the ELF loader still refuses.
+    let garbage = b"not an ELF file at all, but 52 bytes or more of it...".to_vec();
+    let signed_garbage = [&garbage[..], &trailer(&garbage)[..]].concat();
+    assert!(admits(true, &signed_garbage));
+    assert_eq!(refusal(&signed_garbage), "is not an ELF file (no ELF magic)");
+}

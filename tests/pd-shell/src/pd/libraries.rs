@@ -1,5 +1,6 @@
 //! The `dlopen` table: at most [`MAX_LIBRARIES`] libraries at once, each loaded by the PD's loader, found by
-//! path (with a `/`) or by bare name in the `--library-path` directories, then beside the skel.
+//! path (with a `/`) or by bare name in the `--library-path` directories, then beside the skel. A signed PD
+//! (`--require-signature`) loads only libraries carrying the test signature.
 
 use super::loader::{Library, LoadError, PathBuffer};
 use super::{services, system, Shared};
@@ -131,8 +132,10 @@ pub fn open(path: &[u8]) -> Result<u32, OpenError> {
     if TABLE.with(|table| table.entries.iter().all(Option::is_some)) != Some(false) {
         return Err(OpenError::Full);
     }
+    let require_signature = TABLE.with(|table| table.arguments.is_some_and(|arguments| arguments.require_signature));
     // Loaded outside the table: its initializers may call the services, dlopen included.
-    let library = Library::load(located.as_bytes(), &mut services::address_of).map_err(OpenError::Load)?;
+    let library = Library::load(located.as_bytes(), &mut services::address_of, require_signature.unwrap_or(true))
+        .map_err(OpenError::Load)?;
     record_mapping(located.as_bytes(), &library);
     let entry = Entry { library, path: located, references: 1, handle: 0 };
     TABLE

@@ -1,10 +1,12 @@
-//! Loading a PD library from a file with the PD's ELF loader: read the file, reserve the image, check and
-//! relocate it, protect its pages, run its initializers; `dlsym` on the result.
+//! Loading a PD library from a file with the PD's ELF loader: read the file, check its test signature when the PD
+//! is signed (`--require-signature`), reserve the image, check and relocate it, protect its pages, run its
+//! initializers; `dlsym` on the result.
 
 use super::system::{self, Mapping};
 use core::fmt;
 use lpai_direct_skel::platform::linux_user as linux;
 use lpai_pd_shell::elf::{self, Layout, Refusal, SymbolTable, MAX_IMAGE_BYTES};
+use lpai_pd_shell::signature;
 
 /// Longest path the shell handles (Linux's PATH_MAX, NUL included).
 pub const PATH_BYTES: usize = 4096;
@@ -59,6 +61,8 @@ pub enum LoadError {
     Protect(i32),
     /// The ELF loader refused it.
     Refused(Refusal),
+    /// A signed PD refused it: it does not carry the test signature (`lpai_pd_shell::signature`).
+    Unsigned,
 }
 
 impl fmt::Display for LoadError {
@@ -74,6 +78,7 @@ impl fmt::Display for LoadError {
             }
             LoadError::Protect(errno) => write!(formatter, "cannot have its pages protected (errno {errno})"),
             LoadError::Refused(refusal) => refusal.fmt(formatter),
+            LoadError::Unsigned => formatter.write_str("refused: not signed (this PD is signed)"),
         }
     }
 }
@@ -121,11 +126,19 @@ pub struct Library {
 }
 
 impl Library {
-    /// Loads the library at `path`; `resolve` answers the address of each PD service it needs.
-    pub fn load(path: &[u8], resolve: &mut dyn FnMut(&[u8]) -> Option<u32>) -> Result<Library, LoadError> {
+    /// Loads the library at `path`; `resolve` answers the address of each PD service it needs. A signed PD
+    /// (`require_signature`) refuses a file without the test signature before looking at its ELF headers.
+    pub fn load(
+        path: &[u8],
+        resolve: &mut dyn FnMut(&[u8]) -> Option<u32>,
+        require_signature: bool,
+    ) -> Result<Library, LoadError> {
         let path = PathBuffer::join(b"", path).ok_or(LoadError::Path)?;
         let (mut contents, size) = read_file(&path)?;
         let file = &contents.as_mut_slice()[..size];
+        if !signature::admits(require_signature, file) {
+            return Err(LoadError::Unsigned);
+        }
         let layout = Layout::parse(file)?;
         let span = layout.span as usize;
         let mut image = Mapping::new(span).map_err(|errno| LoadError::Memory(span, errno))?;

@@ -1,7 +1,9 @@
 //! The PD itself (Hexagon only): the program entry, the shell's own syscalls, the loader's memory side, the
-//! `dlopen` table, the PD services, the request loop and the audio module's session (`--capi`).
+//! `dlopen` table, the PD services, the event counter of `--restart-after`, the request loop and the audio module's
+//! session (`--capi`).
 
 mod capi;
+mod events;
 mod invoke;
 mod libraries;
 mod loader;
@@ -74,6 +76,8 @@ fn run(arguments: impl Iterator<Item = &'static [u8]>) -> i32 {
         }
     };
     libraries::configure(arguments);
+    events::configure(arguments.restart_after);
+    services::configure_hardware(arguments.no_lpai_engine);
     let path = arguments.skel;
     let mut used = [false; NAMES.len()];
     let mut resolve = |name: &[u8]| {
@@ -83,8 +87,15 @@ fn run(arguments: impl Iterator<Item = &'static [u8]>) -> i32 {
         }
         Some(address)
     };
-    let skel = match loader::Library::load(path, &mut resolve) {
+    let skel = match loader::Library::load(path, &mut resolve, arguments.require_signature) {
         Ok(skel) => skel,
+        Err(loader::LoadError::Unsigned) => {
+            crate::say!(
+                "lpai-pd-shell: {}: refused: not signed (this PD is signed: --require-signature)",
+                Escaped(path)
+            );
+            return 1;
+        }
         Err(error) => {
             crate::say!("lpai-pd-shell: {}: {error}", Escaped(path));
             return 1;

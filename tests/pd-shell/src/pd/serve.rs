@@ -1,4 +1,5 @@
 //! The request loop: the READY frame, then one reply frame per request frame (stdin to stdout) until stdin ends.
+//! Every Open, Invoke and Close frame is one event of `--restart-after` (`pd::events`), counted before it is served.
 
 use super::invoke::{Call, InvokeFunction, NoMemory};
 use super::loader::Library;
@@ -65,6 +66,9 @@ impl Skel {
 
     /// Makes the call a request asks for and writes its reply; `Err` after a stderr line.
     fn answer(&self, request: &Request<'_>) -> Result<(), ()> {
+        if !matches!(request, Request::Resources) {
+            super::events::event();
+        }
         match *request {
             Request::Open { uri } => {
                 let mut text =

@@ -2,9 +2,11 @@
 //! the HLOS file system the PD reaches by reverse RPC, here the real file system (relative paths from the shell's
 //! current directory). Only descriptors these calls opened are accepted, so a library cannot read, write or close
 //! the shell's own stdin and stdout. Errors are the errno, as the HLOS side answers them; a null path is EINVAL
-//! where the HLOS side says so (rename, remove, mkdir), else EFAULT (AEE_EBADPARM, the same number).
+//! where the HLOS side says so (rename, remove, mkdir), else EFAULT (AEE_EBADPARM, the same number). Every call is
+//! one event of `--restart-after` (`pd::events`), counted before the call looks at its arguments.
 
 use super::{c_string, EFAULT, EINVAL};
+use crate::pd::events;
 use crate::pd::loader::{PathBuffer, PATH_BYTES};
 use crate::pd::system;
 use core::ffi::{c_char, c_int};
@@ -57,6 +59,7 @@ fn status(result: Result<(), c_int>) -> c_int {
 /// # Safety
 /// `name` and `mode` must be null or NUL-terminated; `file` null or writable.
 pub unsafe extern "C" fn apps_std_fopen(name: *const c_char, mode: *const c_char, file: *mut c_int) -> c_int {
+    events::event();
     // SAFETY: the caller passes a NUL-terminated mode (null is tolerated).
     let Some(mode) = (unsafe { c_string(mode.cast(), 16) }) else { return EFAULT };
     if file.is_null() {
@@ -91,6 +94,7 @@ pub unsafe extern "C" fn apps_std_fopen(name: *const c_char, mode: *const c_char
 /// # Safety
 /// `length` must be null or writable.
 pub unsafe extern "C" fn apps_std_flen(file: c_int, length: *mut u64) -> c_int {
+    events::event();
     if !is_open(file) {
         return EBADF;
     }
@@ -123,6 +127,7 @@ pub unsafe extern "C" fn apps_std_fread(
     read: *mut c_int,
     end: *mut c_int,
 ) -> c_int {
+    events::event();
     if !is_open(file) {
         return EBADF;
     }
@@ -164,6 +169,7 @@ pub unsafe extern "C" fn apps_std_fwrite(
     written: *mut c_int,
     end: *mut c_int,
 ) -> c_int {
+    events::event();
     if !is_open(file) {
         return EBADF;
     }
@@ -189,6 +195,7 @@ pub unsafe extern "C" fn apps_std_fwrite(
 
 /// `int apps_std_fclose(apps_std_FILE file)`.
 pub extern "C" fn apps_std_fclose(file: c_int) -> c_int {
+    events::event();
     let Some(slot) = OPEN.iter().find(|slot| file >= 0 && slot.load(Ordering::Relaxed) == file) else { return EBADF };
     slot.store(-1, Ordering::Relaxed);
     system::close(file).err().unwrap_or(0)
@@ -200,6 +207,7 @@ pub extern "C" fn apps_std_fclose(file: c_int) -> c_int {
 /// # Safety
 /// `old` and `new` must be null or NUL-terminated.
 pub unsafe extern "C" fn apps_std_frename(old: *const c_char, new: *const c_char) -> c_int {
+    events::event();
     // SAFETY: the caller passes NUL-terminated strings (null is tolerated).
     let paths = unsafe { path_argument(old, EINVAL).and_then(|old| Ok((old, path_argument(new, EINVAL)?))) };
     status(paths.and_then(|(old, new)| system::rename(old.with_nul(), new.with_nul())))
@@ -211,6 +219,7 @@ pub unsafe extern "C" fn apps_std_frename(old: *const c_char, new: *const c_char
 /// # Safety
 /// `name` must be null or NUL-terminated.
 pub unsafe extern "C" fn apps_std_fremove(name: *const c_char) -> c_int {
+    events::event();
     // SAFETY: the caller passes a NUL-terminated string (null is tolerated).
     let path = unsafe { path_argument(name, EINVAL) };
     status(path.and_then(|path| match system::unlink(path.with_nul(), 0) {
@@ -225,6 +234,7 @@ pub unsafe extern "C" fn apps_std_fremove(name: *const c_char) -> c_int {
 /// # Safety
 /// `name` must be null or NUL-terminated.
 pub unsafe extern "C" fn apps_std_mkdir(name: *const c_char, mode: c_int) -> c_int {
+    events::event();
     // SAFETY: the caller passes a NUL-terminated string (null is tolerated).
     let path = unsafe { path_argument(name, EINVAL) };
     status(path.and_then(|path| system::mkdir(path.with_nul(), mode & 0o7777)))
@@ -237,6 +247,7 @@ pub unsafe extern "C" fn apps_std_mkdir(name: *const c_char, mode: c_int) -> c_i
 /// `path` must be null or NUL-terminated; `exists` null or one writable byte.
 #[allow(non_snake_case)]
 pub unsafe extern "C" fn apps_std_fileExists(path: *const c_char, exists: *mut u8) -> c_int {
+    events::event();
     // SAFETY: the caller passes a NUL-terminated string (null is tolerated).
     let path = match unsafe { path_argument(path, EFAULT) } {
         Ok(path) => path,

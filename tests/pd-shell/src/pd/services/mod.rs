@@ -1,11 +1,13 @@
-//! The PD services a loaded library may call: exactly the names of `linker/dsp-runtime-symbols.txt`. build.rs
-//! turns the list into one `service_table!` invocation, which names a function of each name in this module: a
-//! listed service the shell lacks fails the build, and nothing beyond the list is offered. Every service
+//! The PD services a loaded library may call: exactly the names of `linker/dsp-runtime-symbols.txt` and
+//! `linker/virtual-hardware-symbols.txt`. build.rs turns the lists into one `service_table!` invocation, which
+//! names a function of each name in this module: a listed service the shell lacks fails the build, and nothing
+//! beyond the lists is offered. Every service
 //! tolerates null pointers (it answers an error); the PD is not the place to crash.
 
 mod debug;
 mod dynamic;
 mod files;
+mod hardware;
 mod memory;
 mod mutex;
 mod time;
@@ -13,6 +15,7 @@ mod time;
 pub use debug::*;
 pub use dynamic::*;
 pub use files::*;
+pub use hardware::*;
 pub use memory::*;
 pub use mutex::*;
 pub use time::*;
