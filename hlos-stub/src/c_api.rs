@@ -398,8 +398,8 @@ mod tests {
         fn open(&mut self, _uri: &CStr) -> Result<u64, i32> {
             Ok(7)
         }
-        unsafe fn invoke(&mut self, _handle: u64, _scalars: u32, _args: *mut RemoteArg) -> i32 {
-            0
+        unsafe fn invoke(&mut self, _handle: u64, scalars: u32, _args: *mut RemoteArg) -> i32 {
+            crate::stub::tests::before_versioning(scalars).unwrap_or(0)
         }
         fn close(&mut self, _handle: u64) -> i32 {
             0

@@ -3,7 +3,7 @@
 //! time).
 
 use crate::net_run::Plan;
-use crate::stub::Stub;
+use crate::stub::{first_contact, Stub};
 use anyhow::{bail, Context as _, Result};
 use lpai_direct::job::{self, OutputFile, Report, SPANS_FILE_NAME, SPAN_RECORD_BYTES, TIMES_FILE_NAME};
 use std::path::{Path, PathBuf};
@@ -51,6 +51,43 @@ fn job_path(path: &Path, what: &str) -> Result<String> {
     Ok(text.to_string())
 }
 
+/// After the PD died inside a job: keeps the whole results (every output file there, none `.partial`) from
+/// `first_result` on, removes the first unfinished one and everything after it, and the partial times files; answers
+/// how many results are whole.
+fn remove_unfinished(plan: &Plan<'_>, output_dir: &Path, first_result: usize, inferences: usize) -> Result<usize> {
+    let is_partial = |path: &Path| path.extension().is_some_and(|extension| extension == "partial");
+    let whole_result = |directory: &Path| {
+        let files: Vec<PathBuf> = match std::fs::read_dir(directory) {
+            Ok(entries) => entries.filter_map(|entry| entry.ok().map(|entry| entry.path())).collect(),
+            Err(_) => return false,
+        };
+        !files.iter().any(|file| is_partial(file))
+            && plan.kinds.outputs.iter().all(|output| directory.join(&output.file_name).is_file())
+    };
+    let mut whole = 0;
+    while whole < inferences && whole_result(&plan.result_directory(output_dir, first_result + whole)) {
+        whole += 1;
+    }
+    for index in first_result + whole..first_result + inferences {
+        let result = plan.result_directory(output_dir, index);
+        if result.exists() {
+            std::fs::remove_dir_all(&result).with_context(|| format!("cannot remove {}", result.display()))?;
+        }
+        // Results of several graphs share Result_<i>/: it goes only when this graph's part was all it held.
+        let top = output_dir.join(format!("Result_{index}"));
+        if top != result && std::fs::read_dir(&top).is_ok_and(|mut entries| entries.next().is_none()) {
+            std::fs::remove_dir(&top).with_context(|| format!("cannot remove {}", top.display()))?;
+        }
+    }
+    for name in [TIMES_FILE_NAME, SPANS_FILE_NAME] {
+        let partial = output_dir.join(format!("{name}.partial"));
+        if partial.exists() {
+            std::fs::remove_file(&partial).with_context(|| format!("cannot remove {}", partial.display()))?;
+        }
+    }
+    Ok(whole)
+}
+
 /// Runs the whole list as one job: the skel reads the inputs, executes and writes `Result_<i>/` under
 /// `output_dir` (created here, then named absolutely), numbering results from `first_result`.
 pub fn run_job(
@@ -90,7 +127,16 @@ pub fn run_job(
     let mut bytes = Vec::new();
     job::encode(&fields, &outputs, &inferences, &mut |part| bytes.extend_from_slice(part))
         .map_err(|error| anyhow::anyhow!("a direct-mode job cannot carry this run: {error}"))?;
-    let report = stub.run_job(&bytes).map_err(|error| anyhow::anyhow!("running the job on the skel: {error}"))?;
+    let report = match stub.run_job(&bytes) {
+        Ok(report) => report,
+        Err(error) if error.code().is_some_and(first_contact::is_pd_restart) => {
+            let whole = remove_unfinished(plan, output_dir, first_result, list.lines.len())?;
+            let line =
+                first_contact::pd_restarted(first_result, first_result + whole, "the stub removed what the PD left");
+            bail!("{line} ({error})");
+        }
+        Err(error) => bail!("running the job on the skel: {error}"),
+    };
     let times_file = PathBuf::from(&directory).join(TIMES_FILE_NAME);
     let times = std::fs::read(&times_file).with_context(|| format!("cannot read {}", times_file.display()))?;
     if times.len() != list.lines.len() * 4 || report.inferences as usize != list.lines.len() {

@@ -8,6 +8,7 @@ pub mod c_api;
 pub mod chart;
 pub mod contained;
 pub mod direct;
+pub mod doctor;
 pub mod file_kinds;
 pub mod graph_io;
 pub mod input_list;

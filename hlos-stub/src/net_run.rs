@@ -15,7 +15,9 @@ use crate::run_record::{self, RunRecord};
 use crate::settings::PerfProfile;
 pub use crate::settings::Settings;
 use crate::stub::fastrpc::{self, FastRpc, FastRpcOptions, Pd};
-use crate::stub::{default_transport_trying, flags, Configuration, GraphDescription, ProfileEvent, Stub, StubError};
+use crate::stub::first_contact;
+use crate::stub::StubError;
+use crate::stub::{default_transport_trying, flags, Configuration, GraphDescription, ProfileEvent, SkelVersion, Stub};
 use crate::stub::{Local, Qemu, QemuOptions, SkelLocation, TransportKind, PRIORITY_UNCHANGED, TARGET_DEFAULT};
 use crate::stub::{Named, Transport};
 use anyhow::{anyhow, bail, Context as _, Result};
@@ -105,7 +107,8 @@ pub fn transport_trying(settings: &Settings, try_fastrpc: bool) -> Result<(Box<d
         Some(TransportKind::Local) => Ok((Box::new(Local::load(&skel)?), None)),
         Some(TransportKind::Fastrpc) => Ok((Box::new(FastRpc::load(fastrpc_options)?), None)),
         Some(TransportKind::Qemu) => {
-            let options = QemuOptions { skel: settings.skel.clone(), shell: settings.pd_shell.clone(), trace: None };
+            let options =
+                QemuOptions { skel: settings.skel.clone(), shell: settings.pd_shell.clone(), ..QemuOptions::default() };
             Ok((Box::new(Qemu::start(&options)?), None))
         }
         None => {
@@ -231,7 +234,10 @@ fn load_flags(settings: &Settings, config: &NetRunConfig) -> u32 {
         | priority
 }
 
-/// Runs the job the settings describe.
+/// Runs the job the settings describe: the up-front checks (files, config, the binary's metadata read here), then
+/// [`open_and_load`] on the skel, the input lists checked against the graphs, and the inferences. A run that fails
+/// where it meets the DSP side (choosing the transport, the skel's open, its configure or load) or during the
+/// inferences writes its record with the error too.
 pub fn run(settings: &Settings) -> Result<Summary> {
     let binary_path = &settings.retrieve_context;
     std::fs::metadata(binary_path)
@@ -248,7 +254,18 @@ pub fn run(settings: &Settings) -> Result<Summary> {
         eprintln!("lpai-net-run: warning: {warning}");
     }
     let lpai = &config.lpai;
-    let (transport, note) = transport(settings)?;
+    let mode = if settings.direct_mode { "direct" } else { "traditional" };
+    let (transport, note) = match transport(settings) {
+        Ok(chosen) => chosen,
+        Err(error) => {
+            // The transport asked for, or the one the default tried first.
+            let asked = settings.transport.map(Named::name);
+            let tried = if cfg!(target_arch = "aarch64") { "fastrpc" } else { "local" };
+            let transport = asked.unwrap_or(if settings.pd != Pd::User { "fastrpc" } else { tried }).to_string();
+            let mut record = RunRecord { mode, transport, ..RunRecord::default() };
+            return Err(recorded(settings, &mut record, error));
+        }
+    };
     if let Some(note) = note {
         eprintln!("lpai-net-run: note: {note}");
     }
@@ -273,41 +290,17 @@ pub fn run(settings: &Settings) -> Result<Summary> {
              binary's metadata before the skel sees it)"
         )
     })?;
-    let checked = library.record(&binary, &what)?;
-    let record = settings.dsp_system_library.is_none().then_some(checked);
-    let uri = fastrpc::skel_uri(settings.domain, settings.session);
-    let mut stub = Stub::open(transport, &uri).map_err(failed("opening the skel".into()))?;
-    // Without a system library of its own (the default) the skel gets the metadata record read here.
-    let dsp_system_library = match &settings.dsp_system_library {
-        Some(path) => c_path(path)?,
-        None => CString::default(),
+    let checked = library.read(&binary, &what)?;
+    let mut record = RunRecord { mode, transport: transport.name().to_string(), ..RunRecord::default() };
+    let load = LoadInputs { binary: &binary, what: &what, metadata: &checked, config: &config };
+    let opened = open_and_load(transport, settings, &load, &mut record);
+    let (mut stub, context, graphs, configuration) = match opened {
+        Ok(opened) => opened,
+        Err((error, calls)) => {
+            record.skel_calls = calls;
+            return Err(recorded(settings, &mut record, error));
+        }
     };
-    let configuration = Configuration {
-        backend: c_path(&settings.backend)?,
-        system_library: dsp_system_library,
-        log_level: settings.log_level,
-        profiling_level: qnn_profiling_level(settings, lpai),
-        lpai_hw_version: lpai.hw_version.unwrap_or(0),
-        lpai_target: lpai.target.unwrap_or(TARGET_DEFAULT),
-        arena_bytes: settings.arena_bytes.or(config.memory_limit_hint).unwrap_or(0),
-    };
-    stub.configure(&configuration).map_err(|error| anyhow!("{error}"))?;
-
-    let load_flags = load_flags(settings, &config);
-    let load_started = Instant::now();
-    let (context, graph_count) = match (settings.dsp_reads_context, &record) {
-        (true, None) => stub.load_file(&path_for_skel(binary_path)?, load_flags),
-        (true, Some(record)) => stub.load_file_with_metadata(&path_for_skel(binary_path)?, record, load_flags),
-        (false, None) => stub.load(&binary, load_flags),
-        (false, Some(record)) => stub.load_with_metadata(&binary, record, load_flags),
-    }
-    .map_err(|error| load_failure(&what, load_flags, error))?;
-    let load_us = load_started.elapsed().as_micros() as u64;
-
-    let mut graphs = Vec::new();
-    for index in 0..graph_count {
-        graphs.push(stub.describe(context, index).map_err(failed(format!("describing graph {index}")))?);
-    }
     let (lists, per_graph) = graph_lists(settings, &graphs, &config)?;
     let running: Vec<&GraphDescription> = lists.iter().map(|(index, _)| &graphs[*index]).collect();
     if let Some(message) = file_kinds::unknown_native_inputs(&native_inputs, &running) {
@@ -345,13 +338,7 @@ pub fn run(settings: &Settings) -> Result<Summary> {
         lpai_memory: (first.scratch_bytes, first.persistent_bytes),
         ..Summary::default()
     };
-    let mut record = RunRecord {
-        mode: if settings.direct_mode { "direct" } else { "traditional" },
-        transport: summary.transport.clone(),
-        load_us,
-        arena_high_water_bytes: summary.arena_used,
-        ..RunRecord::default()
-    };
+    record.arena_high_water_bytes = summary.arena_used;
     let ran = (|| -> Result<()> {
         for (graph_index, list, kinds) in &plans {
             let graph = &graphs[*graph_index];
@@ -403,16 +390,140 @@ pub fn run(settings: &Settings) -> Result<Summary> {
     Ok(summary)
 }
 
+/// Writes the record of a run that failed with `error`, and answers the error (with the record's own failure when
+/// it could not be written either).
+fn recorded(settings: &Settings, record: &mut RunRecord, error: anyhow::Error) -> anyhow::Error {
+    record.error = Some(format!("{error:#}"));
+    match run_record::write(&settings.output_dir, record) {
+        Ok(()) => error,
+        Err(unwritten) => anyhow!("{error:#}; the run's record could not be written either: {unwritten:#}"),
+    }
+}
+
+/// What the load needs from the up-front checks.
+struct LoadInputs<'a> {
+    binary: &'a [u8],
+    what: &'a str,
+    metadata: &'a metadata::BinaryMetadata,
+    config: &'a NetRunConfig,
+}
+
+/// An open skel with the context loaded: the stub, the context id, its graphs, the configuration sent.
+type Opened = (Stub, i32, Vec<GraphDescription>, Configuration);
+
+/// Opens the skel (with the version handshake), configures it, loads the context and describes its graphs; on
+/// failure answers the error, explained where the first contact with a device can be ([`first_contact`]), with the
+/// calls made.
+fn open_and_load(
+    transport: Box<dyn Transport>,
+    settings: &Settings,
+    load: &LoadInputs<'_>,
+    record: &mut RunRecord,
+) -> std::result::Result<Opened, (anyhow::Error, u32)> {
+    let uri = fastrpc::skel_uri(settings.domain, settings.session);
+    let fastrpc = transport.name() == "fastrpc";
+    let mut stub = Stub::open(transport, &uri).map_err(|error| (anyhow!("opening the skel: {error}"), 1))?;
+    if let SkelVersion::Unversioned = stub.skel_version() {
+        eprintln!(
+            "lpai-net-run: warning: the skel {} is from before the version handshake (it does not answer `version`): \
+             it runs as interface 1.0; stage the skel of this build",
+            stub.transport().skel_source()
+        );
+    }
+    let fail = |stub: &mut Stub, error: anyhow::Error| (error, stub.calls() + 1);
+    let lpai = &load.config.lpai;
+    // Without a system library of its own (the default) the skel gets the metadata record read here.
+    let dsp_system_library = match &settings.dsp_system_library {
+        Some(path) => c_path(path).map_err(|error| fail(&mut stub, error))?,
+        None => CString::default(),
+    };
+    let configuration = Configuration {
+        backend: c_path(&settings.backend).map_err(|error| fail(&mut stub, error))?,
+        system_library: dsp_system_library,
+        log_level: settings.log_level,
+        profiling_level: qnn_profiling_level(settings, lpai),
+        lpai_hw_version: lpai.hw_version.unwrap_or(0),
+        lpai_target: lpai.target.unwrap_or(TARGET_DEFAULT),
+        arena_bytes: settings.arena_bytes.or(load.config.memory_limit_hint).unwrap_or(0),
+    };
+    if let Err(error) = stub.configure(&configuration) {
+        let explained = if fastrpc { configure_failure(settings, &error) } else { None };
+        let error = anyhow!("configuring the skel: {}", explained.unwrap_or_else(|| error.to_string()));
+        return Err(fail(&mut stub, error));
+    }
+    let record_bytes = settings.dsp_system_library.is_none().then_some(load.metadata.record.as_slice());
+    let load_flags = load_flags(settings, load.config);
+    let load_started = Instant::now();
+    let binary_path = &settings.retrieve_context;
+    let loaded = match (settings.dsp_reads_context, record_bytes) {
+        (true, None) => path_for_skel(binary_path).map(|path| stub.load_file(&path, load_flags)),
+        (true, Some(record)) => {
+            path_for_skel(binary_path).map(|path| stub.load_file_with_metadata(&path, record, load_flags))
+        }
+        (false, None) => Ok(stub.load(load.binary, load_flags)),
+        (false, Some(record)) => Ok(stub.load_with_metadata(load.binary, record, load_flags)),
+    };
+    let (context, graph_count) = match loaded {
+        Ok(Ok(loaded)) => loaded,
+        Ok(Err(error)) => {
+            let error = load_failure(&mut stub, load, load_flags, error);
+            return Err(fail(&mut stub, error));
+        }
+        Err(error) => return Err(fail(&mut stub, error)),
+    };
+    record.load_us = load_started.elapsed().as_micros() as u64;
+    let mut graphs = Vec::new();
+    for index in 0..graph_count {
+        match stub.describe(context, index) {
+            Ok(graph) => graphs.push(graph),
+            Err(error) => return Err(fail(&mut stub, anyhow!("describing graph {index}: {error}"))),
+        }
+    }
+    Ok((stub, context, graphs, configuration))
+}
+
+/// A failed configure on a device, explained: a library the DSP side cannot load (named, with the directories
+/// searched), or a backend that does not create on a domain other than the aDSP; `None` when neither applies.
+fn configure_failure(settings: &Settings, error: &StubError) -> Option<String> {
+    let code = error.code()?;
+    let search = crate::stub::dsp_search::SearchPath::from_environment();
+    if lpai_direct::aee::plain(code) == lpai_direct::aee::EUNABLETOLOAD {
+        let which_system = error.to_string().contains("system library");
+        let (which, name) = match (which_system, &settings.dsp_system_library) {
+            (true, Some(system)) => (first_contact::DspLibrary::System, system),
+            _ => (first_contact::DspLibrary::Backend, &settings.backend),
+        };
+        return Some(first_contact::library_missing(which, &name.to_string_lossy(), settings.domain, &search));
+    }
+    (settings.domain != fastrpc::Domain::Adsp).then(|| first_contact::wrong_domain(settings.domain, &error.to_string()))
+}
+
 /// The one-line error for a backend that refuses PERSISTENT_BINARY (libQnnHtp does; LPAI needs it).
 pub const PERSISTENT_BINARY_REFUSED: &str = "the backend does not take persistent binaries (the config file's \
      context_configs.is_persistent_binary, or --persistent_binary, asks for one); only LPAI backends do: leave it out \
      for this backend";
 
-/// A failed load, with what a refused PERSISTENT_BINARY means instead of the skel's long story.
-fn load_failure(what: &str, load_flags: u32, error: StubError) -> anyhow::Error {
+/// A failed load, with what a refused PERSISTENT_BINARY means instead of the skel's long story, and, when the
+/// binary's versions (its metadata, read here) are ones the skel's backend does not take, both versions.
+fn load_failure(stub: &mut Stub, load: &LoadInputs<'_>, load_flags: u32, error: StubError) -> anyhow::Error {
+    let what = load.what;
     let persistent = load_flags & flags::PERSISTENT_BINARY != 0;
     if persistent && error.to_string().contains("refused the PERSISTENT_BINARY context config") {
         return anyhow!("{what}: {PERSISTENT_BINARY_REFUSED}");
+    }
+    let facts = &load.metadata.facts;
+    let made_for = (facts.core_api_version, facts.backend_api_version);
+    if let Ok(backend) = stub.probe() {
+        if !first_contact::binary_accepted(made_for, (backend.core_api, backend.backend_api)) {
+            let backend = first_contact::BackendFacts {
+                provider: &backend.provider,
+                build_id: &backend.build_id,
+                core_api: backend.core_api,
+                backend_api: backend.backend_api,
+            };
+            let line = first_contact::binary_version_refused(what, made_for, facts.build_id.as_deref(), &backend);
+            return anyhow!("{line} (the skel says: {error})");
+        }
     }
     anyhow!("{what}: {error}")
 }
@@ -522,9 +633,18 @@ fn run_traditional(
             }
         }
         let started = Instant::now();
-        let executed = stub
-            .execute(context, graph_index as u32, execute_flags, &inputs, &mut outputs)
-            .map_err(failed(format!("input list line {}", line.number)))?;
+        let executed = match stub.execute(context, graph_index as u32, execute_flags, &inputs, &mut outputs) {
+            Ok(executed) => executed,
+            Err(error) if error.code().is_some_and(first_contact::is_pd_restart) => {
+                let (first, during) = (first_result, first_result + position);
+                bail!(
+                    "{} (input list line {}; {error})",
+                    first_contact::pd_restarted(first, during, "written here"),
+                    line.number
+                )
+            }
+            Err(error) => return Err(anyhow!("input list line {}: {error}", line.number)),
+        };
         record.host_round_trip_us.push(started.elapsed().as_micros() as u64);
         summary.execute_micros.push(graph.micros(executed.dsp_ticks));
         progress.inc(1);

@@ -36,6 +36,9 @@ pub const INPUT_LIST_FILE: &str = "input_list.txt";
 pub const CONFIG_FILE: &str = "config.json";
 /// The LPAI parameters file's name.
 pub const PARAMS_FILE: &str = "lpaiParams.conf";
+/// The environment file's name: the run's `LD_LIBRARY_PATH` and `ADSP_LIBRARY_PATH`, sourced by the run command
+/// (`. ./env.sh`) and by the virtual device.
+pub const ENV_FILE: &str = "env.sh";
 /// The folder of the input files.
 pub const INPUTS_DIR: &str = "inputs";
 /// The folder of the DSP side.
@@ -434,6 +437,48 @@ fn skel_file(settings: &StageSettings, hex_ver: u32) -> Result<(PathBuf, String)
     Ok((path, format!("the default skel for HEX_VER={hex_ver}")))
 }
 
+/// The stub and the skel must speak one major version of the interface (their version records): another major is
+/// refused; an older minor, or a record that cannot be read, is a note.
+fn check_interfaces(stub: &Path, stub_by: &str, skel: &Path, skel_by: &str) -> Result<Vec<String>> {
+    use crate::stub::library_version;
+    let (stub_record, skel_record) = (library_version::read(stub), library_version::read(skel));
+    let (stub_record, skel_record) = match (stub_record, skel_record) {
+        (Ok(stub_record), Ok(skel_record)) => (stub_record, skel_record),
+        (stub_record, skel_record) => {
+            let unread = [(stub, stub_by, stub_record.err()), (skel, skel_by, skel_record.err())];
+            return Ok(unread
+                .into_iter()
+                .filter_map(|(path, by, error)| Some((path, by, error?)))
+                .map(|(path, by, error)| {
+                    format!(
+                        "cannot check that the stub and the skel speak one interface: {by} {} {error}",
+                        path.display()
+                    )
+                })
+                .collect());
+        }
+    };
+    let (stub_version, skel_version) = (stub_record.interface, skel_record.interface);
+    if stub_version.major != skel_version.major {
+        bail!(
+            "{skel_by} {} speaks interface {skel_version} (build {}), but {stub_by} {} speaks {stub_version} (build \
+             {}): a stub and a skel of different major versions cannot talk; stage the skel and the stub of one build",
+            skel.display(),
+            skel_record.build_id(),
+            stub.display(),
+            stub_record.build_id()
+        );
+    }
+    Ok(match skel_version.minor < stub_version.minor {
+        true => vec![format!(
+            "{skel_by} {} speaks interface {skel_version}, older than the stub's {stub_version}: the run works, but \
+             methods newer than the skel (doctor's backend check among them) are refused",
+            skel.display()
+        )],
+        false => Vec::new(),
+    })
+}
+
 /// The input list read and rewritten: its text with device paths, and the files to copy.
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct ListPlan {
@@ -566,6 +611,24 @@ fn plan_params(config_file: Option<&Path>, hw_ver: &Given, hw: &str) -> Result<S
     Ok(serde_json::to_string_pretty(&params).context("writing lpaiParams.conf")? + "\n")
 }
 
+/// env.sh: the environment the run needs on the device, which the run command sources: the HLOS libraries from the
+/// root (and the target's FastRPC directory), the DSP side from `adsp/` before the system's own directories.
+fn environment_file(device_dir: &str, hlos: Hlos) -> String {
+    let mut libraries = device_dir.to_string();
+    if let Some(directory) = hlos.system_library_dir() {
+        libraries.push(':');
+        libraries.push_str(directory);
+    }
+    let search: Vec<String> =
+        std::iter::once(format!("{device_dir}/{ADSP_DIR}")).chain(DSP_DEFAULT_SEARCH.map(String::from)).collect();
+    format!(
+        "# Written by lpai-net-run stage: the environment of a run on the device (the run command sources it).\n\
+         export LD_LIBRARY_PATH={libraries}\n\
+         export ADSP_LIBRARY_PATH='{}'\n",
+        search.join(";")
+    )
+}
+
 /// config.json: qnn-net-run's backend-extensions file naming the staged conf, and the persistent binary LPAI needs.
 fn config_json() -> String {
     let value = serde_json::json!({
@@ -631,7 +694,8 @@ pub fn stage(settings: &StageSettings) -> Result<Staged> {
     check_elf(&net_run, &net_run_by, Machine::Aarch64)?;
     check_elf(&stub, &stub_by, Machine::Aarch64)?;
     placed.push(Placed { source: net_run, named_by: net_run_by, destination: NET_RUN_FILE.into(), executable: true });
-    placed.push(Placed { source: stub, named_by: stub_by, destination: STUB_FILE.into(), executable: false });
+    let staged_stub = Placed { source: stub, named_by: stub_by, destination: STUB_FILE.into(), executable: false };
+    placed.push(staged_stub.clone());
     let binary = named_file(&settings.retrieve_context, "--retrieve_context")?;
     let binary_name = file_name(&binary, "--retrieve_context")?;
     placed.push(Placed {
@@ -664,6 +728,7 @@ pub fn stage(settings: &StageSettings) -> Result<Staged> {
             settings.hex_ver.from
         );
     }
+    notes.extend(check_interfaces(&staged_stub.source, &staged_stub.named_by, &skel, &skel_by)?);
     let mut dsp = vec![(skel, skel_by, SKEL_FILE.to_string(), skel_facts)];
     let backend = named_file(&settings.backend, "--backend")?;
     let backend_name = file_name(&backend, "--backend")?;
@@ -714,8 +779,13 @@ pub fn stage(settings: &StageSettings) -> Result<Staged> {
 
     let list = plan_input_list(&settings.input_list, &device_dir)?;
     let params = plan_params(settings.config_file.as_deref(), &settings.hw_ver, hw)?;
-    let written: [(&str, String); 3] =
-        [(INPUT_LIST_FILE, list.text.clone()), (CONFIG_FILE, config_json()), (PARAMS_FILE, params)];
+    let environment = environment_file(&device_dir, hlos);
+    let written: [(&str, String); 4] = [
+        (INPUT_LIST_FILE, list.text.clone()),
+        (CONFIG_FILE, config_json()),
+        (PARAMS_FILE, params),
+        (ENV_FILE, environment),
+    ];
     placed.extend(list.files);
 
     // Two files for one place would lose one.
@@ -736,14 +806,7 @@ pub fn stage(settings: &StageSettings) -> Result<Staged> {
         }
     }
 
-    let mut run = format!("cd {device_dir} && LD_LIBRARY_PATH={device_dir}");
-    if let Some(directory) = hlos.system_library_dir() {
-        run.push(':');
-        run.push_str(directory);
-    }
-    let search: Vec<String> =
-        std::iter::once(format!("{device_dir}/{ADSP_DIR}")).chain(DSP_DEFAULT_SEARCH.map(String::from)).collect();
-    run.push_str(&format!(" ADSP_LIBRARY_PATH='{}' ./{NET_RUN_FILE}", search.join(";")));
+    let mut run = format!("cd {device_dir} && . ./{ENV_FILE} && ./{NET_RUN_FILE}");
     let mut arguments = vec![
         "--transport".to_string(),
         "fastrpc".to_string(),

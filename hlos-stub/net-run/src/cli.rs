@@ -13,6 +13,44 @@ use lpai_direct_stub::stub::{names, Named, TransportKind};
 use std::ffi::OsString;
 use std::path::PathBuf;
 
+/// The FastRPC flags of a run and of `doctor`: the domain, the PD, the session, the library, an unsigned PD.
+#[derive(Clone, Debug, clap::Args)]
+pub struct FastRpcArgs {
+    /// DSP domain for --transport fastrpc.
+    #[arg(long, value_name = "DOMAIN", default_value = "adsp", value_parser = named::<Domain>())]
+    pub domain: Domain,
+
+    /// The PD on that domain the skel runs in: user (FastRPC's dynamic user PD), or audio, sensors, root (the
+    /// stub first opens the FastRPC control name that attaches this process to that PD). FastRPC only.
+    #[arg(long, value_name = "PD", default_value = "user", value_parser = named::<Pd>())]
+    pub pd: Pd,
+
+    /// FastRPC session on that domain.
+    #[arg(long, value_name = "N")]
+    pub session: Option<u32>,
+
+    /// FastRPC library to load instead of the domain's usual libadsprpc.so / libcdsprpc.so.
+    #[arg(long = "fastrpc_library", value_name = "FILE")]
+    pub fastrpc_library: Option<String>,
+
+    /// Run the skel in an unsigned PD (remote_session_control before opening).
+    #[arg(long = "unsigned_pd")]
+    pub unsigned_pd: bool,
+}
+
+impl FastRpcArgs {
+    /// The FastRPC transport's options.
+    pub fn options(&self) -> lpai_direct_stub::stub::fastrpc::FastRpcOptions {
+        lpai_direct_stub::stub::fastrpc::FastRpcOptions {
+            domain: self.domain,
+            pd: self.pd,
+            session: self.session,
+            unsigned_pd: self.unsigned_pd,
+            libraries: self.fastrpc_library.iter().cloned().collect(),
+        }
+    }
+}
+
 /// Runs offline-prepared QNN context binaries on the LPAI engine, compatible with qnn-net-run's flags and files.
 #[derive(Debug, Parser)]
 #[command(
@@ -22,7 +60,7 @@ use std::path::PathBuf;
     long_about = None,
     after_help = "Also: lpai-net-run inspect BIN describes a context binary (versions, graphs, tensors, memory) and \
                   writes its metadata record; lpai-net-run stage --output_dir DIR assembles the device directory of \
-                  the native aDSP path; lpai-net-run chart DIR draws the latency distribution of the runs recorded in \
+                  the native aDSP path; lpai-net-run doctor checks, on the device, everything a first run needs; lpai-net-run chart DIR draws the latency distribution of the runs recorded in \
                   DIR as DIR/latency.svg. Each has its --help."
 )]
 pub struct Options {
@@ -120,26 +158,9 @@ pub struct Options {
     #[arg(long = "pd_shell", value_name = "FILE")]
     pub pd_shell: Option<PathBuf>,
 
-    /// DSP domain for --transport fastrpc.
-    #[arg(long, value_name = "DOMAIN", default_value = "adsp", value_parser = named::<Domain>())]
-    pub domain: Domain,
-
-    /// The PD on that domain the skel runs in: user (FastRPC's dynamic user PD), or audio, sensors, root (the
-    /// stub first opens the FastRPC control name that attaches this process to that PD). FastRPC only.
-    #[arg(long, value_name = "PD", default_value = "user", value_parser = named::<Pd>())]
-    pub pd: Pd,
-
-    /// FastRPC session on that domain.
-    #[arg(long, value_name = "N")]
-    pub session: Option<u32>,
-
-    /// FastRPC library to load instead of the domain's usual libadsprpc.so / libcdsprpc.so.
-    #[arg(long = "fastrpc_library", value_name = "FILE")]
-    pub fastrpc_library: Option<String>,
-
-    /// Run the skel in an unsigned PD (remote_session_control before opening).
-    #[arg(long = "unsigned_pd")]
-    pub unsigned_pd: bool,
+    /// How FastRPC reaches the DSP.
+    #[command(flatten)]
+    pub fastrpc: FastRpcArgs,
 
     /// The skel reads the context binary itself (from its file system) instead of receiving it with the call.
     #[arg(long = "dsp_reads_context")]
@@ -308,11 +329,11 @@ impl Options {
             transport: self.transport,
             skel: self.skel.clone(),
             pd_shell: self.pd_shell.clone(),
-            domain: self.domain,
-            pd: self.pd,
-            session: self.session,
-            fastrpc_library: self.fastrpc_library.clone(),
-            unsigned_pd: self.unsigned_pd,
+            domain: self.fastrpc.domain,
+            pd: self.fastrpc.pd,
+            session: self.fastrpc.session,
+            fastrpc_library: self.fastrpc.fastrpc_library.clone(),
+            unsigned_pd: self.fastrpc.unsigned_pd,
             dsp_reads_context: self.dsp_reads_context,
             direct_mode: self.direct_mode,
             num_inferences: self.num_inferences.map(|n| n as usize),
@@ -334,6 +355,8 @@ pub enum Invocation {
     Chart(ChartOptions),
     /// `stage --output_dir DIR ...`.
     Stage(Box<crate::stage_command::StageOptions>),
+    /// `doctor ...`.
+    Doctor(crate::doctor_command::DoctorOptions),
 }
 
 /// Parses a command line (the program name first): a command's name as the first argument selects that command,
@@ -358,6 +381,10 @@ pub fn parse_invocation<T: Into<OsString>>(args: impl IntoIterator<Item = T>) ->
         Some("stage") => {
             args.remove(1);
             Invocation::Stage(Box::new(crate::stage_command::StageOptions::parse_from(args)))
+        }
+        Some("doctor") => {
+            args.remove(1);
+            Invocation::Doctor(crate::doctor_command::DoctorOptions::parse_from(args))
         }
         _ => Invocation::Run(Box::new(Options::parse_from(args))),
     }

@@ -3,5 +3,6 @@
 
 pub mod chart_command;
 pub mod cli;
+pub mod doctor_command;
 pub mod inspect_command;
 pub mod stage_command;

@@ -1,9 +1,9 @@
-//! `lpai-net-run`: parses the options, runs the job (or `inspect`, `stage`, `chart`), prints a summary (and a
+//! `lpai-net-run`: parses the options, runs the job (or `inspect`, `stage`, `chart`, `doctor`), prints a summary (and a
 //! profiled run's table); errors go to stderr with exit status 1.
 
 use lpai_direct_stub::{net_run, profile};
 use lpai_net_run::cli::{parse_invocation, Invocation, Options};
-use lpai_net_run::{chart_command, inspect_command, stage_command};
+use lpai_net_run::{chart_command, doctor_command, inspect_command, stage_command};
 
 /// SIGXFSZ's number on Linux (x86_64, aarch64 and the other generic-ABI targets).
 #[cfg(target_os = "linux")]
@@ -36,6 +36,7 @@ fn main() -> std::process::ExitCode {
         Invocation::Inspect(options) => inspect_command::run(&options),
         Invocation::Chart(options) => chart_command::run(&options),
         Invocation::Stage(options) => stage_command::run(&options),
+        Invocation::Doctor(options) => doctor_command::run(&options),
     }
 }
 

@@ -6,9 +6,11 @@
 //! domain, signed or unsigned; with another [`Pd`] it first opens the FastRPC control name that attaches this
 //! process to that PD (`ITRANSPORT_PREFIX "createstaticpd:audiopd&_dom=adsp"`, ...), then the skel URI.
 
+use super::first_contact::{self, SkelSearch};
 use super::names::{self, Named, UnknownName};
 use super::transport::{IoBuffer, Transport};
 use libloading::Library;
+use lpai_direct::aee;
 use lpai_direct::codec::RemoteArg;
 use std::ffi::{c_int, c_void, CStr, CString};
 use std::ptr::NonNull;
@@ -17,6 +19,10 @@ use std::sync::Arc;
 
 /// FastRPC `remote_session_control` request that allows an unsigned PD on a domain.
 const DSPRPC_CONTROL_UNSIGNED_MODULE: u32 = 2;
+/// FastRPC `remote_handle_control` request that asks the library about a DSP (`remote_dsp_capability`).
+const DSPRPC_GET_DSP_INFO: u32 = 2;
+/// `remote_dsp_capability` attribute: whether the domain exists on this device.
+const DOMAIN_SUPPORT: u32 = 0;
 /// rpcmem heap id of the system heap.
 const RPCMEM_HEAP_ID_SYSTEM: c_int = 25;
 /// rpcmem flag: cached memory.
@@ -26,6 +32,7 @@ type OpenFn = unsafe extern "C" fn(*const std::ffi::c_char, *mut u64) -> c_int;
 type InvokeFn = unsafe extern "C" fn(u64, u32, *mut RemoteArg) -> c_int;
 type CloseFn = unsafe extern "C" fn(u64) -> c_int;
 type SessionControlFn = unsafe extern "C" fn(u32, *mut c_void, u32) -> c_int;
+type HandleControlFn = unsafe extern "C" fn(u32, *mut c_void, u32) -> c_int;
 type RpcmemAllocFn = unsafe extern "C" fn(c_int, u32, c_int) -> *mut c_void;
 type RpcmemFreeFn = unsafe extern "C" fn(*mut c_void);
 
@@ -172,22 +179,6 @@ pub fn control_name(pd: Pd, domain: Domain, session: Option<u32>) -> Option<CStr
     CString::new(name).ok()
 }
 
-/// What a refused control open usually means, for the error message.
-fn control_refusal(pd: Pd, domain: Domain, name: &CStr) -> String {
-    let daemon = match pd {
-        Pd::Audio => format!(" (adsprpcd audiopd {})", domain.uri_name()),
-        _ => String::new(),
-    };
-    format!(
-        "the FastRPC library refused the control name {} that attaches this process to the {} PD on {}: usually \
-         this process lacks the privileges for that PD (root, the platform's SELinux policy), or the PD's own \
-         daemon{daemon} is not running or the platform lets only that daemon attach to it",
-        name.to_string_lossy(),
-        pd.name(),
-        domain.uri_name(),
-    )
-}
-
 /// How to reach the DSP.
 #[derive(Clone, Debug)]
 pub struct FastRpcOptions {
@@ -227,13 +218,15 @@ pub struct FastRpc {
     invoke: InvokeFn,
     close: CloseFn,
     session_control: Option<SessionControlFn>,
+    handle_control: Option<HandleControlFn>,
     rpcmem: Option<(RpcmemAllocFn, RpcmemFreeFn)>,
     /// The control handle that attached this process to a PD other than the user PD, once opened. The wire doc
     /// (quic/fastrpc) does not say whether it may be closed once the skel is open, so it stays open for the
     /// transport's life and is closed on drop, after the skel handle (a `Stub` closes its handle before dropping
     /// its transport).
     control: Option<u64>,
-    /// Why the last open failed, when the control open was refused.
+    /// Why the last call failed, when this side can say more than its code: a refused control open, a skel the
+    /// DSP loader did not load, a PD restart.
     refusal: Option<String>,
     // The function pointers above come from it; each rpcmem buffer holds a clone, so the library stays loaded
     // until the transport and every buffer it handed out are gone.
@@ -280,6 +273,8 @@ impl FastRpc {
             let session_control = symbol(b"remote_session_control\0")
                 .ok()
                 .map(|s| std::mem::transmute::<*mut c_void, SessionControlFn>(s));
+            let handle_control =
+                symbol(b"remote_handle_control\0").ok().map(|s| std::mem::transmute::<*mut c_void, HandleControlFn>(s));
             let rpcmem = match (symbol(b"rpcmem_alloc\0"), symbol(b"rpcmem_free\0")) {
                 (Ok(alloc), Ok(free)) => Some((
                     std::mem::transmute::<*mut c_void, RpcmemAllocFn>(alloc),
@@ -294,6 +289,7 @@ impl FastRpc {
                 invoke,
                 close,
                 session_control,
+                handle_control,
                 rpcmem,
                 control: None,
                 refusal: None,
@@ -310,6 +306,24 @@ impl FastRpc {
     /// The URI this transport opens.
     pub fn uri(&self) -> CString {
         skel_uri(self.options.domain, self.options.session)
+    }
+
+    /// Whether the library says the domain exists on this device (`remote_handle_control(DSPRPC_GET_DSP_INFO)`
+    /// with DOMAIN_SUPPORT); `Err` with the code when it cannot say.
+    pub fn domain_supported(&self) -> Result<bool, i32> {
+        let Some(control) = self.handle_control else { return Err(aee::EUNSUPPORTED as i32) };
+        // remote_dsp_capability: {u32 domain; u32 attribute_ID; u32 capability}.
+        let mut capability = [self.options.domain.id() as u32, DOMAIN_SUPPORT, 0];
+        // SAFETY: a 12-byte remote_dsp_capability, as DSPRPC_GET_DSP_INFO expects.
+        match unsafe { control(DSPRPC_GET_DSP_INFO, capability.as_mut_ptr().cast(), 12) } {
+            0 => Ok(capability[2] != 0),
+            status => Err(status),
+        }
+    }
+
+    /// The options this transport was made with.
+    pub fn options(&self) -> &FastRpcOptions {
+        &self.options
     }
 }
 
@@ -343,7 +357,8 @@ impl Transport for FastRpc {
                 match unsafe { (self.open)(name.as_ptr(), &mut control) } {
                     0 => self.control = Some(control),
                     status => {
-                        self.refusal = Some(control_refusal(options.pd, options.domain, &name));
+                        let shown = name.to_string_lossy();
+                        self.refusal = Some(first_contact::control_refusal(options.pd, options.domain, &shown));
                         return Err(status);
                     }
                 }
@@ -353,13 +368,32 @@ impl Transport for FastRpc {
         // SAFETY: a NUL-terminated URI and a valid out-pointer.
         match unsafe { (self.open)(uri.as_ptr(), &mut handle) } {
             0 => Ok(handle),
-            status => Err(status),
+            status => {
+                // A static PD's refusal shows at the first open on its domain, not at the control open.
+                let static_pd = self.options.pd != Pd::User
+                    && matches!(status as u32, aee::EBADPERMS | aee::ERPC | aee::ECONNREFUSED);
+                self.refusal = Some(match static_pd {
+                    true => {
+                        let name = control_name(self.options.pd, self.options.domain, self.options.session);
+                        let shown = name.map(|name| name.to_string_lossy().into_owned()).unwrap_or_default();
+                        first_contact::control_refusal(self.options.pd, self.options.domain, &shown)
+                    }
+                    false => {
+                        first_contact::open_failure(status as u32, &self.options, &SkelSearch::run(self.options.domain))
+                    }
+                });
+                Err(status)
+            }
         }
     }
 
     unsafe fn invoke(&mut self, handle: u64, scalars: u32, args: *mut RemoteArg) -> i32 {
         // SAFETY: forwarded from the caller.
-        unsafe { (self.invoke)(handle, scalars, args) }
+        let status = unsafe { (self.invoke)(handle, scalars, args) };
+        if let Some(restart) = first_contact::invoke_failure(status as u32, self.options.domain) {
+            self.refusal = Some(restart);
+        }
+        status
     }
 
     fn close(&mut self, handle: u64) -> i32 {
@@ -369,6 +403,14 @@ impl Transport for FastRpc {
 
     fn failure(&self) -> Option<String> {
         self.refusal.clone()
+    }
+
+    fn skel_source(&self) -> String {
+        SkelSearch::run(self.options.domain).described()
+    }
+
+    fn skel_search(&self) -> Option<SkelSearch> {
+        Some(SkelSearch::run(self.options.domain))
     }
 
     fn buffer(&mut self, bytes: usize) -> IoBuffer {

@@ -203,6 +203,10 @@ impl Transport for Local {
         format!("the host skel {}", self.path.display())
     }
 
+    fn skel_source(&self) -> String {
+        self.path.display().to_string()
+    }
+
     fn open(&mut self, uri: &CStr) -> Result<u64, i32> {
         let mut handle = 0u64;
         // SAFETY: a NUL-terminated URI and a valid out-pointer, as `lpai_direct_open` requires.

@@ -1,7 +1,12 @@
 //! The stub: typed calls to the skel, encoded with the shared codec and carried by a [`Transport`]. A failed
-//! call brings back the skel's own message (its `last_error`).
+//! call brings back the skel's own message (its `last_error`). Right after open the stub asks the skel its
+//! interface version (`version`): another major stops there; an older minor goes on, and each method the skel
+//! lacks is refused here, naming the version that has it.
 
+pub mod dsp_search;
 pub mod fastrpc;
+pub mod first_contact;
+pub mod library_version;
 pub mod local;
 pub mod names;
 pub mod qemu;
@@ -14,8 +19,22 @@ pub use transport::{IoBuffer, Transport};
 
 use lpai_direct::aee;
 use lpai_direct::codec::{self, EncodeError, Encoder, Method};
-use lpai_direct::wire::{GraphRecord, Reader, TensorRecord};
+use lpai_direct::version::{self, Component, Record, Version, INTERFACE};
+use lpai_direct::wire::{BackendRecord, GraphRecord, Reader, TensorRecord};
 use std::ffi::CStr;
+
+/// The stub's version record (`lpai_direct::version`), in its own section of `liblpai_direct_stub.so` (and of
+/// `lpai-net-run`), for `stage` and `doctor` to read from the file.
+#[used]
+#[link_section = ".lpai_direct.version"]
+static VERSION_RECORD: [u8; version::RECORD_BYTES] = Record::current(Component::Stub, 0).to_bytes();
+
+/// This stub's version record, as the file carries it.
+pub fn stub_version() -> Record {
+    // SAFETY: a valid, aligned static of plain bytes; read volatile so the section stays what it reads.
+    let bytes = unsafe { std::ptr::read_volatile(&VERSION_RECORD) };
+    Record::parse(&bytes).unwrap_or(Record::current(Component::Stub, 0))
+}
 
 /// Why a stub call failed.
 #[derive(Debug, thiserror::Error)]
@@ -48,6 +67,94 @@ pub enum StubError {
         /// The IDL method.
         method: &'static str,
     },
+    /// The skel speaks another major version of the interface: nothing was sent to it but the handshake.
+    #[error(
+        "the skel {skel_file} speaks interface {skel} (build {build_id}), this stub {INTERFACE}: a stub and a skel of \
+         different major versions cannot talk; stage the skel and the stub of one build (lpai-net-run stage)"
+    )]
+    Incompatible {
+        /// The skel's version.
+        skel: Version,
+        /// The skel's build id.
+        build_id: String,
+        /// Where the skel that answered lives.
+        skel_file: String,
+    },
+    /// An older skel earlier on the DSP loader's path was loaded instead of the one meant for the run.
+    #[error("{message}")]
+    Shadowed {
+        /// Both files, their versions, and which one was loaded.
+        message: String,
+    },
+    /// The skel is of an older minor version that lacks the method.
+    #[error(
+        "{method} needs interface {needs}, but the skel {skel_file} speaks {skel}: stage the skel of this build \
+         (interface {INTERFACE})"
+    )]
+    SkelLacks {
+        /// The IDL method.
+        method: &'static str,
+        /// The version that added it.
+        needs: Version,
+        /// The skel's version.
+        skel: Version,
+        /// Where the skel lives.
+        skel_file: String,
+    },
+}
+
+impl StubError {
+    /// The AEE (or transport) code of a failed call; `None` for the stub's own refusals.
+    pub fn code(&self) -> Option<u32> {
+        match self {
+            StubError::Call { code, .. } => Some(*code),
+            _ => None,
+        }
+    }
+}
+
+/// What the skel said of itself in the version handshake.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SkelVersion {
+    /// Not asked: a stub made with [`Stub::from_handle`].
+    NotAsked,
+    /// The skel predates the handshake (it answered `version` with AEE_EUNSUPPORTED): interface 1.0.
+    Unversioned,
+    /// Its answer.
+    Known {
+        /// The interface it speaks.
+        interface: Version,
+        /// The Hexagon version it was built for (0 off Hexagon).
+        hex_version: u32,
+        /// Its build id.
+        build_id: String,
+    },
+}
+
+impl SkelVersion {
+    /// The interface the skel speaks: its answer, 1.0 for a skel from before the handshake; `None` when not asked.
+    pub fn interface(&self) -> Option<Version> {
+        match self {
+            SkelVersion::NotAsked => None,
+            SkelVersion::Unversioned => Some(Version { major: 1, minor: 0 }),
+            SkelVersion::Known { interface, .. } => Some(*interface),
+        }
+    }
+}
+
+impl std::fmt::Display for SkelVersion {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SkelVersion::NotAsked => formatter.write_str("not asked"),
+            SkelVersion::Unversioned => formatter.write_str("from before the version handshake (interface 1.0)"),
+            SkelVersion::Known { interface, hex_version: 0, build_id } => {
+                write!(formatter, "interface {interface}, build {build_id}")
+            }
+            SkelVersion::Known { interface, hex_version, build_id } => {
+                write!(formatter, "interface {interface}, built for Hexagon v{hex_version}, build {build_id}")
+            }
+        }
+    }
 }
 
 /// `text` and a space, or nothing when `text` is empty.
@@ -221,6 +328,37 @@ pub struct Executed {
     pub outputs_bytes: usize,
 }
 
+/// What `probe` found: the backend the skel loaded and its system library.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BackendInfo {
+    /// The provider's name (`LPAI_QTI_AISW`).
+    pub provider: String,
+    /// QNN backend id (LPAI 12).
+    pub backend_id: u32,
+    /// The core API version the provider speaks.
+    pub core_api: lpai_direct::qnn::Version,
+    /// The backend's own API version.
+    pub backend_api: lpai_direct::qnn::Version,
+    /// The backend's build id (empty when it gives none).
+    pub build_id: String,
+    /// The system library's API version, when the skel loaded one.
+    pub system_api: Option<lpai_direct::qnn::Version>,
+}
+
+impl From<BackendRecord<'_>> for BackendInfo {
+    fn from(record: BackendRecord<'_>) -> Self {
+        let version = |[major, minor, patch]: [u32; 3]| lpai_direct::qnn::Version::new(major, minor, patch);
+        BackendInfo {
+            provider: record.provider.to_string(),
+            backend_id: record.backend_id,
+            core_api: version(record.core_api),
+            backend_api: version(record.backend_api),
+            build_id: record.build_id.to_string(),
+            system_api: record.system_api.map(version),
+        }
+    }
+}
+
 /// One profile event.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ProfileEvent {
@@ -252,28 +390,63 @@ pub struct Stub {
     open: bool,
     /// Calls made to the skel so far (open included).
     calls: u32,
+    /// What the skel answered in the handshake.
+    skel: SkelVersion,
 }
 
 impl Stub {
-    /// Opens a handle on the skel through `transport`.
+    /// Opens a handle on the skel through `transport` and asks its version: a skel of another major is closed
+    /// again and refused ([`StubError::Incompatible`]).
     pub fn open(mut transport: Box<dyn Transport>, uri: &CStr) -> Result<Stub, StubError> {
-        match transport.open(uri) {
-            Ok(handle) => Ok(Stub { transport, handle, open: true, calls: 1 }),
-            Err(code) => Err(StubError::Call {
-                method: "open",
-                place: transport.place(),
-                code: code as u32,
-                code_name: aee::name(code as u32),
-                message: transport.failure().unwrap_or_else(|| format!("could not open {}", uri.to_string_lossy())),
-            }),
+        let handle = match transport.open(uri) {
+            Ok(handle) => handle,
+            Err(code) => {
+                return Err(StubError::Call {
+                    method: "open",
+                    place: transport.place(),
+                    code: code as u32,
+                    code_name: aee::name(code as u32),
+                    message: transport.failure().unwrap_or_else(|| format!("could not open {}", uri.to_string_lossy())),
+                })
+            }
+        };
+        let mut stub = Stub { transport, handle, open: true, calls: 1, skel: SkelVersion::NotAsked };
+        stub.skel = match stub.version() {
+            Ok(known) => known,
+            Err(StubError::Call { code, .. }) if code & !aee::DSP_OFFSET == aee::EUNSUPPORTED => {
+                SkelVersion::Unversioned
+            }
+            Err(error) => return Err(error),
+        };
+        if let SkelVersion::Known { interface, build_id, .. } = &stub.skel {
+            if interface.major != INTERFACE.major {
+                return Err(StubError::Incompatible {
+                    skel: *interface,
+                    build_id: build_id.clone(),
+                    skel_file: stub.transport.skel_source(),
+                });
+            }
         }
+        let answered = stub.skel.interface().unwrap_or(INTERFACE);
+        if let Some(shadowed) =
+            stub.transport.skel_search().and_then(|search| first_contact::shadowed(answered, &search))
+        {
+            return Err(StubError::Shadowed { message: shadowed });
+        }
+        Ok(stub)
     }
 
     /// Wraps a handle opened elsewhere (by another stub, or with [`Transport::open`]): calls go to `handle`
     /// through `transport`, and it is closed on drop like any other. The skel checks the number on every call,
-    /// so a stale or made-up handle only gets AEE_EINVHANDLE answers; tools and tests use this to probe that.
+    /// so a stale or made-up handle only gets AEE_EINVHANDLE answers; tools and tests use this to probe that. No
+    /// handshake is made ([`SkelVersion::NotAsked`]): every method is sent.
     pub fn from_handle(transport: Box<dyn Transport>, handle: u64) -> Stub {
-        Stub { transport, handle, open: true, calls: 0 }
+        Stub { transport, handle, open: true, calls: 0, skel: SkelVersion::NotAsked }
+    }
+
+    /// What the skel answered in the handshake.
+    pub fn skel_version(&self) -> &SkelVersion {
+        &self.skel
     }
 
     /// Calls this stub has made to the skel so far: every invoke, and the open when this stub made it.
@@ -314,6 +487,16 @@ impl Stub {
         read: impl FnOnce(&Encoder<'b>) -> Result<T, EncodeError>,
     ) -> Result<T, StubError> {
         let encode = |error| StubError::Encode { method: method.name, error };
+        let needs = version::minor_of_method(method.id);
+        if let Some(skel) = self.skel.interface().filter(|skel| skel.major == INTERFACE.major && skel.minor < needs) {
+            let needs = Version { major: INTERFACE.major, minor: needs };
+            return Err(StubError::SkelLacks {
+                method: method.name,
+                needs,
+                skel,
+                skel_file: self.transport.skel_source(),
+            });
+        }
         let mut encoder = Encoder::new(method);
         build(&mut encoder).map_err(encode)?;
         let (scalars, mut args, _) = encoder.args();
@@ -329,7 +512,8 @@ impl Stub {
     fn failure(&mut self, method: &'static str, code: u32) -> StubError {
         let message = match self.transport.failure() {
             Some(failure) => failure,
-            None if method == "last_error" => String::new(),
+            // A skel from before `version` has no message for it (it answers AEE_EUNSUPPORTED to an unknown method).
+            None if method == "last_error" || method == "version" => String::new(),
             None => self.last_error().unwrap_or_default(),
         };
         StubError::Call { method, place: self.transport.place(), code, code_name: aee::name(code), message }
@@ -416,6 +600,36 @@ impl Stub {
             |e| e.u32(m::FLAGS, load_flags)?.string(m::PATH, path)?.bytes(m::METADATA, record).map(drop),
             |e| Ok((e.rout_i32(m::CONTEXT_ID)?, e.rout_u32(m::GRAPH_COUNT)?)),
         )
+    }
+
+    /// The skel's version (`version`, interface 1.1): what [`Stub::open`] asks; a skel from before it answers
+    /// AEE_EUNSUPPORTED.
+    pub fn version(&mut self) -> Result<SkelVersion, StubError> {
+        use codec::version as m;
+        let mut build_id = [0u8; version::BUILD_ID_BYTES];
+        let (major, minor, hex_version, length) = self.call(
+            m::METHOD,
+            |e| e.rout_bytes(m::BUILD_ID, &mut build_id).map(drop),
+            |e| {
+                let answer =
+                    (e.rout_u32(m::INTERFACE_MAJOR)?, e.rout_u32(m::INTERFACE_MINOR)?, e.rout_u32(m::HEX_VERSION)?);
+                Ok((answer.0, answer.1, answer.2, e.rout_u32(m::BUILD_ID_BYTES)? as usize))
+            },
+        )?;
+        let build_id = build_id.get(..length).ok_or(StubError::Malformed { method: "version" })?;
+        Ok(SkelVersion::Known {
+            interface: Version { major, minor },
+            hex_version,
+            build_id: String::from_utf8_lossy(build_id).into_owned(),
+        })
+    }
+
+    /// The configured backend and system library as the skel loaded them (`probe`, interface 1.1).
+    pub fn probe(&mut self) -> Result<BackendInfo, StubError> {
+        use codec::probe as m;
+        let bytes = self.call_for_bytes(m::METHOD, (m::REPORT, m::REPORT_BYTES), |_| Ok(()))?;
+        let record = Reader::new(&bytes).backend().ok_or(StubError::Malformed { method: "probe" })?;
+        Ok(BackendInfo::from(record))
     }
 
     /// Runs a whole net-run job on the skel (direct mode): `job` is a binary job (`lpai_direct::job::encode`);
@@ -585,4 +799,4 @@ fn parse_profile(bytes: &[u8]) -> Option<Vec<ProfileEvent>> {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

@@ -9,6 +9,7 @@ use lpai_direct::codec::RemoteArg;
 use lpai_direct::shell_frame::{self, BufferSpec, FrameReader, FrameWriter, RegionSpec, ShellResources, NO_REGION};
 use std::collections::VecDeque;
 use std::ffi::CStr;
+use std::fs::File;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
@@ -39,6 +40,13 @@ pub struct QemuOptions {
     /// (`-one-insn-per-tb -d exec,nochain -D FILE`) and the shell writes where it loaded each library to
     /// `FILE.map` (`--map`), so that each packet's address can be given to a library's symbol. Slow.
     pub trace: Option<PathBuf>,
+    /// Directories the PD's `dlopen` searches for a bare library name, in order, before the skel's own
+    /// (`--library-path`): the DSP loader's search path.
+    pub library_path: Vec<PathBuf>,
+    /// Further options for the shell, before the skel (`--require-signature`, `--restart-after N`, ...).
+    pub shell_options: Vec<String>,
+    /// Where the PD's log lines go once it runs (`None`: this process's stderr); each line is appended.
+    pub log: Option<PathBuf>,
 }
 
 /// Why the virtual aDSP cannot start.
@@ -138,7 +146,20 @@ impl Qemu {
         } else {
             command.arg(&shell);
         }
+        if !options.library_path.is_empty() {
+            command.arg("--library-path").arg(std::env::join_paths(&options.library_path).map_err(|error| {
+                QemuError::Start(std::io::Error::other(format!("a library directory holds a ':': {error}")))
+            })?);
+        }
+        let log = match &options.log {
+            Some(path) => Some(Arc::new(Mutex::new(
+                std::fs::OpenOptions::new().create(true).append(true).open(path).map_err(QemuError::Start)?,
+            ))),
+            None => None,
+        };
         let mut child = command
+            .args(&options.shell_options)
+            .arg("--")
             .arg(&skel)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -152,7 +173,7 @@ impl Qemu {
         };
         let ready = Arc::new(AtomicBool::new(false));
         let (forward, forwarding) = (lines.clone(), ready.clone());
-        std::thread::spawn(move || relay_stderr(errors, &forward, &forwarding));
+        std::thread::spawn(move || relay_stderr(errors, &forward, &forwarding, log.as_deref()));
         let mut qemu = Qemu {
             skel,
             child,
@@ -265,12 +286,18 @@ impl Qemu {
     }
 }
 
-/// Keeps the shell's stderr lines for messages and, once it is `ready`, passes them on to this process's stderr
-/// (before that, a line is the reason it did not start, which the start error carries).
-fn relay_stderr(errors: impl Read, lines: &Mutex<VecDeque<String>>, ready: &AtomicBool) {
+/// Keeps the shell's stderr lines for messages and, once it is `ready`, passes them on to `log` (a file), else to
+/// this process's stderr; before that, a line is the reason it did not start, which the start error carries (and
+/// the log gets it too).
+fn relay_stderr(errors: impl Read, lines: &Mutex<VecDeque<String>>, ready: &AtomicBool, log: Option<&Mutex<File>>) {
     for line in BufReader::new(errors).lines().map_while(Result::ok) {
-        if ready.load(Ordering::Acquire) {
-            eprintln!("{line}");
+        match log {
+            Some(file) => {
+                let mut file = file.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+                let _ = writeln!(file, "{line}");
+            }
+            None if ready.load(Ordering::Acquire) => eprintln!("{line}"),
+            None => {}
         }
         let mut kept = lines.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         if kept.len() == KEPT_LINES {
@@ -345,6 +372,10 @@ impl Transport for Qemu {
 
     fn place(&self) -> String {
         format!("the Hexagon skel {} under {QEMU_PROGRAM}", self.skel.display())
+    }
+
+    fn skel_source(&self) -> String {
+        self.skel.display().to_string()
     }
 
     fn open(&mut self, uri: &CStr) -> Result<u64, i32> {

@@ -7,6 +7,11 @@ use lpai_direct::codec::RemoteArg;
 use std::cell::Cell;
 use std::rc::Rc;
 
+/// What a skel from before the version handshake answers to `version` (AEE_EUNSUPPORTED); `None` for other methods.
+pub(crate) fn before_versioning(scalars: u32) -> Option<i32> {
+    (lpai_direct::codec::Scalars::of(scalars).method == codec::version::ID).then(|| aee::dsp(aee::EUNSUPPORTED))
+}
+
 /// Answers every `describe` with success and the next needed length from `lengths`, counting the calls.
 struct Answering {
     lengths: Vec<u32>,
@@ -26,7 +31,10 @@ impl Transport for Answering {
         Ok(1)
     }
 
-    unsafe fn invoke(&mut self, _handle: u64, _scalars: u32, args: *mut RemoteArg) -> i32 {
+    unsafe fn invoke(&mut self, _handle: u64, scalars: u32, args: *mut RemoteArg) -> i32 {
+        if let Some(refused) = before_versioning(scalars) {
+            return refused;
+        }
         let call = self.invokes.get();
         self.invokes.set(call + 1);
         assert!(call < 8, "the stub keeps calling");
@@ -96,8 +104,8 @@ impl Transport for Closing {
         Ok(0x4C50_0000_0000_0100)
     }
 
-    unsafe fn invoke(&mut self, _handle: u64, _scalars: u32, _args: *mut RemoteArg) -> i32 {
-        0
+    unsafe fn invoke(&mut self, _handle: u64, scalars: u32, _args: *mut RemoteArg) -> i32 {
+        before_versioning(scalars).unwrap_or(0)
     }
 
     fn close(&mut self, _handle: u64) -> i32 {
@@ -120,4 +128,75 @@ fn a_handle_is_closed_once_and_close_reports_the_answer() {
     assert!(matches!(error, StubError::Call { method: "close", code: 0x8000_042C, .. }), "{error}");
     assert!(error.to_string().contains("handle 0x2a"), "{error}");
     assert_eq!(closes.get(), 3);
+}
+
+/// Answers `version` with the interface it was made with (major, minor), every other call with success.
+struct Versioned {
+    interface: (u32, u32),
+    invokes: Rc<Cell<usize>>,
+}
+
+impl Transport for Versioned {
+    fn name(&self) -> &'static str {
+        "versioned"
+    }
+
+    fn place(&self) -> String {
+        "the test".into()
+    }
+
+    fn skel_source(&self) -> String {
+        "/dsp/liblpai_direct_skel.so".into()
+    }
+
+    fn open(&mut self, _uri: &CStr) -> Result<u64, i32> {
+        Ok(1)
+    }
+
+    unsafe fn invoke(&mut self, _handle: u64, scalars: u32, args: *mut RemoteArg) -> i32 {
+        self.invokes.set(self.invokes.get() + 1);
+        if lpai_direct::codec::Scalars::of(scalars).method != codec::version::ID {
+            return 0;
+        }
+        use codec::version as m;
+        let primary = m::METHOD.primary_out_arg().unwrap();
+        for (index, value) in [(m::INTERFACE_MAJOR, self.interface.0), (m::INTERFACE_MINOR, self.interface.1)] {
+            let Some(lpai_direct::codec::Slot::PrimaryOut { offset }) = m::PLAN.slot(index) else { panic!("a rout") };
+            // SAFETY: version's primary output holds its rout scalars at their offsets.
+            unsafe { (*args.add(primary)).buf.pv.cast::<u8>().add(offset).cast::<u32>().write_unaligned(value) };
+        }
+        0
+    }
+
+    fn close(&mut self, _handle: u64) -> i32 {
+        0
+    }
+}
+
+#[test]
+fn the_handshake_refuses_another_major_and_an_older_minor_lacks_the_newer_methods() {
+    let invokes = Rc::new(Cell::new(0));
+    let versioned = |interface| Box::new(Versioned { interface, invokes: invokes.clone() });
+    let error = Stub::open(versioned((2, 0)), c"uri").err().unwrap();
+    assert!(matches!(error, StubError::Incompatible { skel: Version { major: 2, minor: 0 }, .. }), "{error}");
+    let message = error.to_string();
+    assert!(message.starts_with("the skel /dsp/liblpai_direct_skel.so speaks interface 2.0"), "{message}");
+    assert!(message.contains("this stub 1.1"), "{message}");
+
+    let mut older = Stub::open(versioned((1, 0)), c"uri").unwrap();
+    let asked = invokes.get();
+    let error = older.probe().unwrap_err();
+    assert_eq!(invokes.get(), asked, "the stub refuses probe without sending it");
+    let message = error.to_string();
+    assert!(
+        message.starts_with("probe needs interface 1.1, but the skel /dsp/liblpai_direct_skel.so speaks 1.0"),
+        "{message}"
+    );
+    older.unload(3).unwrap();
+    assert_eq!(invokes.get(), asked + 1, "a method of interface 1.0 is sent");
+
+    let closes = Rc::new(Cell::new(0));
+    let unversioned = Stub::open(Box::new(Closing { status: 0, closes }), c"uri").unwrap();
+    assert_eq!(*unversioned.skel_version(), SkelVersion::Unversioned, "AEE_EUNSUPPORTED to version: from before it");
+    assert_eq!(unversioned.skel_version().interface(), Some(Version { major: 1, minor: 0 }));
 }

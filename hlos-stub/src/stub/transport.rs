@@ -12,6 +12,16 @@ pub trait Transport {
     fn name(&self) -> &'static str;
     /// Where the skel runs, for messages ("this process", "the adsp").
     fn place(&self) -> String;
+    /// Which skel file this transport reaches, for messages: the library it loaded, or the one the DSP loader
+    /// finds first on its search path (by default, [`Transport::place`]).
+    fn skel_source(&self) -> String {
+        self.place()
+    }
+    /// For a transport whose skel the DSP loader finds on its search path (FastRPC): that search and every skel
+    /// file on it; `None` for transports that load one named file.
+    fn skel_search(&self) -> Option<super::first_contact::SkelSearch> {
+        None
+    }
     /// Opens a handle on the skel.
     fn open(&mut self, uri: &CStr) -> Result<u64, i32>;
     /// Invokes one method.
