@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Makes a new Debian (bookworm) machine ready to build and test lpai-direct; quick when already done.
 # Installs: apt packages (qemu-user 10 from bookworm-backports, clang-19, lld-19, llvm-19, gcc-aarch64-linux-gnu,
-# valgrind), the pinned nightly of rust-toolchain.toml with rust-src, clippy, rustfmt, miri and the aarch64 target,
+# valgrind, proot), the pinned nightly of rust-toolchain.toml with rust-src, clippy, rustfmt, miri and the aarch64 target,
 # and the Python venv in .venv with onnxruntime-qnn==2.7.0 and onnx, which carries the real libQnnHtp.so and
 # libQnnSystem.so.
 set -euo pipefail
@@ -18,6 +18,8 @@ command -v aarch64-linux-gnu-gcc >/dev/null || need_apt+=(gcc-aarch64-linux-gnu 
 command -v file >/dev/null || need_apt+=(file)
 command -v readelf >/dev/null || need_apt+=(binutils)
 command -v valgrind >/dev/null || need_apt+=(valgrind)
+# The virtual device maps the device's paths with it (scripts/virtual-device.sh).
+command -v proot >/dev/null || need_apt+=(proot)
 if [ ${#need_apt[@]} -gt 0 ]; then
   if [ ! -f /etc/apt/sources.list.d/bookworm-backports.sources ]; then
     say "enabling bookworm-backports (a second sources file; debian.sources is left as it is)"

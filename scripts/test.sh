@@ -41,10 +41,14 @@ CARGO_TARGET_DIR=target/hexagon-clippy cargo clippy -q -p lpai-pd-shell -p lpai-
 step "build the Hexagon skel, the self-test executable and the virtual aDSP"
 bash scripts/build-hexagon.sh
 
-step "build the host skel (cdylib), the embedding API's host static library, the audio module (cdylib), the host contract model and the aarch64 HLOS side"
+step "build the host skel (cdylib), the embedding API's host static library, the audio module (cdylib), the host contract model, the aarch64 HLOS side and the virtual device"
 cargo build -q -p lpai-direct-dsp -p lpai-direct-embed -p lpai-direct-capi --release
 cargo build -q --release -p lpai-contract-lpai -p lpai-contract-system
 QNN_TARGET_ARCH=aarch64-oe-linux-gcc11.2 bash scripts/build-hlos.sh >/dev/null
+# The virtual device's parts (tests/virtual_device.rs): its aarch64 libadsprpc.so, the aarch64 contract system
+# library the stage puts on the HLOS side, and its host tools (the seccomp wrapper, the signing tool).
+cargo build -q --release --target aarch64-unknown-linux-gnu -p lpai-contract-system -p lpai-virtual-device --lib
+cargo build -q --release -p lpai-virtual-device --bins
 
 step "Hexagon self-test under qemu-hexagon"
 qemu-hexagon -cpu v73 target/hexagon-selftest/hexagon-unknown-linux-musl/release/lpai-dsp-selftest

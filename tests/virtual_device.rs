@@ -1,0 +1,557 @@
+//! The virtual device (`scripts/virtual-device.sh`): a directory `lpai-net-run stage` wrote runs as on a Snapdragon,
+//! the shipped aarch64 `lpai-net-run` and `liblpai_direct_stub.so` under qemu-aarch64 over the virtual device's
+//! FastRPC, each PD the shipped skel's v73 build in the PD shell under qemu-hexagon with the Hexagon contract model
+//! staged as `libQnnLpai.so`. The seed's command gives the fixtures' references bit for bit in both modes, `doctor`
+//! passes, and every first-contact failure ends the run and `doctor` with one line naming its cause and its fix,
+//! leaving nothing partial.
+
+mod common;
+
+use lpai_direct::version::{Record, Version};
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+/// The device directory the stages are made for (stage's default).
+const DEVICE: &str = "/data/local/tmp/LPAI";
+/// The contract fixtures, with their reference results.
+const CONTRACT_FIXTURES: [&str; 2] = ["contract_single", "contract_stream"];
+
+/// The release build of lpai-net-run for this machine, which stages.
+fn stager() -> PathBuf {
+    common::artifact("target/release/lpai-net-run", "cargo build --release -p lpai-net-run")
+}
+
+/// A staged directory in a temporary directory of its own.
+struct Staged {
+    _work: tempfile::TempDir,
+    directory: PathBuf,
+    binary_name: String,
+}
+
+/// What a stage is made of beyond the fixture.
+#[derive(Clone, Default)]
+struct StageWith {
+    /// The input list's kind: `float` or `native`.
+    native: bool,
+    /// Only the first line of the fixture's input list.
+    one_line: bool,
+    /// A context binary other than the fixture's own.
+    binary: Option<PathBuf>,
+    /// A skel other than the virtual aDSP's.
+    skel: Option<PathBuf>,
+}
+
+/// Stages `fixture` for the virtual device: the aarch64 HLOS build, the virtual aDSP's v73 skel, the Hexagon
+/// contract model as libQnnLpai.so, the aarch64 contract system library as the HLOS side's libQnnSystem.
+fn stage(fixture: &str, with: &StageWith) -> Staged {
+    let work = tempfile::tempdir().unwrap();
+    let output = stage_into(work.path(), fixture, with);
+    assert!(output.status.success(), "stage failed:\n{}", String::from_utf8_lossy(&output.stderr));
+    let binary = with.binary.clone().unwrap_or_else(|| common::fixture(fixture).join(format!("{fixture}.bin")));
+    let binary_name = binary.file_name().unwrap().to_str().unwrap().to_string();
+    Staged { directory: work.path().join("staged"), _work: work, binary_name }
+}
+
+/// Runs `lpai-net-run stage` for [`stage`], into `work/staged`; answers what it did.
+fn stage_into(work: &Path, fixture: &str, with: &StageWith) -> Output {
+    let backend = work.join("libQnnLpai.so");
+    std::fs::copy(common::virtual_adsp("libQnnLpaiContract.so"), &backend).unwrap();
+    let fixture_dir = common::fixture(fixture);
+    let kind = if with.native { "native" } else { "float" };
+    let mut list = fixture_dir.join(format!("input_list_{kind}.txt"));
+    if with.one_line {
+        let text = std::fs::read_to_string(&list).unwrap();
+        let first = text.lines().find(|line| !line.trim().is_empty() && !line.starts_with('#')).unwrap();
+        let absolute: Vec<String> = first
+            .split_whitespace()
+            .map(|entry| match entry.split_once(":=") {
+                Some((name, path)) => format!("{name}:={}", fixture_dir.join(path).display()),
+                None => fixture_dir.join(entry).display().to_string(),
+            })
+            .collect();
+        list = work.join("one_line.txt");
+        std::fs::write(&list, absolute.join(" ") + "\n").unwrap();
+    }
+    let binary = with.binary.clone().unwrap_or_else(|| fixture_dir.join(format!("{fixture}.bin")));
+    let skel = with.skel.clone().unwrap_or_else(|| common::virtual_adsp("liblpai_direct_skel.so"));
+    let hlos = common::artifact("target/aarch64-unknown-linux-gnu/release/lpai-net-run", "scripts/build-hlos.sh");
+    let system = common::artifact(
+        "target/aarch64-unknown-linux-gnu/release/libQnnSystemContract.so",
+        "cargo build --release --target aarch64-unknown-linux-gnu -p lpai-contract-system",
+    );
+    let directory = work.join("staged");
+    std::process::Command::new(stager())
+        .current_dir(&fixture_dir)
+        .arg("stage")
+        .arg(format!("--output_dir={}", directory.display()))
+        .arg(format!("--retrieve_context={}", binary.display()))
+        .arg(format!("--input_list={}", list.display()))
+        .arg(format!("--backend={}", backend.display()))
+        .arg(format!("--skel={}", skel.display()))
+        .arg(format!("--system_library={}", system.display()))
+        .arg(format!("--hlos_dir={}", hlos.parent().unwrap().display()))
+        .env_remove("QNN_TARGET_ARCH")
+        .env_remove("HEX_VER")
+        .env_remove("HW_VER")
+        .output()
+        .unwrap()
+}
+
+/// What a command on the virtual device did.
+struct Ran {
+    status: Option<i32>,
+    stdout: String,
+    stderr: String,
+}
+
+impl Ran {
+    /// The one line that starts `lpai-net-run: error:` (the test fails on none or several).
+    fn error_line(&self) -> &str {
+        let errors: Vec<&str> = self.stderr.lines().filter(|line| line.starts_with("lpai-net-run: error:")).collect();
+        assert_eq!(
+            errors.len(),
+            1,
+            "expected one error line, status {:?}:\n{}{}",
+            self.status,
+            self.stdout,
+            self.stderr
+        );
+        errors[0]
+    }
+}
+
+/// Runs `command` (after its NAME=VALUE words) on the virtual device holding `staged`, with the faults in `faults`.
+fn on_device(staged: &Staged, faults: &[(&str, &str)], command: &[&str]) -> Ran {
+    let script = common::root().join("scripts/virtual-device.sh");
+    let mut process = std::process::Command::new("bash");
+    process.arg(script).arg(&staged.directory).arg("--").args(command);
+    for variable in ["LPAI_VD_SIGNED_PD", "LPAI_VD_RESTART_AFTER", "LPAI_VD_LPAI_DOMAINS", "LPAI_VD_SKEL_INTERFACE"] {
+        process.env_remove(variable);
+    }
+    process.envs(faults.iter().copied());
+    let output: Output = process.output().unwrap();
+    Ran {
+        status: output.status.code(),
+        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+    }
+}
+
+/// The seed's command line, plus what stage adds (the HLOS side's system library; native files).
+fn seed_command(staged: &Staged, direct: bool, native: bool, extra: &[&str]) -> Vec<String> {
+    let mut command = vec![
+        "./lpai-net-run".to_string(),
+        "--backend".into(),
+        "libQnnLpai.so".into(),
+        "--retrieve_context".into(),
+        format!("./{}", staged.binary_name),
+        "--input_list".into(),
+        "./input_list.txt".into(),
+        "--config_file".into(),
+        "./config.json".into(),
+        "--system_library".into(),
+        format!("{DEVICE}/libQnnSystemContract.so"),
+    ];
+    if direct {
+        command.push("--direct_mode".into());
+    }
+    if native {
+        command.extend(["--use_native_input_files".into(), "--use_native_output_files".into()]);
+    }
+    command.extend(extra.iter().map(|argument| argument.to_string()));
+    command
+}
+
+fn run_seed(
+    staged: &Staged,
+    faults: &[(&str, &str)],
+    words: &[&str],
+    direct: bool,
+    native: bool,
+    extra: &[&str],
+) -> Ran {
+    let command = seed_command(staged, direct, native, extra);
+    let mut all: Vec<&str> = words.to_vec();
+    all.extend(command.iter().map(String::as_str));
+    on_device(staged, faults, &all)
+}
+
+fn doctor(staged: &Staged, faults: &[(&str, &str)], words: &[&str], extra: &[&str]) -> Ran {
+    let mut command: Vec<&str> = words.to_vec();
+    command.extend(["./lpai-net-run", "doctor", "--backend", "libQnnLpai.so", "--retrieve_context"]);
+    let binary = format!("./{}", staged.binary_name);
+    let system = format!("{DEVICE}/libQnnSystemContract.so");
+    command.extend([binary.as_str(), "--system_library", system.as_str()]);
+    command.extend(extra);
+    on_device(staged, faults, &command)
+}
+
+/// The doctor line that FAILED (the test fails on none or several) and that every line after it was skipped.
+fn failed_check(ran: &Ran) -> String {
+    assert_eq!(ran.status, Some(1), "{}{}", ran.stdout, ran.stderr);
+    let lines: Vec<&str> = ran.stdout.lines().filter(|line| line.starts_with("lpai-net-run doctor: ")).collect();
+    assert_eq!(lines.len(), 8, "{}", ran.stdout);
+    let failed: Vec<usize> = (0..lines.len()).filter(|&index| lines[index].contains(": FAILED: ")).collect();
+    assert_eq!(failed.len(), 1, "{}", ran.stdout);
+    assert!(lines[failed[0] + 1..].iter().all(|line| line.contains(": skipped: ")), "{}", ran.stdout);
+    lines[failed[0]].to_string()
+}
+
+/// Every file below `output`, relative to it, for the nothing-partial checks.
+fn files(output: &Path) -> Vec<PathBuf> {
+    if output.exists() {
+        common::files_below(output)
+    } else {
+        Vec::new()
+    }
+}
+
+/// The staged run's output directory (the config file's default: `output` in the working directory).
+fn output_of(staged: &Staged) -> PathBuf {
+    staged.directory.join("output")
+}
+
+/// After a failed run: no result was written, and the record says why.
+fn nothing_written_but_the_record(staged: &Staged, line: &str) {
+    let output = output_of(staged);
+    let left = files(&output);
+    assert_eq!(left, [PathBuf::from("lpai_net_run.json")], "{}", output.display());
+    let record: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(output.join("lpai_net_run.json")).unwrap()).unwrap();
+    let error = record["error"].as_str().unwrap();
+    assert!(line.ends_with(error), "the record's error {error:?} is not the line's end: {line}");
+}
+
+/// A copy of `skel` whose version record says `interface`.
+fn skel_speaking(skel: &Path, interface: Version, into: &Path) -> PathBuf {
+    let mut bytes = std::fs::read(skel).unwrap();
+    let offset = lpai_direct_stub::stub::library_version::record_offset(&bytes).unwrap();
+    let record = Record::parse(&bytes[offset..]).unwrap();
+    let patched = Record::new(interface, record.component, record.hex_version, record.build_id());
+    bytes[offset..offset + lpai_direct::version::RECORD_BYTES].copy_from_slice(&patched.to_bytes());
+    std::fs::create_dir_all(into).unwrap();
+    let path = into.join("liblpai_direct_skel.so");
+    std::fs::write(&path, bytes).unwrap();
+    path
+}
+
+/// A version-1 LPCM file as a version-2 one made for the given core and LPAI backend API versions (the contract
+/// model's format, tests/contract-model/src/format): the header, the versions, then the same records and payload.
+fn as_version_2(original: &[u8], core: [u32; 3], backend: [u32; 3]) -> Vec<u8> {
+    use lpai_contract_model::format::{API_VERSIONS_BYTES, HEADER_BYTES, VERSION_2};
+    let total = (original.len() + API_VERSIONS_BYTES) as u32;
+    let mut bytes = original[..HEADER_BYTES].to_vec();
+    bytes[4..8].copy_from_slice(&VERSION_2.to_le_bytes());
+    bytes[8..12].copy_from_slice(&total.to_le_bytes());
+    for word in core.iter().chain(&backend) {
+        bytes.extend_from_slice(&word.to_le_bytes());
+    }
+    bytes.extend_from_slice(&original[HEADER_BYTES..]);
+    bytes
+}
+
+#[test]
+fn the_seed_command_runs_every_contract_fixture_bit_exact_in_both_modes() {
+    for fixture in CONTRACT_FIXTURES {
+        for native in [false, true] {
+            let kind = if native { "native" } else { "float" };
+            let staged = stage(fixture, &StageWith { native, ..StageWith::default() });
+            for direct in [true, false] {
+                let ran = run_seed(&staged, &[], &[], direct, native, &[]);
+                assert_eq!(ran.status, Some(0), "{fixture} {kind} direct={direct}:\n{}{}", ran.stdout, ran.stderr);
+                assert!(ran.stdout.contains("through the fastrpc transport"), "{}", ran.stdout);
+                let reference = common::fixture(fixture).join("reference").join(kind);
+                let output = output_of(&staged);
+                let expected = common::files_below(&reference);
+                assert_eq!(common::result_files(&output), expected, "{fixture} {kind} direct={direct}");
+                for file in &expected {
+                    let wanted = std::fs::read(reference.join(file)).unwrap();
+                    let got = std::fs::read(output.join(file)).unwrap();
+                    assert!(got == wanted, "{fixture} {kind} direct={direct}: {} differs", file.display());
+                }
+                std::fs::remove_dir_all(&output).unwrap();
+            }
+        }
+    }
+}
+
+#[test]
+fn skel_calls_in_direct_mode_do_not_grow_with_the_list() {
+    let mut calls = Vec::new();
+    for one_line in [true, false] {
+        let staged = stage("contract_stream", &StageWith { one_line, ..StageWith::default() });
+        let ran = run_seed(&staged, &[], &[], true, false, &[]);
+        assert_eq!(ran.status, Some(0), "{}{}", ran.stdout, ran.stderr);
+        let record: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(output_of(&staged).join("lpai_net_run.json")).unwrap()).unwrap();
+        calls.push((record["inferences"].as_u64().unwrap(), record["skel_calls"].as_u64().unwrap()));
+    }
+    assert_eq!(
+        calls,
+        [(1, 8), (4, 8)],
+        "(inferences, skel calls): open, version, configure, load, describe, run_job, unload, close"
+    );
+}
+
+#[test]
+fn doctor_passes_on_a_staged_directory() {
+    let staged = stage("contract_single", &StageWith::default());
+    let ran = doctor(&staged, &[], &[], &[]);
+    assert_eq!(ran.status, Some(0), "{}{}", ran.stdout, ran.stderr);
+    let lines: Vec<&str> = ran.stdout.lines().collect();
+    assert_eq!(lines.len(), 8, "{}", ran.stdout);
+    assert!(lines.iter().all(|line| line.contains(": ok: ")), "{}", ran.stdout);
+    let skel = format!(
+        "{DEVICE}/adsp/liblpai_direct_skel.so (interface 1.1, from the ADSP_LIBRARY_PATH directory {DEVICE}/adsp)"
+    );
+    assert!(lines[3].ends_with(&skel), "{}", lines[3]);
+    assert!(lines[4].contains("skel interface 1.1, built for Hexagon v73"), "{}", lines[4]);
+    assert!(lines[6].contains("LPAI_QTI_AISW (backend id 12) creates on the adsp"), "{}", lines[6]);
+    assert!(lines[7].contains("which the backend takes"), "{}", lines[7]);
+}
+
+/// One run of the failure table: its faults, the words before the command, the flags after the seed's.
+#[derive(Clone, Copy, Default)]
+struct Case<'a> {
+    faults: &'a [(&'a str, &'a str)],
+    words: &'a [&'a str],
+    extra: &'a [&'a str],
+}
+
+impl Case<'_> {
+    /// The seed's command in direct mode must fail with one line (exit 1) and leave nothing but the record holding
+    /// that line's error; answers the line.
+    fn refused(&self, staged: &Staged) -> String {
+        let ran = run_seed(staged, self.faults, self.words, true, false, self.extra);
+        assert_eq!(ran.status, Some(1), "{}{}", ran.stdout, ran.stderr);
+        let line = ran.error_line().to_string();
+        nothing_written_but_the_record(staged, &line);
+        line
+    }
+
+    /// `doctor` must fail at the check named `check`, skipping the rest; answers its line.
+    fn doctor_fails_at(&self, staged: &Staged, check: &str) -> String {
+        let line = failed_check(&doctor(staged, self.faults, self.words, self.extra));
+        assert!(line.contains(&format!("doctor: {check}: FAILED: ")), "{line}");
+        line
+    }
+
+    /// The seed's command in direct mode must succeed.
+    fn runs(&self, staged: &Staged) {
+        let ran = run_seed(staged, self.faults, self.words, true, false, self.extra);
+        assert_eq!(ran.status, Some(0), "{}{}", ran.stdout, ran.stderr);
+    }
+}
+
+/// The directories stage's env.sh gives ADSP_LIBRARY_PATH, as the lines name them.
+fn staged_search() -> String {
+    format!("{DEVICE}/adsp, /usr/lib/rfsa/adsp, /vendor/lib/rfsa/adsp, /vendor/dsp/ (ADSP_LIBRARY_PATH), then")
+}
+
+#[test]
+fn a_skel_missing_from_the_path_is_named_with_every_directory_searched() {
+    let staged = stage("contract_single", &StageWith::default());
+    std::fs::remove_file(staged.directory.join("adsp/liblpai_direct_skel.so")).unwrap();
+    let line = Case::default().refused(&staged);
+    let searched = format!("the DSP loader finds no liblpai_direct_skel.so: it searched {}", staged_search());
+    assert!(line.contains(&searched) && line.contains("(AEE_EUNABLETOLOAD, 0x80000406)"), "{line}");
+    let check = Case::default().doctor_fails_at(&staged, "skel on the DSP loader's path");
+    assert!(check.contains(&searched), "{check}");
+}
+
+#[test]
+fn an_older_skel_first_on_the_path_is_named_with_the_newer_one() {
+    let staged = stage("contract_single", &StageWith::default());
+    skel_speaking(
+        &common::virtual_adsp("liblpai_direct_skel.so"),
+        Version { major: 1, minor: 0 },
+        &staged.directory.join("old"),
+    );
+    let path = format!("ADSP_LIBRARY_PATH={DEVICE}/old;{DEVICE}/adsp");
+    let case = Case { words: &[&path], ..Case::default() };
+    let line = case.refused(&staged);
+    let loaded = format!("the DSP loaded {DEVICE}/old/liblpai_direct_skel.so (it answered interface 1.0)");
+    let newer = format!("before {DEVICE}/adsp/liblpai_direct_skel.so (interface 1.1");
+    assert!(line.contains(&loaded) && line.contains(&newer), "{line}");
+    assert!(case.doctor_fails_at(&staged, "version handshake").contains(&loaded));
+}
+
+#[test]
+fn a_skel_of_another_major_stops_the_run_naming_both_versions_and_the_skel() {
+    let staged = stage("contract_single", &StageWith::default());
+    let case = Case { faults: &[("LPAI_VD_SKEL_INTERFACE", "2.0")], ..Case::default() };
+    let line = case.refused(&staged);
+    let expected = format!(
+        "the skel {DEVICE}/adsp/liblpai_direct_skel.so (interface 1.1, from the ADSP_LIBRARY_PATH directory \
+         {DEVICE}/adsp) speaks interface 2.0"
+    );
+    assert!(line.contains(&expected) && line.contains("this stub 1.1"), "{line}");
+    assert!(case.doctor_fails_at(&staged, "version handshake").contains(&expected));
+}
+
+#[test]
+fn an_older_minor_runs_and_the_methods_it_lacks_are_refused_by_name() {
+    let staged = stage("contract_single", &StageWith::default());
+    let case = Case { faults: &[("LPAI_VD_SKEL_INTERFACE", "1.0")], ..Case::default() };
+    case.runs(&staged);
+    let check = case.doctor_fails_at(&staged, "backend on the domain");
+    assert!(check.contains("probe needs interface 1.1, but the skel") && check.contains("speaks 1.0"), "{check}");
+}
+
+#[test]
+fn an_unsigned_skel_in_a_signed_pd_is_refused_and_runs_unsigned_or_signed() {
+    let staged = stage("contract_single", &StageWith::default());
+    let signed = Case { faults: &[("LPAI_VD_SIGNED_PD", "1")], ..Case::default() };
+    let line = signed.refused(&staged);
+    let expected = format!(
+        "the PD refused to load {DEVICE}/adsp/liblpai_direct_skel.so (interface 1.1, from the ADSP_LIBRARY_PATH \
+         directory {DEVICE}/adsp): a signed PD refuses an unsigned module; sign it (the Hexagon SDK's elfsigner.py, \
+         with a test signature on a development device) or run with --unsigned_pd"
+    );
+    assert!(line.contains(&expected), "{line}");
+    assert!(signed.doctor_fails_at(&staged, "skel on the DSP loader's path").contains(&expected));
+    Case { extra: &["--unsigned_pd"], ..signed }.runs(&staged);
+    let adsp = staged.directory.join("adsp");
+    let sign = std::process::Command::new("bash")
+        .arg(common::root().join("scripts/virtual-device.sh"))
+        .arg("--sign")
+        .args([adsp.join("liblpai_direct_skel.so"), adsp.join("libQnnLpai.so")])
+        .output()
+        .unwrap();
+    assert!(sign.status.success(), "{}", String::from_utf8_lossy(&sign.stderr));
+    signed.runs(&staged);
+}
+
+#[test]
+fn the_wrong_domain_is_named_with_the_adsp() {
+    let staged = stage("contract_single", &StageWith::default());
+    let case = Case { extra: &["--domain", "cdsp"], ..Case::default() };
+    let line = case.refused(&staged);
+    assert!(line.contains("the backend cannot be created on the cdsp"), "{line}");
+    assert!(line.ends_with("LPAI runs on the aDSP; use --domain adsp"), "{line}");
+    let check = case.doctor_fails_at(&staged, "backend on the domain");
+    assert!(check.contains("the backend cannot be created on the cdsp"), "{check}");
+    Case { faults: &[("LPAI_VD_LPAI_DOMAINS", "adsp,cdsp")], ..case }.runs(&staged);
+}
+
+#[test]
+fn a_backend_missing_on_the_dsp_side_is_named_with_the_directories_searched() {
+    let staged = stage("contract_single", &StageWith::default());
+    std::fs::remove_file(staged.directory.join("adsp/libQnnLpai.so")).unwrap();
+    let line = Case::default().refused(&staged);
+    let expected =
+        format!("the DSP side cannot find the backend libQnnLpai.so: the DSP loader searched {}", staged_search());
+    assert!(line.contains(&expected) && line.contains("stage it in <device dir>/adsp"), "{line}");
+    assert!(Case::default().doctor_fails_at(&staged, "DSP-side libraries").contains(&expected));
+}
+
+#[test]
+fn a_binary_for_another_backend_version_names_both_versions() {
+    let work = tempfile::tempdir().unwrap();
+    let binary = work.path().join("newer.bin");
+    let original = std::fs::read(common::fixture("contract_single/contract_single.bin")).unwrap();
+    std::fs::write(&binary, as_version_2(&original, [2, 32, 0], [2, 27, 0])).unwrap();
+    let staged = stage("contract_single", &StageWith { binary: Some(binary), ..StageWith::default() });
+    let line = Case::default().refused(&staged);
+    let versions = [
+        "newer.bin was made for backend API 2.27.0 (core API 2.32.0",
+        "but the backend on the DSP, LPAI_QTI_AISW, is backend API 2.26.0 (core API 2.32.0)",
+    ];
+    assert!(versions.iter().all(|part| line.contains(part)), "{line}");
+    let check = Case::default().doctor_fails_at(&staged, "context binary");
+    assert!(versions.iter().all(|part| check.contains(part)), "{check}");
+}
+
+#[test]
+fn a_pd_restart_during_a_run_leaves_the_whole_results_and_nothing_partial() {
+    // contract_stream has 4 lines. The PD's events (FastRPC invocations and apps_std file calls) are open,
+    // version, configure, load, describe, then in direct mode run_job and about 20 file calls per inference after
+    // the job's checks, in traditional mode one execute per inference: these points land in the first, middle and
+    // last inferences.
+    let staged = stage("contract_stream", &StageWith::default());
+    let reference = common::fixture("contract_stream").join("reference/float");
+    for (direct, points) in [(true, [60, 75, 100]), (false, [7, 8, 9])] {
+        let mut inferences_hit = Vec::new();
+        for point in points {
+            let output = output_of(&staged);
+            let _ = std::fs::remove_dir_all(&output);
+            let ran = run_seed(&staged, &[("LPAI_VD_RESTART_AFTER", &point.to_string())], &[], direct, false, &[]);
+            let line = ran.error_line();
+            assert_eq!(ran.status, Some(1));
+            let during: usize = line
+                .split("the DSP's PD restarted during inference ")
+                .nth(1)
+                .and_then(|rest| rest.split(':').next())
+                .and_then(|number| number.parse().ok())
+                .unwrap_or_else(|| panic!("direct={direct} after {point} events: {line}"));
+            inferences_hit.push(during);
+            let whole = match during {
+                1 => "Result_0 is whole".to_string(),
+                _ => format!("Result_0..Result_{} are whole", during - 1),
+            };
+            assert!(line.contains(&whole), "{line}");
+            assert!(line.contains(&format!("nothing of inference {during} is left")), "{line}");
+            assert!(line.contains("(AEE_ECONNRESET, 0x00000068)"), "{line}");
+            let mut expected: Vec<PathBuf> = common::files_below(&reference)
+                .into_iter()
+                .filter(|file| {
+                    file.iter().next().and_then(|top| top.to_str()?.strip_prefix("Result_")?.parse::<usize>().ok())
+                        < Some(during)
+                })
+                .collect();
+            expected.push(PathBuf::from("lpai_net_run.json"));
+            expected.sort();
+            assert_eq!(files(&output), expected, "direct={direct} after {point} events: nothing partial is left");
+            for file in expected.iter().filter(|file| file.starts_with("Result_0") || file.iter().count() > 1) {
+                let (got, wanted) =
+                    (std::fs::read(output.join(file)).unwrap(), std::fs::read(reference.join(file)).unwrap());
+                assert!(got == wanted, "direct={direct}: {} is not whole", file.display());
+            }
+            nothing_but_results_and_the_record(&output, line);
+        }
+        assert_eq!(inferences_hit, [1, 2, 3], "direct={direct}: where the restarts landed");
+    }
+}
+
+/// The record of a failed run holds its error.
+fn nothing_but_results_and_the_record(output: &Path, line: &str) {
+    let record: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(output.join("lpai_net_run.json")).unwrap()).unwrap();
+    let error = record["error"].as_str().unwrap();
+    assert!(line.ends_with(error), "the record's error {error:?} is not the line's end: {line}");
+}
+
+#[test]
+fn a_static_pd_that_refuses_this_process_is_named() {
+    let staged = stage("contract_single", &StageWith::default());
+    let case = Case { extra: &["--pd", "audio"], ..Case::default() };
+    let line = case.refused(&staged);
+    let expected = "createstaticpd:audiopd&_dom=adsp that attaches this process to the audio PD on adsp: usually this \
+                    process lacks the privileges for that PD";
+    assert!(line.contains(expected) && line.contains("(AEE_EBADPERMS, 0x0000004e)"), "{line}");
+    assert!(case.doctor_fails_at(&staged, "PD").contains(expected));
+    Case { faults: &[("LPAI_VD_STATIC_PDS", "audio")], ..case }.runs(&staged);
+}
+
+#[test]
+fn no_fastrpc_library_is_named_with_what_was_tried() {
+    let staged = stage("contract_single", &StageWith::default());
+    let case = Case { extra: &["--fastrpc_library", "/vendor/lib64/libnothing.so"], ..Case::default() };
+    let line = case.refused(&staged);
+    let expected = "FastRPC is not available: tried /vendor/lib64/libnothing.so";
+    assert!(line.contains(expected), "{line}");
+    assert!(case.doctor_fails_at(&staged, "FastRPC library").contains(expected));
+}
+
+#[test]
+fn stage_refuses_a_skel_of_another_major_version() {
+    let work = tempfile::tempdir().unwrap();
+    let skel =
+        skel_speaking(&common::virtual_adsp("liblpai_direct_skel.so"), Version { major: 2, minor: 0 }, work.path());
+    let output = stage_into(work.path(), "contract_single", &StageWith { skel: Some(skel), ..StageWith::default() });
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success());
+    assert!(stderr.contains("speaks interface 2.0") && stderr.contains("speaks 1.1"), "{stderr}");
+    assert!(stderr.contains("a stub and a skel of different major versions cannot talk"), "{stderr}");
+    assert!(!work.path().join("staged").exists() && !work.path().join("staged.partial").exists());
+}
