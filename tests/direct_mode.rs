@@ -82,8 +82,9 @@ fn skel_calls_stay_the_same_in_direct_mode_and_grow_with_the_list_in_traditional
         assert_eq!(common::result_files(&output).len(), lines);
         calls.push(recorded["skel_calls"].as_u64().unwrap());
     }
-    // open, configure, load, describe, run_job, unload, close; traditional: one execute per line instead of run_job.
-    assert_eq!(calls, [7, 7, 7, 36]);
+    // open, version, configure, load, describe, run_job, unload, close; traditional: one execute per line instead
+    // of run_job.
+    assert_eq!(calls, [8, 8, 8, 37]);
 }
 
 /// A stub on the host skel with the real HTP backend and kws_conv loaded; answers the stub and the context id.
@@ -170,7 +171,7 @@ fn a_run_that_fails_after_its_checks_still_records_what_it_did_and_why() {
     let recorded = record(&output);
     assert_eq!(recorded["mode"], "direct");
     assert_eq!(recorded["inferences"], 0);
-    assert_eq!(recorded["skel_calls"], 7, "open, configure, load, describe, run_job, last_error, close");
+    assert_eq!(recorded["skel_calls"], 8, "open, version, configure, load, describe, run_job, last_error, close");
     assert!(recorded["error"].as_str().unwrap().contains("Result_0/logits.raw"), "{recorded}");
 }
 

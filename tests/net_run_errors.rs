@@ -1,5 +1,6 @@
-//! lpai-net-run refuses bad inputs with one clear message and a non-zero exit, before writing anything:
-//! the whole input list is checked before the first inference, so a bad list leaves no `Result_` directory.
+//! lpai-net-run refuses bad inputs with one clear message and a non-zero exit, writing no result: the whole input
+//! list is checked before the first inference, so a bad list leaves no `Result_` directory. A refusal from the skel's
+//! side (a backend it cannot load, a load it refuses) leaves the run's record alone, holding the error.
 //! A bare backend name (no `/`) is not refused but left to the dynamic loader's search.
 
 mod common;
@@ -49,7 +50,17 @@ fn assert_refused(outcome: &Outcome, output: &Path, expected: &[&str]) {
     for fragment in expected {
         assert!(errors[0].contains(fragment), "error line lacks {fragment:?}:\n{}", errors[0]);
     }
-    assert!(!output.exists() || std::fs::read_dir(output).unwrap().next().is_none(), "output was written");
+    let written = if output.exists() { common::files_below(output) } else { Vec::new() };
+    match written.as_slice() {
+        [] => {}
+        [record] if record == Path::new("lpai_net_run.json") => {
+            let record: serde_json::Value =
+                serde_json::from_slice(&std::fs::read(output.join(record)).unwrap()).unwrap();
+            let error = record["error"].as_str().unwrap_or_default();
+            assert!(!error.is_empty() && errors[0].ends_with(error), "the record's error is not the line's: {record}");
+        }
+        _ => panic!("output was written: {written:?}"),
+    }
 }
 
 #[test]
@@ -103,16 +114,18 @@ fn a_missing_or_foreign_backend_library_is_refused() {
     let work = tempfile::tempdir().unwrap();
     let fixture = common::fixture("kws_conv");
     let binary = fixture.join("kws_conv_qnn.bin");
-    let output = work.path().join("out");
     let absent = work.path().join("libQnnNothing.so");
+    let output = work.path().join("out-absent");
     let outcome = lpai_net_run(&kws_args(&absent, &binary, "input_list_float.txt", &output), &fixture);
     assert_refused(&outcome, &output, &["libQnnNothing.so", "does not exist"]);
 
     let system = common::qnn_lib_dir().join("libQnnSystem.so");
+    let output = work.path().join("out-system");
     let outcome = lpai_net_run(&kws_args(&system, &binary, "input_list_float.txt", &output), &fixture);
     assert_refused(&outcome, &output, &["libQnnSystem.so", "not a QNN library", "QnnInterface_getProviders"]);
 
     let text = fixture.join("input_list_float.txt");
+    let output = work.path().join("out-text");
     let outcome = lpai_net_run(&kws_args(&text, &binary, "input_list_float.txt", &output), &fixture);
     assert_refused(&outcome, &output, &["input_list_float.txt", "cannot be loaded"]);
 }

@@ -292,6 +292,7 @@ fn virtual_adsp_cycles_leave_the_shells_heap_files_and_libraries_as_they_were() 
         skel: Some(virtual_adsp("liblpai_direct_skel.so")),
         shell: Some(virtual_adsp("lpai-pd-shell")),
         trace: None,
+        ..QemuOptions::default()
     };
     let qemu = Rc::new(RefCell::new(Qemu::start(&options).unwrap()));
     let resources = || qemu.borrow_mut().shell_resources().expect("the shell answers its resources frame");

@@ -72,8 +72,7 @@ fn partial_of(output: &Path) -> PathBuf {
 /// The run line the commands end with, for a staged contract_single with the given extra flags.
 fn run_line(extra: &str) -> String {
     format!(
-        "cd {DEVICE} && LD_LIBRARY_PATH={DEVICE} ADSP_LIBRARY_PATH='{DEVICE}/adsp;/usr/lib/rfsa/adsp;\
-         /vendor/lib/rfsa/adsp;/vendor/dsp/' ./lpai-net-run --transport fastrpc --backend libQnnLpaiContract.so \
+        "cd {DEVICE} && . ./env.sh && ./lpai-net-run --transport fastrpc --backend libQnnLpaiContract.so \
          --retrieve_context {DEVICE}/contract_single.bin --input_list {DEVICE}/input_list.txt --config_file \
          {DEVICE}/config.json --direct_mode --output_dir {DEVICE}/output --system_library \
          {DEVICE}/libQnnSystem.so{extra}"
@@ -97,6 +96,7 @@ fn the_contract_fixture_is_staged_whole_with_its_list_config_and_commands() {
         "adsp/liblpai_direct_skel.so",
         "config.json",
         "contract_single.bin",
+        "env.sh",
         "input_list.txt",
         "inputs/0_0.raw",
         "inputs/1_0.raw",
@@ -134,6 +134,15 @@ fn the_contract_fixture_is_staged_whole_with_its_list_config_and_commands() {
     use std::os::unix::fs::PermissionsExt;
     let mode = |name: &str| std::fs::metadata(output.join(name)).unwrap().permissions().mode() & 0o777;
     assert_eq!((mode("lpai-net-run"), mode("liblpai_direct_stub.so")), (0o755, 0o644));
+
+    // env.sh: the environment the run command sources.
+    let environment = std::fs::read_to_string(output.join("env.sh")).unwrap();
+    let expected_environment = format!(
+        "# Written by lpai-net-run stage: the environment of a run on the device (the run command sources it).\n\
+         export LD_LIBRARY_PATH={DEVICE}\n\
+         export ADSP_LIBRARY_PATH='{DEVICE}/adsp;/usr/lib/rfsa/adsp;/vendor/lib/rfsa/adsp;/vendor/dsp/'\n"
+    );
+    assert_eq!(environment, expected_environment);
 
     // The list names the device paths of the copies.
     let list = std::fs::read_to_string(output.join("input_list.txt")).unwrap();

@@ -194,12 +194,14 @@ fn a_refused_control_open_gives_the_aee_code_and_what_it_usually_means() {
 #[test]
 fn without_a_fastrpc_library_the_error_names_the_libraries_tried() {
     let exe = common::artifact("target/debug/lpai-net-run", "cargo build -p lpai-net-run");
+    let work = tempfile::tempdir().unwrap();
     for (domain, first, second) in
         [("adsp", "libadsprpc.so", "libcdsprpc.so"), ("cdsp", "libcdsprpc.so", "libadsprpc.so")]
     {
         let output = Command::new(&exe)
             .args(["--transport", "fastrpc", "--domain", domain, "--backend", "libQnnLpai.so"])
-            .args(["--retrieve_context", "Cargo.toml", "--input_list", "Cargo.toml"])
+            .args(["--retrieve_context", "Cargo.toml", "--input_list", "Cargo.toml", "--output_dir"])
+            .arg(work.path().join(domain))
             .current_dir(common::root())
             .output()
             .unwrap();
@@ -266,7 +268,12 @@ fn the_local_transport_names_the_skel_it_cannot_use_and_who_named_it() {
     let flag = format!("--skel={}", stub.display());
     let line = error_line(&run_kws(&exe, &output, &[&flag, "--transport=local"], None));
     assert!(line.contains("is not an lpai-direct skel: it exports no lpai_direct_open"), "{line}");
-    assert!(!output.exists(), "nothing is written when the skel cannot be loaded");
+    let written = common::files_below(&output);
+    assert_eq!(
+        written,
+        [std::path::PathBuf::from("lpai_net_run.json")],
+        "only the record, when the skel cannot be loaded"
+    );
 }
 
 #[test]

@@ -34,6 +34,7 @@ fn malformed_calls_through_the_qemu_transport_get_their_refusals_and_touch_nothi
         skel: Some(common::virtual_adsp("liblpai_direct_skel.so")),
         shell: Some(common::virtual_adsp("lpai-pd-shell")),
         trace: None,
+        ..QemuOptions::default()
     };
     let mut entry = Through(Qemu::start(&options).unwrap_or_else(|error| panic!("{error}")));
     assert!(malformed_calls(&mut entry), "the fuzz's log line above names the first mismatch");

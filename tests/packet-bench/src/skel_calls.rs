@@ -91,12 +91,14 @@ pub fn count(virtual_adsp: &Path, fixture_binary: &Path, trace: &Path, batch: us
         skel: Some(skel.clone()),
         shell: Some(virtual_adsp.join("lpai-pd-shell")),
         trace: Some(trace.to_path_buf()),
+        ..QemuOptions::default()
     };
     let mut made = Vec::new();
     {
         let qemu = Qemu::start(&options).context("starting the virtual aDSP")?;
         let mut stub = Stub::open(Box::new(qemu), &skel_uri(Domain::Adsp, None))?;
-        made.push(Call::SetUp);
+        // The open, then the version handshake.
+        made.extend([Call::SetUp, Call::SetUp]);
         let backend = text(&virtual_adsp.join("libQnnLpaiContract.so"))?;
         let system = text(&virtual_adsp.join("libQnnSystemContract.so"))?;
         stub.configure(&Configuration::with_libraries(backend, system, 1 << 20))?;
