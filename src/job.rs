@@ -38,6 +38,7 @@
 //! the inputs, creating `Result_<i>/`, writing the outputs). The report stays [`REPORT_BYTES`] long however many
 //! inferences the job has.
 
+use crate::bytes::{self, Sink};
 use crate::wire::{EXECUTE_FLOAT_INPUTS, EXECUTE_FLOAT_OUTPUTS};
 
 /// The first bytes of a job.
@@ -116,36 +117,17 @@ fn string_fault(bytes: &[u8], name: bool) -> Option<&'static str> {
     }
 }
 
-/// A job's bytes being read from `at`. The plain reads answer `None` past the end; the checked ones (for
-/// [`Job::parse`]) name the field at fault.
+/// A job's bytes being read. The plain reads answer `None` past the end; the checked ones (for [`Job::parse`])
+/// name the field at fault.
 #[derive(Clone)]
-struct Reader<'t> {
-    bytes: &'t [u8],
-    at: usize,
-}
+struct Reader<'t>(bytes::Reader<'t>);
 
 impl<'t> Reader<'t> {
-    fn take(&mut self, length: usize) -> Option<&'t [u8]> {
-        let end = self.at.checked_add(length)?;
-        let taken = self.bytes.get(self.at..end)?;
-        self.at = end;
-        Some(taken)
-    }
-
-    fn word(&mut self) -> Option<u32> {
-        self.take(4)?.try_into().ok().map(u32::from_le_bytes)
-    }
-
-    fn string(&mut self) -> Option<&'t [u8]> {
-        let length = self.word()?;
-        self.take(usize::try_from(length).ok()?)
-    }
-
     /// A number from `low` to `high`, else `what`.
     #[inline(never)]
     fn number(&mut self, low: u32, high: u32, what: &'static str) -> Result<u32, JobError> {
-        let offset = self.at;
-        match self.word() {
+        let offset = self.0.position();
+        match self.0.u32() {
             None => Err(JobError { offset, what: ENDS_EARLY }),
             Some(value) if value < low || value > high => Err(JobError { offset, what }),
             Some(value) => Ok(value),
@@ -159,7 +141,7 @@ impl<'t> Reader<'t> {
 
     /// A path (a name when `name`); empty answers `None` when `optional`.
     fn path(&mut self, name: bool, optional: bool) -> Result<Option<&'t [u8]>, JobError> {
-        let offset = self.at;
+        let offset = self.0.position();
         let length = self.field()?;
         if length == 0 && optional {
             return Ok(None);
@@ -167,7 +149,7 @@ impl<'t> Reader<'t> {
         if length > MAX_PATH_LEN as u32 {
             return Err(JobError { offset, what: TOO_LONG });
         }
-        let bytes = self.take(length as usize).ok_or(JobError { offset, what: ENDS_EARLY })?;
+        let bytes = self.0.take(length as usize).ok_or(JobError { offset, what: ENDS_EARLY })?;
         match string_fault(bytes, name) {
             Some(what) => Err(JobError { offset, what }),
             None => Ok(Some(bytes)),
@@ -179,8 +161,8 @@ impl<'t> Job<'t> {
     /// Checks a whole job (see the module documentation): every length in range and inside the job, every path
     /// and name well-formed, the counts as the header says, nothing after the last inference.
     pub fn parse(bytes: &'t [u8]) -> Result<Job<'t>, JobError> {
-        let mut job = Reader { bytes, at: 0 };
-        if job.take(MAGIC.len()) != Some(&MAGIC[..]) {
+        let mut job = Reader(bytes::Reader::new(bytes));
+        if job.0.take(MAGIC.len()) != Some(&MAGIC[..]) {
             return Err(JobError { offset: 0, what: "not a job: it does not start with `LPJB`" });
         }
         job.number(VERSION, VERSION, "the job's version is not 1")?;
@@ -195,21 +177,21 @@ impl<'t> Job<'t> {
         let inference_count = job.number(1, u32::MAX, "inference_count is 0")?;
         let output_dir = job.path(false, false)?.unwrap_or_default();
         let result_subdir = job.path(true, true)?;
-        let outputs_start = job.at;
+        let outputs_start = job.0.position();
         for _ in 0..output_count {
             job.field()?;
             job.number(0, FLOAT_FORM, "an output's form is neither 0 (native) nor 1 (float)")?;
             job.path(true, false)?;
         }
-        let inferences_start = job.at;
+        let inferences_start = job.0.position();
         for _ in 0..inference_count {
             job.number(input_count, input_count, "an inference's path count is not input_count")?;
             for _ in 0..input_count {
                 job.path(false, false)?;
             }
         }
-        if job.at != bytes.len() {
-            return Err(JobError { offset: job.at, what: "bytes follow the last inference" });
+        if !job.0.at_end() {
+            return Err(JobError { offset: job.0.position(), what: "bytes follow the last inference" });
         }
         Ok(Job {
             context: context as i32,
@@ -231,11 +213,11 @@ impl<'t> Job<'t> {
     /// The output files to write, in the job's order.
     pub fn outputs(&self) -> impl Iterator<Item = OutputFile<&'t [u8]>> + 't {
         let float = self.flags & EXECUTE_FLOAT_OUTPUTS != 0;
-        let mut outputs = Reader { bytes: self.outputs, at: 0 };
+        let mut outputs = bytes::Reader::new(self.outputs);
         core::iter::from_fn(move || {
-            let index = outputs.word()?;
-            let form = outputs.word()?;
-            let file_name = outputs.string()?;
+            let index = outputs.u32()?;
+            let form = outputs.u32()?;
+            let file_name = outputs.sized()?;
             Some(OutputFile { index, file_name, float: float && form == FLOAT_FORM })
         })
     }
@@ -248,15 +230,15 @@ impl<'t> Job<'t> {
 
     /// Each inference's input files, in graph input order.
     pub fn inferences(&self) -> impl Iterator<Item = impl Iterator<Item = &'t [u8]> + Clone> + 't {
-        let mut inferences = Reader { bytes: self.inferences, at: 0 };
+        let mut inferences = bytes::Reader::new(self.inferences);
         core::iter::from_fn(move || {
-            let count = inferences.word()?;
-            let start = inferences.at;
+            let count = inferences.u32()?;
+            let start = inferences.position();
             for _ in 0..count {
-                inferences.string()?;
+                inferences.sized()?;
             }
-            let mut paths = Reader { bytes: inferences.bytes.get(..inferences.at)?, at: start };
-            Some(core::iter::from_fn(move || paths.string()))
+            let mut paths = bytes::Reader::at_offset(inferences.bytes().get(..inferences.position())?, start);
+            Some(core::iter::from_fn(move || paths.sized()))
         })
     }
 }
@@ -372,35 +354,99 @@ pub fn encode<'p>(
     }
     // Checked above: every count and length fits a u32.
     let header = [VERSION, context as u32, graph, flags, keep.unwrap_or(u32::MAX), native_inputs, first_result];
-    out(&MAGIC);
+    out.put(&MAGIC);
     for value in header.into_iter().chain([outputs.len() as u32, input_count as u32, inference_count]) {
-        put_word(out, value);
+        out.u32(value);
     }
-    put_string(out, output_dir);
-    put_string(out, result_subdir.unwrap_or(""));
+    out.sized(output_dir.as_bytes());
+    out.sized(result_subdir.unwrap_or("").as_bytes());
     for output in outputs {
-        put_word(out, output.index);
-        put_word(out, if output.float { FLOAT_FORM } else { 0 });
-        put_string(out, output.file_name);
+        out.u32(output.index);
+        out.u32(if output.float { FLOAT_FORM } else { 0 });
+        out.sized(output.file_name.as_bytes());
     }
     for paths in inferences {
-        put_word(out, input_count as u32);
+        out.u32(input_count as u32);
         for path in paths.iter() {
-            put_string(out, path);
+            out.sized(path.as_bytes());
         }
     }
     Ok(())
 }
 
-/// A number, little-endian.
-fn put_word(out: &mut dyn FnMut(&[u8]), value: u32) {
-    out(&value.to_le_bytes());
+/// Inference `index`'s results directory relative to the output directory, in the parts both sides join: `Result_`,
+/// the index in decimal, then `/` and the subdirectory for runs of several graphs.
+#[derive(Clone, Copy, Debug)]
+pub struct ResultPath<'s> {
+    digits: [u8; 10],
+    length: usize,
+    subdir: Option<&'s [u8]>,
 }
 
-/// A string: its length, then its bytes (at most [`MAX_PATH_LEN`], checked by the caller).
-fn put_string(out: &mut dyn FnMut(&[u8]), text: &str) {
-    put_word(out, text.len() as u32);
-    out(text.as_bytes());
+impl<'s> ResultPath<'s> {
+    /// Inference `index`'s directory, inside `subdir` when given.
+    pub fn new(index: u32, subdir: Option<&'s [u8]>) -> ResultPath<'s> {
+        let mut digits = [0u8; 10];
+        let mut length = 0;
+        let mut rest = index;
+        for slot in digits.iter_mut().rev() {
+            *slot = b'0' + (rest % 10) as u8;
+            length += 1;
+            rest /= 10;
+            if rest == 0 {
+                break;
+            }
+        }
+        ResultPath { digits, length, subdir }
+    }
+
+    /// The parts, to join behind the output directory and a `/`: `Result_`, the digits, and `/<subdir>` or
+    /// nothing.
+    pub fn parts(&self) -> [&[u8]; 4] {
+        let digits = self.digits.get(self.digits.len().saturating_sub(self.length)..).unwrap_or_default();
+        match self.subdir {
+            Some(subdir) => [RESULT_PREFIX.as_bytes(), digits, b"/", subdir],
+            None => [RESULT_PREFIX.as_bytes(), digits, b"", b""],
+        }
+    }
+}
+
+/// What each results directory's name starts with.
+pub const RESULT_PREFIX: &str = "Result_";
+/// Bytes per inference in [`TIMES_FILE_NAME`]: its execute time in microseconds, a `u32`.
+pub const TIME_RECORD_BYTES: usize = 4;
+
+/// Puts inference `index`'s execute time (µs) into the times file's bytes; out of range is left out.
+pub fn put_time(times: &mut [u8], index: usize, micros: u32) {
+    if let Some(at) = index.checked_mul(TIME_RECORD_BYTES) {
+        bytes::Writer::at_offset(times, at).u32(micros);
+    }
+}
+
+/// Puts inference `index`'s in-memory span and file I/O (µs) into the spans file's bytes; out of range is left out.
+pub fn put_span(spans: &mut [u8], index: usize, in_memory: u32, file_io: u32) {
+    if let Some(at) = index.checked_mul(SPAN_RECORD_BYTES) {
+        let mut writer = bytes::Writer::at_offset(spans, at);
+        writer.u32(in_memory);
+        writer.u32(file_io);
+    }
+}
+
+/// The times file's execute times, one per inference; `None` unless it holds exactly `inferences` of them.
+pub fn times(bytes: &[u8], inferences: usize) -> Option<impl Iterator<Item = u32> + '_> {
+    (Some(bytes.len()) == inferences.checked_mul(TIME_RECORD_BYTES)).then(|| {
+        let mut reader = bytes::Reader::new(bytes);
+        core::iter::from_fn(move || reader.u32())
+    })
+}
+
+/// The spans file's (in-memory span, file I/O) pairs, one per inference; `None` unless it holds exactly
+/// `inferences` of them.
+pub fn spans(bytes: &[u8], inferences: usize) -> Option<impl Iterator<Item = (u32, u32)> + '_> {
+    (Some(bytes.len()) == inferences.checked_mul(SPAN_RECORD_BYTES)).then(|| {
+        let mut reader = bytes::Reader::new(bytes);
+        core::iter::from_fn(move || Some((reader.u32()?, reader.u32()?)))
+    })
 }
 
 /// Bytes of an encoded [`Report`].
@@ -434,41 +480,36 @@ pub struct Report {
 impl Report {
     /// Encodes into the first [`REPORT_BYTES`] of `out`; `None` when it is shorter.
     pub fn encode(&self, out: &mut [u8]) -> Option<usize> {
-        let words = [REPORT_MAGIC, REPORT_VERSION, self.inferences, self.attempts];
-        let wide = [self.bytes_read, self.bytes_written, self.load_ticks, self.finalize_ticks];
-        let tail = [self.clock_hz, self.arena_used, self.arena_capacity, 0];
-        let mut at = 0usize;
-        let mut put = |bytes: &[u8]| -> Option<()> {
-            let target = out.get_mut(at..at.checked_add(bytes.len())?)?;
-            for (slot, &byte) in target.iter_mut().zip(bytes) {
-                *slot = byte;
-            }
-            at += bytes.len();
-            Some(())
-        };
-        words.iter().try_for_each(|word| put(&word.to_le_bytes()))?;
-        wide.iter().try_for_each(|word| put(&word.to_le_bytes()))?;
-        tail.iter().try_for_each(|word| put(&word.to_le_bytes()))?;
-        Some(REPORT_BYTES)
+        let mut writer = bytes::Writer::new(out);
+        for word in [REPORT_MAGIC, REPORT_VERSION, self.inferences, self.attempts] {
+            writer.u32(word);
+        }
+        for wide in [self.bytes_read, self.bytes_written, self.load_ticks, self.finalize_ticks] {
+            writer.u64(wide);
+        }
+        for word in [self.clock_hz, self.arena_used, self.arena_capacity, 0] {
+            writer.u32(word);
+        }
+        writer.fits().then_some(REPORT_BYTES)
     }
 
     /// Decodes a report; `None` when the bytes are not one.
     pub fn decode(bytes: &[u8]) -> Option<Report> {
-        let word = |at: usize| bytes.get(at..at + 4).and_then(|b| b.try_into().ok()).map(u32::from_le_bytes);
-        let wide = |at: usize| bytes.get(at..at + 8).and_then(|b| b.try_into().ok()).map(u64::from_le_bytes);
-        if bytes.len() != REPORT_BYTES || word(0)? != REPORT_MAGIC || word(4)? != REPORT_VERSION {
+        let mut reader = bytes::Reader::new(bytes);
+        let header = (reader.u32()?, reader.u32()?);
+        if bytes.len() != REPORT_BYTES || header != (REPORT_MAGIC, REPORT_VERSION) {
             return None;
         }
         Some(Report {
-            inferences: word(8)?,
-            attempts: word(12)?,
-            bytes_read: wide(16)?,
-            bytes_written: wide(24)?,
-            load_ticks: wide(32)?,
-            finalize_ticks: wide(40)?,
-            clock_hz: word(48)?,
-            arena_used: word(52)?,
-            arena_capacity: word(56)?,
+            inferences: reader.u32()?,
+            attempts: reader.u32()?,
+            bytes_read: reader.u64()?,
+            bytes_written: reader.u64()?,
+            load_ticks: reader.u64()?,
+            finalize_ticks: reader.u64()?,
+            clock_hz: reader.u32()?,
+            arena_used: reader.u32()?,
+            arena_capacity: reader.u32()?,
         })
     }
 }
@@ -551,6 +592,21 @@ mod tests {
         let outputs = job.outputs().count();
         let paths = job.inferences().map(|paths| paths.clone().count() + paths.count()).sum();
         (outputs, paths)
+    }
+
+    #[test]
+    fn result_paths_and_the_times_files_are_laid_out_once() {
+        let joined = |path: ResultPath<'_>| path.parts().concat();
+        assert_eq!(joined(ResultPath::new(0, None)), b"Result_0");
+        assert_eq!(joined(ResultPath::new(4_294_967_295, Some(b"kws"))), b"Result_4294967295/kws");
+        let mut times_file = [0u8; 8];
+        put_time(&mut times_file, 1, 77);
+        put_time(&mut times_file, 2, 9);
+        assert_eq!(times(&times_file, 2).unwrap().collect::<Vec<_>>(), [0, 77]);
+        assert!(times(&times_file, 3).is_none(), "another count of records");
+        let mut spans_file = [0u8; 16];
+        put_span(&mut spans_file, 1, 5, 6);
+        assert_eq!(spans(&spans_file, 2).unwrap().collect::<Vec<_>>(), [(0, 0), (5, 6)]);
     }
 
     #[test]

@@ -3,6 +3,7 @@
 
 /// AEE error codes and their names (one table, in the codec crate that answers with them).
 pub use lpai_direct_idl::aee;
+pub mod bytes;
 pub mod capi;
 pub mod codec;
 pub mod farf;

@@ -29,6 +29,7 @@ mod tests;
 
 pub use reader::{GraphView, Graphs, Record, Tensors};
 
+use crate::bytes::{self, Sink};
 use crate::qnn::{DataType, TensorType};
 
 /// The first word of a record.
@@ -138,8 +139,7 @@ impl core::fmt::Display for MetadataError {
 /// Call [`Writer::header`], then per graph [`Writer::graph`] and its tensors (inputs, then outputs), then
 /// [`Writer::finish`], which checks what was written with [`Record::parse`].
 pub struct Writer<'b> {
-    buffer: &'b mut [u8],
-    length: usize,
+    out: bytes::Writer<'b>,
     /// Where a name longer than [`MAX_NAME_BYTES`] was given, if one was.
     long_name: Option<usize>,
 }
@@ -159,37 +159,29 @@ pub enum WriteError {
 impl<'b> Writer<'b> {
     /// Writes from the start of `buffer` (which may be empty, to measure).
     pub fn new(buffer: &'b mut [u8]) -> Writer<'b> {
-        Writer { buffer, length: 0, long_name: None }
-    }
-
-    fn put(&mut self, bytes: &[u8]) {
-        let end = self.length.saturating_add(bytes.len());
-        if let Some(target) = self.buffer.get_mut(self.length..end) {
-            lpai_direct_idl::copy_prefix(target, bytes);
-        }
-        self.length = end;
+        Writer { out: bytes::Writer::new(buffer), long_name: None }
     }
 
     fn word(&mut self, word: u32) {
-        self.put(&word.to_le_bytes());
+        self.out.u32(word);
     }
 
     fn name(&mut self, name: &str) {
         match u8::try_from(name.len()) {
-            Ok(length) => self.put(&[length]),
+            Ok(length) => self.out.u8(length),
             Err(_) => {
-                self.long_name.get_or_insert(self.length);
-                self.put(&[0]);
+                self.long_name.get_or_insert(self.out.needed());
+                self.out.u8(0);
             }
         }
-        self.put(name.as_bytes());
+        self.out.put(name.as_bytes());
     }
 
     /// The record's header, for `graph_count` graphs of the binary whose [`binary_hash`] is `binary_hash`.
     pub fn header(&mut self, graph_count: u32, binary_hash: &[u8; HASH_BYTES]) {
         self.word(MAGIC);
         self.word(VERSION);
-        self.put(binary_hash);
+        self.out.put(binary_hash);
         self.word(graph_count);
     }
 
@@ -218,7 +210,7 @@ impl<'b> Writer<'b> {
 
     /// Bytes the record needs so far.
     pub fn needed(&self) -> usize {
-        self.length
+        self.out.needed()
     }
 
     /// The record's length once it fits and reads back as a valid record.
@@ -227,7 +219,8 @@ impl<'b> Writer<'b> {
             let what = "a name is longer than 255 bytes";
             return Err(WriteError::Invalid(MetadataError { offset, graph: None, tensor: None, what }));
         }
-        let written = self.buffer.get(..self.length).ok_or(WriteError::TooSmall { needed: self.length })?;
-        Record::parse(written).map(|_| self.length).map_err(WriteError::Invalid)
+        let needed = self.out.needed();
+        let written = self.out.written().ok_or(WriteError::TooSmall { needed })?;
+        Record::parse(written).map(|_| needed).map_err(WriteError::Invalid)
     }
 }

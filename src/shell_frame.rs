@@ -18,6 +18,8 @@
 //!   status; nothing for close; for resources (status 0) the [`ShellResources`]: `u32 heap blocks`, `u64 heap
 //!   bytes`, `u32 files open`, `u32 libraries loaded`.
 
+use crate::bytes::{self, Sink};
+
 /// The body of the one frame the shell writes, unasked, once the skel is loaded and it is ready for requests.
 /// A shell that cannot load the skel writes one line to stderr and exits instead.
 pub const READY: &[u8] = b"lpai-pd-shell ready 1";
@@ -78,97 +80,47 @@ pub const GUARD_INPUT_CHANGED: u32 = 2;
 
 /// Writes a frame into a byte slice, counting what it needs even past the end: write once into an empty slice
 /// to learn the size, then into a slice of that size.
-pub struct FrameWriter<'b> {
-    buffer: &'b mut [u8],
-    length: usize,
-}
+pub struct FrameWriter<'b>(bytes::Writer<'b>);
 
 impl<'b> FrameWriter<'b> {
     /// Writes from the start of `buffer`; the first four bytes are the body's length, filled by [`finish`].
     ///
     /// [`finish`]: FrameWriter::finish
     pub fn new(buffer: &'b mut [u8]) -> FrameWriter<'b> {
-        FrameWriter { buffer, length: 4 }
+        FrameWriter(bytes::Writer::at_offset(buffer, 4))
     }
 
     /// Appends bytes.
     pub fn bytes(&mut self, bytes: &[u8]) {
-        let end = self.length.saturating_add(bytes.len());
-        if let Some(target) = self.buffer.get_mut(self.length..end) {
-            target.copy_from_slice(bytes);
-        }
-        self.length = end;
+        self.0.put(bytes);
     }
 
     /// Appends a `u32`.
     pub fn u32(&mut self, value: u32) {
-        self.bytes(&value.to_le_bytes());
+        self.0.u32(value);
     }
 
     /// Appends a `u64`.
     pub fn u64(&mut self, value: u64) {
-        self.bytes(&value.to_le_bytes());
+        self.0.u64(value);
     }
 
     /// Bytes the whole frame needs (length word included).
     pub fn needed(&self) -> usize {
-        self.length
+        self.0.needed()
     }
 
     /// Fills in the length word; `None` when the frame did not fit the slice or is over [`MAX_FRAME_BYTES`].
-    pub fn finish(self) -> Option<usize> {
-        let body = u32::try_from(self.length - 4).ok().filter(|&body| body <= MAX_FRAME_BYTES)?;
-        self.buffer.get_mut(..4)?.copy_from_slice(&body.to_le_bytes());
-        (self.length <= self.buffer.len()).then_some(self.length)
+    pub fn finish(mut self) -> Option<usize> {
+        let length = self.0.needed();
+        let body = u32::try_from(length - 4).ok().filter(|&body| body <= MAX_FRAME_BYTES)?;
+        self.0.buffer().get_mut(..4)?.copy_from_slice(&body.to_le_bytes());
+        self.0.fits().then_some(length)
     }
 }
 
-/// Reads a frame body; every read is bounds-checked and answers `None` past the end.
-pub struct FrameReader<'b> {
-    bytes: &'b [u8],
-    position: usize,
-}
-
-impl<'b> FrameReader<'b> {
-    /// Reads `body` (the bytes after the length word).
-    pub fn new(body: &'b [u8]) -> FrameReader<'b> {
-        FrameReader { bytes: body, position: 0 }
-    }
-
-    /// The next `count` bytes.
-    pub fn bytes(&mut self, count: usize) -> Option<&'b [u8]> {
-        let slice = self.bytes.get(self.position..self.position.checked_add(count)?)?;
-        self.position += count;
-        Some(slice)
-    }
-
-    /// The next `u32`.
-    pub fn u32(&mut self) -> Option<u32> {
-        self.bytes(4).and_then(|b| b.try_into().ok()).map(u32::from_le_bytes)
-    }
-
-    /// The next `i32`.
-    pub fn i32(&mut self) -> Option<i32> {
-        self.u32().map(|word| word as i32)
-    }
-
-    /// The next `u64`.
-    pub fn u64(&mut self) -> Option<u64> {
-        self.bytes(8).and_then(|b| b.try_into().ok()).map(u64::from_le_bytes)
-    }
-
-    /// Everything not read yet.
-    pub fn rest(&mut self) -> &'b [u8] {
-        let rest = self.bytes.get(self.position..).unwrap_or(&[]);
-        self.position = self.bytes.len();
-        rest
-    }
-
-    /// Whether every byte was read.
-    pub fn at_end(&self) -> bool {
-        self.position == self.bytes.len()
-    }
-}
+/// Reads a frame body (the bytes after the length word): the core's byte cursor.
+pub type FrameReader<'b> = bytes::Reader<'b>;
 
 /// The length a frame's first four bytes announce, if within [`MAX_FRAME_BYTES`].
 pub fn body_length(header: [u8; 4]) -> Option<usize> {
@@ -265,7 +217,7 @@ fn read_region<'b>(reader: &mut FrameReader<'b>) -> Option<RegionSpec<'b>> {
     let (length, carries) = (reader.u32()?, reader.u32()?);
     let contents = match carries {
         0 => None,
-        1 => Some(reader.bytes(length as usize)?),
+        1 => Some(reader.take(length as usize)?),
         _ => return None,
     };
     Some(RegionSpec { length, contents })
@@ -277,18 +229,18 @@ fn decode_invoke<'b>(reader: &mut FrameReader<'b>) -> Option<Invoke<'b>> {
     let outputs = (scalars >> 8) & 0xFF;
     let handles = ((scalars >> 4) & 0xF) + (scalars & 0xF);
     let region_count = reader.u32()?;
-    let regions_start = reader.position;
+    let regions_start = reader.position();
     let mut lengths = [0u32; MAX_BUFFERS as usize];
     for index in 0..region_count as usize {
         *lengths.get_mut(index)? = read_region(reader)?.length;
     }
-    let regions = reader.bytes.get(regions_start..reader.position)?;
+    let regions = reader.bytes().get(regions_start..reader.position())?;
     let buffer_count = reader.u32()?;
     let buffers_proper = inputs + outputs;
     if buffers_proper + handles != buffer_count {
         return None;
     }
-    let buffers = reader.bytes(buffer_count as usize * BUFFER_RECORD_BYTES)?;
+    let buffers = reader.take(buffer_count as usize * BUFFER_RECORD_BYTES)?;
     let invoke = Invoke { handle, scalars, inputs, region_count, regions, buffer_count, buffers };
     let inside = |buffer: BufferSpec| match buffer.region {
         NO_REGION => buffer.offset == 0,

@@ -4,6 +4,8 @@
 //! A description is `"LPDG" u32 version` + a [`GraphRecord`] + one [`TensorRecord`] per input, then per output.
 //! A profile is `"LPPE" u32 version u32 count` + that many [`EventRecord`]s. Text is `u32 length` + UTF-8 bytes.
 
+use crate::bytes::{self, Sink};
+
 /// `load` / `load_file` flag: ask for QNN's PERSISTENT_BINARY context config.
 pub const LOAD_PERSISTENT_BINARY: u32 = 1;
 /// `load` / `load_file` flag: every graph in LPAI island mode.
@@ -137,44 +139,32 @@ pub const BACKEND_MAGIC: u32 = u32::from_le_bytes(*b"LPBK");
 
 /// Writes records into a buffer, counting the bytes needed even past its end (so a caller can retry with a
 /// large enough buffer).
-pub struct Writer<'b> {
-    buffer: &'b mut [u8],
-    length: usize,
-}
+pub struct Writer<'b>(bytes::Writer<'b>);
 
 impl<'b> Writer<'b> {
     /// Writes from the start of `buffer`.
     pub fn new(buffer: &'b mut [u8]) -> Writer<'b> {
-        Writer { buffer, length: 0 }
-    }
-
-    fn put(&mut self, bytes: &[u8]) {
-        let end = self.length.saturating_add(bytes.len());
-        if let Some(target) = self.buffer.get_mut(self.length..end) {
-            lpai_direct_idl::copy_prefix(target, bytes);
-        }
-        self.length = end;
-    }
-
-    fn text(&mut self, text: &str) {
-        self.put(&(text.len() as u32).to_le_bytes());
-        self.put(text.as_bytes());
+        Writer(bytes::Writer::new(buffer))
     }
 
     /// Bytes the records need.
     pub fn needed(&self) -> usize {
-        self.length
+        self.0.needed()
     }
 
     /// Whether everything written so far fit.
     pub fn fits(&self) -> bool {
-        self.length <= self.buffer.len()
+        self.0.fits()
+    }
+
+    fn text(&mut self, text: &str) {
+        self.0.sized(text.as_bytes());
     }
 
     /// A description header and graph record.
     pub fn graph(&mut self, graph: &GraphRecord<'_>) {
-        self.put(&DESCRIPTION_MAGIC.to_le_bytes());
-        self.put(&VERSION.to_le_bytes());
+        self.0.u32(DESCRIPTION_MAGIC);
+        self.0.u32(VERSION);
         self.text(graph.name);
         for word in [
             graph.inputs,
@@ -185,114 +175,103 @@ impl<'b> Writer<'b> {
             graph.arena_capacity,
             graph.clock_hz,
         ] {
-            self.put(&word.to_le_bytes());
+            self.0.u32(word);
         }
     }
 
     /// A tensor record.
     pub fn tensor(&mut self, tensor: &TensorRecord<'_>) {
         self.text(tensor.name);
-        for word in [tensor.id, tensor.data_type, tensor.rank.min(MAX_RANK as u32)] {
-            self.put(&word.to_le_bytes());
+        let rank = tensor.rank.min(MAX_RANK as u32);
+        for word in [tensor.id, tensor.data_type, rank] {
+            self.0.u32(word);
         }
-        for dimension in tensor.dimensions.iter().take(tensor.rank.min(MAX_RANK as u32) as usize) {
-            self.put(&dimension.to_le_bytes());
+        for dimension in tensor.dimensions.iter().take(rank as usize) {
+            self.0.u32(*dimension);
         }
-        self.put(&tensor.scale.to_le_bytes());
-        self.put(&tensor.offset.to_le_bytes());
+        self.0.f32(tensor.scale);
+        self.0.i32(tensor.offset);
         for word in [tensor.native_bytes, tensor.elements, u32::from(tensor.convertible)] {
-            self.put(&word.to_le_bytes());
+            self.0.u32(word);
         }
     }
 
     /// A `probe` report.
     pub fn backend(&mut self, backend: &BackendRecord<'_>) {
-        self.put(&BACKEND_MAGIC.to_le_bytes());
-        self.put(&VERSION.to_le_bytes());
+        self.0.u32(BACKEND_MAGIC);
+        self.0.u32(VERSION);
         self.text(backend.provider);
-        self.put(&backend.backend_id.to_le_bytes());
+        self.0.u32(backend.backend_id);
         for word in backend.core_api.iter().chain(&backend.backend_api) {
-            self.put(&word.to_le_bytes());
+            self.0.u32(*word);
         }
         self.text(backend.build_id);
-        self.put(&u32::from(backend.system_api.is_some()).to_le_bytes());
+        self.0.u32(u32::from(backend.system_api.is_some()));
         for word in backend.system_api.unwrap_or_default() {
-            self.put(&word.to_le_bytes());
+            self.0.u32(word);
         }
     }
 
     /// A profile header for `count` events.
     pub fn profile(&mut self, count: u32) {
         for word in [PROFILE_MAGIC, VERSION, count] {
-            self.put(&word.to_le_bytes());
+            self.0.u32(word);
         }
     }
 
     /// A profile event.
     pub fn event(&mut self, event: &EventRecord<'_>) {
-        self.put(&event.event_type.to_le_bytes());
-        self.put(&event.unit.to_le_bytes());
-        self.put(&event.value.to_le_bytes());
-        self.put(&event.depth.to_le_bytes());
+        self.0.u32(event.event_type);
+        self.0.u32(event.unit);
+        self.0.u64(event.value);
+        self.0.u32(event.depth);
         self.text(event.identifier);
     }
 }
 
 /// Reads records back; every read is bounds-checked and answers `None` on malformed input.
-pub struct Reader<'b> {
-    bytes: &'b [u8],
-    position: usize,
-}
+pub struct Reader<'b>(bytes::Reader<'b>);
 
 impl<'b> Reader<'b> {
     /// Reads from the start of `bytes`.
     pub fn new(bytes: &'b [u8]) -> Reader<'b> {
-        Reader { bytes, position: 0 }
+        Reader(bytes::Reader::new(bytes))
     }
 
-    fn take(&mut self, count: usize) -> Option<&'b [u8]> {
-        let slice = self.bytes.get(self.position..self.position.checked_add(count)?)?;
-        self.position += count;
-        Some(slice)
+    fn header(&mut self, magic: u32) -> Option<()> {
+        (self.0.u32()? == magic && self.0.u32()? == VERSION).then_some(())
     }
 
-    fn word(&mut self) -> Option<u32> {
-        self.take(4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-    }
-
-    fn text(&mut self) -> Option<&'b str> {
-        let length = self.word()? as usize;
-        core::str::from_utf8(self.take(length)?).ok()
+    fn three(&mut self) -> Option<[u32; 3]> {
+        Some([self.0.u32()?, self.0.u32()?, self.0.u32()?])
     }
 
     /// A description header and graph record.
     pub fn graph(&mut self) -> Option<GraphRecord<'b>> {
-        if self.word()? != DESCRIPTION_MAGIC || self.word()? != VERSION {
-            return None;
-        }
-        let name = self.text()?;
+        self.header(DESCRIPTION_MAGIC)?;
+        let name = self.0.text()?;
         Some(GraphRecord {
             name,
-            inputs: self.word()?,
-            outputs: self.word()?,
-            scratch_bytes: self.word()?,
-            persistent_bytes: self.word()?,
-            arena_used: self.word()?,
-            arena_capacity: self.word()?,
-            clock_hz: self.word()?,
+            inputs: self.0.u32()?,
+            outputs: self.0.u32()?,
+            scratch_bytes: self.0.u32()?,
+            persistent_bytes: self.0.u32()?,
+            arena_used: self.0.u32()?,
+            arena_capacity: self.0.u32()?,
+            clock_hz: self.0.u32()?,
         })
     }
 
     /// A tensor record.
     pub fn tensor(&mut self) -> Option<TensorRecord<'b>> {
-        let name = self.text()?;
-        let (id, data_type, rank) = (self.word()?, self.word()?, self.word()?);
+        let name = self.0.text()?;
+        let [id, data_type, rank] = self.three()?;
         if rank as usize > MAX_RANK {
             return None;
         }
         let mut dimensions = [0u32; MAX_RANK];
         for dimension in dimensions.iter_mut().take(rank as usize) {
-            *dimension = self.word()?;
+            *dimension = self.0.u32()?;
         }
         Some(TensorRecord {
             name,
@@ -300,26 +279,23 @@ impl<'b> Reader<'b> {
             data_type,
             rank,
             dimensions,
-            scale: f32::from_bits(self.word()?),
-            offset: self.word()? as i32,
-            native_bytes: self.word()?,
-            elements: self.word()?,
-            convertible: self.word()? != 0,
+            scale: self.0.f32()?,
+            offset: self.0.i32()?,
+            native_bytes: self.0.u32()?,
+            elements: self.0.u32()?,
+            convertible: self.0.u32()? != 0,
         })
     }
 
     /// A `probe` report.
     pub fn backend(&mut self) -> Option<BackendRecord<'b>> {
-        if self.word()? != BACKEND_MAGIC || self.word()? != VERSION {
-            return None;
-        }
-        let provider = self.text()?;
-        let backend_id = self.word()?;
-        let mut three = || Some([self.word()?, self.word()?, self.word()?]);
-        let (core_api, backend_api) = (three()?, three()?);
-        let build_id = self.text()?;
-        let has_system = self.word()?;
-        let system_api = [self.word()?, self.word()?, self.word()?];
+        self.header(BACKEND_MAGIC)?;
+        let provider = self.0.text()?;
+        let backend_id = self.0.u32()?;
+        let (core_api, backend_api) = (self.three()?, self.three()?);
+        let build_id = self.0.text()?;
+        let has_system = self.0.u32()?;
+        let system_api = self.three()?;
         let system_api = match has_system {
             0 if system_api == [0; 3] => None,
             1 => Some(system_api),
@@ -330,17 +306,14 @@ impl<'b> Reader<'b> {
 
     /// A profile header: the number of events that follow.
     pub fn profile(&mut self) -> Option<u32> {
-        if self.word()? != PROFILE_MAGIC || self.word()? != VERSION {
-            return None;
-        }
-        self.word()
+        self.header(PROFILE_MAGIC)?;
+        self.0.u32()
     }
 
     /// A profile event.
     pub fn event(&mut self) -> Option<EventRecord<'b>> {
-        let (event_type, unit) = (self.word()?, self.word()?);
-        let value = u64::from(self.word()?) | (u64::from(self.word()?) << 32);
-        Some(EventRecord { event_type, unit, value, depth: self.word()?, identifier: self.text()? })
+        let (event_type, unit, value) = (self.0.u32()?, self.0.u32()?, self.0.u64()?);
+        Some(EventRecord { event_type, unit, value, depth: self.0.u32()?, identifier: self.0.text()? })
     }
 }
 

@@ -5,7 +5,7 @@
 use crate::net_run::Plan;
 use crate::stub::{first_contact, Stub};
 use anyhow::{bail, Context as _, Result};
-use lpai_direct::job::{self, OutputFile, Report, SPANS_FILE_NAME, SPAN_RECORD_BYTES, TIMES_FILE_NAME};
+use lpai_direct::job::{self, OutputFile, Report, SPANS_FILE_NAME, TIMES_FILE_NAME};
 use std::path::{Path, PathBuf};
 
 /// What a direct-mode job did.
@@ -23,11 +23,6 @@ pub struct JobOutcome {
     pub file_io_micros: Vec<u64>,
 }
 
-/// Little-endian `u32`s as `u64`s.
-fn words(bytes: &[u8]) -> impl Iterator<Item = u64> + '_ {
-    bytes.chunks_exact(4).map(|four| u64::from(u32::from_le_bytes([four[0], four[1], four[2], four[3]])))
-}
-
 /// The spans file's (in-memory span, file I/O) pairs, one per inference: both empty when the skel wrote none (a skel
 /// from before it), an error when it holds another count of records than `inferences`.
 fn read_spans(directory: &Path, inferences: usize) -> Result<(Vec<u64>, Vec<u64>)> {
@@ -37,11 +32,10 @@ fn read_spans(directory: &Path, inferences: usize) -> Result<(Vec<u64>, Vec<u64>
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok((Vec::new(), Vec::new())),
         Err(error) => return Err(error).with_context(|| format!("cannot read {}", spans_file.display())),
     };
-    if Some(spans.len()) != inferences.checked_mul(SPAN_RECORD_BYTES) {
+    let Some(pairs) = job::spans(&spans, inferences) else {
         bail!("the skel wrote {} bytes of spans to {} for {inferences} inferences", spans.len(), spans_file.display());
-    }
-    let values: Vec<u64> = words(&spans).collect();
-    Ok(values.chunks_exact(2).map(|pair| (pair[0], pair[1])).unzip())
+    };
+    Ok(pairs.map(|(in_memory, file_io)| (u64::from(in_memory), u64::from(file_io))).unzip())
 }
 
 /// An absolute path for the job: the skel's current directory is not ours. [`job::encode`] checks its length.
@@ -55,6 +49,7 @@ fn job_path(path: &Path, what: &str) -> Result<String> {
 /// `first_result` on, removes the first unfinished one and everything after it, and the partial times files; answers
 /// how many results are whole.
 fn remove_unfinished(plan: &Plan<'_>, output_dir: &Path, first_result: usize, inferences: usize) -> Result<usize> {
+    let result_subdir = plan.result_subdir;
     let is_partial = |path: &Path| path.extension().is_some_and(|extension| extension == "partial");
     let whole_result = |directory: &Path| {
         let files: Vec<PathBuf> = match std::fs::read_dir(directory) {
@@ -74,9 +69,9 @@ fn remove_unfinished(plan: &Plan<'_>, output_dir: &Path, first_result: usize, in
             std::fs::remove_dir_all(&result).with_context(|| format!("cannot remove {}", result.display()))?;
         }
         // Results of several graphs share Result_<i>/: it goes only when this graph's part was all it held.
-        let top = output_dir.join(format!("Result_{index}"));
-        if top != result && std::fs::read_dir(&top).is_ok_and(|mut entries| entries.next().is_none()) {
-            std::fs::remove_dir(&top).with_context(|| format!("cannot remove {}", top.display()))?;
+        let top = result.parent().filter(|_| result_subdir.is_some());
+        if let Some(top) = top.filter(|top| std::fs::read_dir(top).is_ok_and(|mut entries| entries.next().is_none())) {
+            std::fs::remove_dir(top).with_context(|| format!("cannot remove {}", top.display()))?;
         }
     }
     for name in [TIMES_FILE_NAME, SPANS_FILE_NAME] {
@@ -139,7 +134,9 @@ pub fn run_job(
     };
     let times_file = PathBuf::from(&directory).join(TIMES_FILE_NAME);
     let times = std::fs::read(&times_file).with_context(|| format!("cannot read {}", times_file.display()))?;
-    if times.len() != list.lines.len() * 4 || report.inferences as usize != list.lines.len() {
+    let execute_micros: Option<Vec<u64>> =
+        job::times(&times, list.lines.len()).map(|times| times.map(u64::from).collect());
+    let (Some(execute_micros), true) = (execute_micros, report.inferences as usize == list.lines.len()) else {
         bail!(
             "the skel ran {} of {} inferences and wrote {} bytes of times to {}",
             report.inferences,
@@ -147,8 +144,7 @@ pub fn run_job(
             times.len(),
             times_file.display()
         );
-    }
-    let execute_micros = words(&times).collect();
+    };
     let (in_memory_micros, file_io_micros) = read_spans(Path::new(&directory), list.lines.len())?;
     Ok(JobOutcome { report, execute_micros, in_memory_micros, file_io_micros })
 }

@@ -580,13 +580,11 @@ pub struct Plan<'a> {
 }
 
 impl Plan<'_> {
-    /// The directory inference `result_index`'s files go to.
+    /// The directory inference `result_index`'s files go to (`lpai_direct::job::ResultPath`, the skel's layout too).
     pub fn result_directory(&self, output_dir: &Path, result_index: usize) -> PathBuf {
-        let directory = output_dir.join(format!("Result_{result_index}"));
-        match self.result_subdir {
-            Some(subdir) => directory.join(subdir),
-            None => directory,
-        }
+        let index = u32::try_from(result_index).unwrap_or(u32::MAX);
+        let path = lpai_direct::job::ResultPath::new(index, self.result_subdir.map(str::as_bytes));
+        output_dir.join(String::from_utf8_lossy(&path.parts().concat()).as_ref())
     }
 }
 

@@ -3,37 +3,28 @@
 
 use super::{MetadataError, Quantization, TensorMeta, MAX_GRAPHS, MAX_RANK, MAX_TENSORS};
 use super::{HASH_BYTES, HEADER_BYTES, MAGIC, QUANTIZATION_NONE, QUANTIZATION_SCALE_OFFSET, VERSION};
+use crate::bytes;
 use crate::qnn::{DataType, TensorType};
 
-/// Bounds-checked little-endian reads.
+/// The byte cursor, its reads answering what is wrong.
 #[derive(Clone, Copy, Debug)]
-struct Cursor<'b> {
-    bytes: &'b [u8],
-    at: usize,
-}
+struct Cursor<'b>(bytes::Reader<'b>);
 
 const ENDS_EARLY: &str = "the record ends early";
 
 impl<'b> Cursor<'b> {
     fn take(&mut self, count: usize) -> Result<&'b [u8], &'static str> {
-        let end = self.at.checked_add(count).ok_or(ENDS_EARLY)?;
-        let slice = self.bytes.get(self.at..end).ok_or(ENDS_EARLY)?;
-        self.at = end;
-        Ok(slice)
+        self.0.take(count).ok_or(ENDS_EARLY)
     }
 
     fn word(&mut self) -> Result<u32, &'static str> {
-        match *self.take(4)? {
-            [a, b, c, d] => Ok(u32::from_le_bytes([a, b, c, d])),
-            _ => Err(ENDS_EARLY),
-        }
+        self.0.u32().ok_or(ENDS_EARLY)
     }
 
     fn name(&mut self) -> Result<&'b str, &'static str> {
-        let length = match *self.take(1)? {
-            [0] => return Err("a name is empty"),
-            [length] => usize::from(length),
-            _ => return Err(ENDS_EARLY),
+        let length = match self.0.u8().ok_or(ENDS_EARLY)? {
+            0 => return Err("a name is empty"),
+            length => usize::from(length),
         };
         let bytes = self.take(length)?;
         if bytes.contains(&0) {
@@ -98,8 +89,13 @@ pub struct Record<'b> {
 impl<'b> Record<'b> {
     /// Checks a whole record (untrusted bytes): every bound, limit and field; nothing after the last graph.
     pub fn parse(bytes: &'b [u8]) -> Result<Record<'b>, MetadataError> {
-        let mut cursor = Cursor { bytes, at: 0 };
-        let error = |cursor: &Cursor<'_>, graph, tensor, what| MetadataError { offset: cursor.at, graph, tensor, what };
+        let mut cursor = Cursor(bytes::Reader::new(bytes));
+        let error = |cursor: &Cursor<'_>, graph, tensor, what| MetadataError {
+            offset: cursor.0.position(),
+            graph,
+            tensor,
+            what,
+        };
         let fail = |cursor: &Cursor<'_>, what| error(cursor, None, None, what);
         if cursor.word().map_err(|what| fail(&cursor, what))? != MAGIC {
             return Err(fail(&cursor, "not a metadata record (no LPMD magic)"));
@@ -134,7 +130,7 @@ impl<'b> Record<'b> {
                 index += 1;
             }
         }
-        if cursor.at != bytes.len() {
+        if !cursor.0.at_end() {
             return Err(fail(&cursor, "bytes follow the last graph"));
         }
         Ok(Record { bytes, graph_count })
@@ -159,7 +155,7 @@ impl<'b> Record<'b> {
 
     /// The graphs, in order.
     pub fn graphs(&self) -> Graphs<'b> {
-        Graphs { cursor: Cursor { bytes: self.bytes, at: HEADER_BYTES }, left: self.graph_count }
+        Graphs { cursor: Cursor(bytes::Reader::at_offset(self.bytes, HEADER_BYTES)), left: self.graph_count }
     }
 }
 

@@ -68,9 +68,9 @@ fn refused(what: &'static str) -> FormatError {
     FormatError { what, code: EBADPARAM }
 }
 
-/// The `u32` at `offset` of `bytes` (native order, as the framework wrote the struct).
+/// The `u32` at `offset` of `bytes` (as the framework wrote the struct: see [`super::properties::word`]).
 fn word(bytes: &[u8], offset: usize) -> Option<u32> {
-    super::properties::word(bytes.get(offset..)?)
+    lpai_direct::bytes::Reader::at_offset(bytes, offset).u32()
 }
 
 /// The fields both versions carry, checked.

@@ -2,7 +2,7 @@
 //! Qualcomm's), and the result record a client reads or receives. `dsp/include/lpai_direct_capi.h` spells the same
 //! for integrators; a test holds the two to the same values.
 
-use lpai_direct::codec::copy_prefix;
+use lpai_direct::bytes::{Reader, Sink, Writer};
 
 /// The module's id in an SPF graph (`MODULE_ID_LPAI_DIRECT`).
 pub const MODULE_ID: u32 = 0x1700_1F00;
@@ -40,25 +40,22 @@ impl ResultHeader {
     /// The header's bytes.
     pub fn encode(&self) -> [u8; RESULT_HEADER_BYTES] {
         let mut bytes = [0u8; RESULT_HEADER_BYTES];
-        let (counts, times) = bytes.split_at_mut(8);
-        let (inferences, output_bytes) = counts.split_at_mut(4);
-        copy_prefix(inferences, &self.inferences.to_le_bytes());
-        copy_prefix(output_bytes, &self.output_bytes.to_le_bytes());
-        let (timestamp, ticks) = times.split_at_mut(8);
-        copy_prefix(timestamp, &self.timestamp_us.to_le_bytes());
-        copy_prefix(ticks, &self.dsp_ticks.to_le_bytes());
+        let mut writer = Writer::new(&mut bytes);
+        writer.u32(self.inferences);
+        writer.u32(self.output_bytes);
+        writer.u64(self.timestamp_us);
+        writer.u64(self.dsp_ticks);
         bytes
     }
 
     /// Reads a header from the front of `bytes`; `None` when they are shorter.
     pub fn decode(bytes: &[u8]) -> Option<ResultHeader> {
-        let word = |at: usize| bytes.get(at..at + 4)?.try_into().ok().map(u32::from_le_bytes);
-        let wide = |at: usize| bytes.get(at..at + 8)?.try_into().ok().map(u64::from_le_bytes);
+        let mut reader = Reader::new(bytes);
         Some(ResultHeader {
-            inferences: word(0)?,
-            output_bytes: word(4)?,
-            timestamp_us: wide(8)?,
-            dsp_ticks: wide(16)?,
+            inferences: reader.u32()?,
+            output_bytes: reader.u32()?,
+            timestamp_us: reader.u64()?,
+            dsp_ticks: reader.u64()?,
         })
     }
 }

@@ -85,7 +85,8 @@ pub unsafe fn entries<'c>(list: *mut PropertyList) -> impl Iterator<Item = (u32,
     })
 }
 
-/// A `u32` payload's value (the first four bytes, native order).
+/// A `u32` payload's value: the first four bytes, as the framework wrote them (the core's little-endian cursor:
+/// every target this module is built for is little-endian).
 pub fn word(bytes: &[u8]) -> Option<u32> {
-    bytes.get(..4)?.try_into().ok().map(u32::from_ne_bytes)
+    lpai_direct::bytes::Reader::new(bytes).u32()
 }

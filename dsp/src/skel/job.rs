@@ -16,7 +16,8 @@ use crate::runtime::{Graph, RuntimeError};
 use crate::say;
 use lpai_direct::aee::{EBADPARM, EFAILED, ENOMEMORY};
 use lpai_direct::codec::{self, Decoded};
-use lpai_direct::job::{Job, Report, MAX_PATH_LEN, SPANS_FILE_NAME, SPAN_RECORD_BYTES, TIMES_FILE_NAME};
+use lpai_direct::job::{self, Job, Report, ResultPath, MAX_PATH_LEN, SPANS_FILE_NAME, SPAN_RECORD_BYTES};
+use lpai_direct::job::{TIMES_FILE_NAME, TIME_RECORD_BYTES};
 use lpai_direct::wire::io_bytes;
 
 // A job's paths and names fit the skel's paths, with their NUL.
@@ -137,23 +138,6 @@ impl Say for Cause {
             Cause::NoMemory => f.text("the PD heap cannot give the job's buffers"),
         }
     }
-}
-
-/// Decimal digits of `value`, for path parts.
-fn decimal(value: u32, digits: &mut [u8; 10]) -> &[u8] {
-    let mut at = digits.len();
-    let mut rest = value;
-    loop {
-        at -= 1;
-        if let Some(slot) = digits.get_mut(at) {
-            *slot = b'0' + (rest % 10) as u8;
-        }
-        rest /= 10;
-        if rest == 0 || at == 0 {
-            break;
-        }
-    }
-    digits.get(at..).unwrap_or(&[])
 }
 
 /// The job's file bytes per input and output in the files' form (float32 or native).
@@ -284,19 +268,15 @@ fn write_outputs<'t>(
     path: &mut CPath,
 ) -> Result<u64, Failure<'t>> {
     let output_dir = job.output_dir;
-    let mut digits = [0u8; 10];
-    let digits = decimal(job.first_result.saturating_add(number), &mut digits);
+    let result_path = ResultPath::new(job.first_result.saturating_add(number), job.result_subdir);
+    let [prefix, digits, slash, subdir] = result_path.parts();
     let in_result = |file, cause| Failure::new(line, file, cause);
     let result =
-        path.set(&[output_dir, b"/Result_", digits]).ok_or(in_result(File::ResultDirectory, Cause::PathTooLong))?;
+        path.set(&[output_dir, b"/", prefix, digits]).ok_or(in_result(File::ResultDirectory, Cause::PathTooLong))?;
     Current::create_directory(result).map_err(|error| in_result(File::ResultDirectory, Cause::Platform(error)))?;
-    let (slash, subdir): (&[u8], &[u8]) = match job.result_subdir {
-        Some(subdir) => (b"/", subdir),
-        None => (b"", b""),
-    };
     if job.result_subdir.is_some() {
         let inner = path
-            .set(&[output_dir, b"/Result_", digits, slash, subdir])
+            .set(&[output_dir, b"/", prefix, digits, slash, subdir])
             .ok_or(in_result(File::ResultDirectory, Cause::PathTooLong))?;
         Current::create_directory(inner).map_err(|error| in_result(File::ResultDirectory, Cause::Platform(error)))?;
     }
@@ -312,20 +292,12 @@ fn write_outputs<'t>(
         };
         let part = part.ok_or(failed(Cause::Mismatch("no such output")))?;
         let file = path
-            .set(&[output_dir, b"/Result_", digits, slash, subdir, b"/", name])
+            .set(&[output_dir, b"/", prefix, digits, slash, subdir, b"/", name])
             .ok_or(failed(Cause::PathTooLong))?;
         Current::write_file(file, part).map_err(|error| failed(Cause::Platform(error)))?;
         written = written.saturating_add(part.len() as u64);
     }
     Ok(written)
-}
-
-/// Puts `value` little-endian at `slot` (a 4-byte-record index) of `bytes`; out of range is left out.
-fn put_u32(bytes: &mut [u8], slot: usize, value: u32) {
-    let Some(at) = slot.checked_mul(4) else { return };
-    for (target, byte) in bytes.iter_mut().skip(at).zip(value.to_le_bytes()) {
-        *target = byte;
-    }
 }
 
 /// Ticks as whole microseconds, saturating at `u32::MAX`.
@@ -352,7 +324,7 @@ fn run<'t>(job: &Job<'t>, graph: &mut Graph<'_>) -> Result<Report, Failure<'t>> 
     let output_bytes = staged_output_bytes(job, graph).ok_or(before_any(Cause::NoMemory))?;
     let staging_bytes = input_bytes.checked_add(output_bytes).ok_or(before_any(Cause::NoMemory))?;
     let count = job.inference_count as usize;
-    let times_bytes = count.checked_mul(4).ok_or(before_any(Cause::NoMemory))?;
+    let times_bytes = count.checked_mul(TIME_RECORD_BYTES).ok_or(before_any(Cause::NoMemory))?;
     let spans_bytes = count.checked_mul(SPAN_RECORD_BYTES).ok_or(before_any(Cause::NoMemory))?;
     let all_bytes = times_bytes.checked_add(spans_bytes).ok_or(before_any(Cause::NoMemory))?;
     let mut staging = Memory::allocate(staging_bytes).ok_or(before_any(Cause::NoMemory))?;
@@ -382,9 +354,8 @@ fn run<'t>(job: &Job<'t>, graph: &mut Graph<'_>) -> Result<Report, Failure<'t>> 
         let done = Current::now_ticks();
         let file_io = in_memory.saturating_sub(reading).saturating_add(done.saturating_sub(converted));
         let slot = number as usize;
-        put_u32(execute_times, slot, micros_u32(execution.ticks));
-        put_u32(spans, slot.saturating_mul(2), micros_u32(converted.saturating_sub(in_memory)));
-        put_u32(spans, slot.saturating_mul(2).saturating_add(1), micros_u32(file_io));
+        job::put_time(execute_times, slot, micros_u32(execution.ticks));
+        job::put_span(spans, slot, micros_u32(converted.saturating_sub(in_memory)), micros_u32(file_io));
         report.inferences += 1;
     }
     for (name, bytes) in [(TIMES_FILE_NAME, &*execute_times), (SPANS_FILE_NAME, &*spans)] {

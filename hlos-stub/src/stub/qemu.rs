@@ -415,7 +415,7 @@ impl Transport for Qemu {
             if buffer.region == NO_REGION {
                 continue;
             }
-            match reader.bytes(buffer.length as usize) {
+            match reader.take(buffer.length as usize) {
                 Some(bytes) => returned.push((index, bytes)),
                 None => return self.garbage("invoke"),
             }
