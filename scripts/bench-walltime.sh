@@ -13,7 +13,7 @@ mkdir -p target/bench
 rm -f target/bench/walltime.json.partial
 # The host skel the local transport loads, the command for direct mode, and the benchmark itself.
 cargo build -q --release -p lpai-direct-dsp -p lpai-net-run
-cargo build -q --release -p lpai-direct-hlos --example walltime
+cargo build -q --release -p lpai-net-run --example walltime
 target/release/examples/walltime \
   --qnn "$(cat .venv/qnn-lib-dir)" \
   --fixture tests/fixtures/kws_conv \

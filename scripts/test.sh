@@ -65,7 +65,7 @@ unset MIRIFLAGS
 
 step "cargo test (host)"
 cargo build -q -p lpai-net-run -p fake-adsprpc
-cargo build -q --release -p lpai-direct-hlos -p lpai-net-run
+cargo build -q --release -p lpai-direct-stub -p lpai-net-run
 cargo test -q -p lpai-direct-idl --features reader 2>&1
 cargo test -q --workspace 2>&1
 

@@ -17,7 +17,7 @@ fn compile_program(library: &Path, work: &Path) -> PathBuf {
         .arg(&program)
         .arg(root.join("tests/c/stub_kws.c"))
         .arg("-I")
-        .arg(root.join("hlos-stub/include"))
+        .arg(root.join("hlos-stub/lpai-direct-stub/include"))
         .arg("-L")
         .arg(library.parent().unwrap())
         .arg("-llpai_direct_stub")
@@ -48,7 +48,7 @@ fn run_program(program: &Path, library: &Path, skel_variable: Option<&str>) -> O
 fn a_c_program_runs_a_fixture_through_the_stub_library() {
     let _guard = common::qnn_lock();
     let library =
-        common::artifact("target/release/liblpai_direct_stub.so", "cargo build --release -p lpai-direct-hlos");
+        common::artifact("target/release/liblpai_direct_stub.so", "cargo build --release -p lpai-direct-stub");
     let work = tempfile::tempdir().unwrap();
     let program = compile_program(&library, work.path());
     // Nothing beside the program: the default search ends in the workspace's target/release/.
@@ -67,7 +67,7 @@ fn a_c_program_runs_a_fixture_through_the_stub_library() {
 #[test]
 fn the_skel_variable_overrides_the_search_and_a_wrong_one_is_named() {
     let library =
-        common::artifact("target/release/liblpai_direct_stub.so", "cargo build --release -p lpai-direct-hlos");
+        common::artifact("target/release/liblpai_direct_stub.so", "cargo build --release -p lpai-direct-stub");
     let work = tempfile::tempdir().unwrap();
     let program = compile_program(&library, work.path());
     let output = run_program(&program, &library, Some("/nonexistent/liblpai_direct_skel.so"));

@@ -9,10 +9,10 @@
 
 mod common;
 
-use lpai_direct_stub::graph_io;
-use lpai_direct_stub::output;
 use lpai_direct_stub::stub::fastrpc::{skel_uri, FastRpc, FastRpcOptions};
 use lpai_direct_stub::stub::{flags, Configuration, Local, SkelLocation, Stub, Transport};
+use lpai_net_run::graph_io;
+use lpai_net_run::output;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Barrier};

@@ -6,11 +6,11 @@
 mod common;
 
 use lpai_direct::job::{self, OutputFile};
-use lpai_direct_stub::net_run;
 use lpai_direct_stub::stub::{Local, SkelLocation, Stub};
+use lpai_net_run::net_run;
 use std::path::Path;
 
-fn run(binary: &Path, list: &Path, output: &Path, native: bool, direct: bool) -> net_run::Summary {
+fn run(binary: &Path, list: &Path, output: &Path, native: bool, direct: bool) -> net_run::RunRecord {
     let extra = if direct { vec!["--direct_mode".to_string()] } else { Vec::new() };
     let settings = common::settings(common::net_run_args(binary, list, output, native, &extra));
     net_run::run(&settings).unwrap_or_else(|error| panic!("{}: {error:#}", binary.display()))
@@ -51,7 +51,7 @@ fn direct_mode_writes_the_traditional_paths_files_bit_for_bit_for_every_fixture(
             assert_eq!(recorded["transport"], "local");
             assert_eq!(recorded["inferences"], 3);
             assert_eq!(recorded["dsp_execute_us"].as_array().unwrap().len(), 3);
-            assert_eq!(summary.execute_micros.len(), 3);
+            assert_eq!(summary.times.dsp_execute_us.len(), 3);
             assert_eq!(record(&traditional)["mode"], "traditional");
             assert_eq!(record(&traditional)["host_round_trip_us"].as_array().unwrap().len(), 3);
         }

@@ -7,7 +7,7 @@
 
 mod common;
 
-use lpai_direct_stub::net_run;
+use lpai_net_run::net_run;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -23,7 +23,7 @@ fn open_descriptors() -> usize {
 }
 
 /// Runs kws_conv's float list on `binary` (written to `work/NAME.bin`) through the local transport on libQnnHtp.
-fn run(work: &Path, name: &str, binary: &[u8]) -> (PathBuf, Result<net_run::Summary, String>) {
+fn run(work: &Path, name: &str, binary: &[u8]) -> (PathBuf, Result<net_run::RunRecord, String>) {
     let path = work.join(format!("{name}.bin"));
     std::fs::write(&path, binary).unwrap();
     let list = common::absolute_input_list("kws_conv", "float", work);
@@ -81,7 +81,7 @@ fn malformed_binaries_end_in_a_clean_run_or_one_clear_error_and_leave_nothing_op
         let (path, result) = run(work.path(), &format!("case{index}"), binary);
         match result {
             Ok(summary) => {
-                assert_eq!(summary.execute_micros.len(), 3, "{case}");
+                assert_eq!(summary.times.dsp_execute_us.len(), 3, "{case}");
                 outcomes.clean += 1;
             }
             Err(error) => {

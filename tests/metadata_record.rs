@@ -4,9 +4,9 @@
 
 mod common;
 
-use lpai_direct_stub::metadata;
-use lpai_direct_stub::net_run;
 use lpai_direct_stub::stub::{fastrpc, Local, SkelLocation, Stub};
+use lpai_net_run::metadata;
+use lpai_net_run::net_run;
 use std::path::{Path, PathBuf};
 
 fn binary_of(name: &str) -> PathBuf {
@@ -18,7 +18,7 @@ fn system_library() -> PathBuf {
 }
 
 /// Runs fixture `name` in `mode` on the input list in `lists` with `extra` flags, writing into `output`.
-fn run(name: &str, lists: &Path, mode: &str, output: &Path, work: &Path, extra: &[String]) -> net_run::Summary {
+fn run(name: &str, lists: &Path, mode: &str, output: &Path, work: &Path, extra: &[String]) -> net_run::RunRecord {
     let label = output.file_name().unwrap().to_str().unwrap();
     let list = common::absolute_list_in(lists, mode, work, label);
     let args = common::net_run_args(&binary_of(name), &list, output, mode == "native", extra);
@@ -62,7 +62,7 @@ fn every_fixture_gives_the_same_outputs_with_the_record_as_with_a_dsp_system_lib
             let record_run = run(name, lists, mode, &with_record, work.path(), extra);
             let library_extra: Vec<String> = extra.iter().cloned().chain([dsp_system.clone()]).collect();
             let library_run = run(name, lists, mode, &with_library, work.path(), &library_extra);
-            assert_eq!(record_run.graph, library_run.graph, "{name} {mode}");
+            assert_eq!(record_run.graph_names, library_run.graph_names, "{name} {mode}");
             assert_same_results(&with_record, &with_library, &format!("{name} {mode} {extra:?}"));
         }
     }
@@ -79,7 +79,7 @@ fn stub_without_system_library() -> Stub {
 
 fn record_of(name: &str) -> Vec<u8> {
     let binary = std::fs::read(binary_of(name)).unwrap();
-    metadata::read_record(&system_library(), &binary, name).unwrap()
+    metadata::record_in_this_process(&system_library(), &binary, name).unwrap()
 }
 
 #[test]

@@ -4,9 +4,9 @@
 
 mod common;
 
-use lpai_direct_stub::net_run;
+use lpai_net_run::net_run;
 
-fn run_fixture(name: &str, mode: &str, output: &std::path::Path, work: &std::path::Path) -> net_run::Summary {
+fn run_fixture(name: &str, mode: &str, output: &std::path::Path, work: &std::path::Path) -> net_run::RunRecord {
     let directory = common::fixture(name);
     let list = common::absolute_input_list(name, mode, work);
     let binary = directory.join(format!("{name}_qnn.bin"));
@@ -25,14 +25,14 @@ fn every_fixture_equals_ort_bit_for_bit_in_float_and_native_mode() {
             let reference = common::fixture(name).join("reference").join(mode);
             let expected = common::files_below(&reference);
             assert_eq!(common::result_files(&output), expected, "{name} {mode}: different result files");
-            assert_eq!(summary.execute_micros.len(), 3, "{name} {mode}: one execution per input line");
+            assert_eq!(summary.times.dsp_execute_us.len(), 3, "{name} {mode}: one execution per input line");
             for file in &expected {
                 let ours = std::fs::read(output.join(file)).unwrap();
                 let ort = std::fs::read(reference.join(file)).unwrap();
                 assert!(ours == ort, "{name} {mode}: {} differs from ORT on the QNN EP", file.display());
             }
             assert!(
-                summary.arena_used
+                summary.arena_high_water_bytes
                     > std::fs::metadata(common::fixture(name).join(format!("{name}_qnn.bin"))).unwrap().len() as usize
             );
         }
@@ -79,8 +79,9 @@ fn basic_profiling_reports_the_execute_time() {
     let extra = ["--profiling_level=basic".to_string()];
     let settings = common::settings(common::net_run_args(&binary, &list, &work.path().join("out"), false, &extra));
     let summary = net_run::run(&settings).unwrap();
-    let execute = summary.profile.iter().find(|event| event.event_type == 400).expect("an EXECUTE event");
-    assert_eq!(execute.unit, 1, "QNN reports execute time in microseconds");
+    let events = &summary.profile.as_ref().expect("a profile").events;
+    let execute = events.iter().find(|event| event.event_type == 400).expect("an EXECUTE event");
+    assert_eq!(execute.unit_code, 1, "QNN reports execute time in microseconds");
     assert!(execute.value > 0);
 }
 
@@ -103,7 +104,7 @@ fn both_graphs_of_a_two_graph_context_equal_ort() {
             let extra = [format!("--graph_name={name}")];
             let args = common::net_run_args(&binary, &list, &output, mode == "native", &extra);
             let summary = net_run::run(&common::settings(args)).unwrap();
-            assert_eq!(summary.graph, name);
+            assert_eq!(summary.graph_names, name);
             let reference = directory.join("reference").join(mode);
             let expected = common::files_below(&reference);
             assert_eq!(common::result_files(&output), expected, "graph {index} {mode}");
@@ -127,7 +128,7 @@ fn an_output_names_line_writes_only_the_outputs_it_names() {
     let binary = directory.join("multi_io_qnn.bin");
     let settings = common::settings(common::net_run_args(&binary, &list, &output, false, &[]));
     let summary = net_run::run(&settings).unwrap();
-    assert_eq!(summary.execute_micros.len(), 3);
+    assert_eq!(summary.times.dsp_execute_us.len(), 3);
     let written = common::result_files(&output);
     let expected: Vec<_> = (0..3).map(|i| std::path::PathBuf::from(format!("Result_{i}/vec_out.raw"))).collect();
     assert_eq!(written, expected);
@@ -149,5 +150,6 @@ fn profiling_asked_for_by_the_config_file_is_reported() {
     let extra = [format!("--config_file={}", config.display())];
     let settings = common::settings(common::net_run_args(&binary, &list, &work.path().join("out"), false, &extra));
     let summary = net_run::run(&settings).unwrap();
-    assert!(summary.profile.iter().any(|event| event.event_type == 400), "no EXECUTE event: {:?}", summary.profile);
+    let events = &summary.profile.as_ref().expect("a profile").events;
+    assert!(events.iter().any(|event| event.event_type == 400), "no EXECUTE event: {events:?}");
 }

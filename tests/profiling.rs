@@ -1,18 +1,18 @@
 //! The profiling report end to end, on the kws_conv fixture with the real libQnnHtp.so through the local transport:
 //! every record a run writes (traditional and direct mode, with and without `--profiling_level`, a failed run's)
-//! validates against the committed schema `hlos-stub/schema/lpai_net_run.schema.json`; a profiled run's Chrome trace
-//! is JSON with `traceEvents` on a host and a DSP execute track; `lpai-net-run chart` draws well-formed SVG; the
-//! command prints the profile table.
+//! validates against the committed schema `hlos-stub/lpai-net-run/schema/lpai_net_run.schema.json`; a profiled
+//! run's Chrome trace is JSON with `traceEvents` on a host and a DSP execute track; `lpai-net-run chart` draws
+//! well-formed SVG; the command prints the profile table.
 
 mod common;
 
-use lpai_direct_stub::net_run;
+use lpai_net_run::net_run;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn schema() -> Value {
-    let path = common::root().join("hlos-stub/schema/lpai_net_run.schema.json");
+    let path = common::root().join("hlos-stub/lpai-net-run/schema/lpai_net_run.schema.json");
     serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap_or_else(|error| panic!("{}: {error}", path.display()))
 }
 
@@ -44,7 +44,7 @@ fn config_with_fps(work: &Path, fps: u32) -> PathBuf {
 }
 
 /// Runs kws_conv's float list (`inferences` of them) into `output`, with `extra` flags.
-fn run_kws(work: &Path, output: &Path, inferences: u32, extra: &[String]) -> Result<net_run::Summary, String> {
+fn run_kws(work: &Path, output: &Path, inferences: u32, extra: &[String]) -> Result<net_run::RunRecord, String> {
     let binary = common::fixture("kws_conv").join("kws_conv_qnn.bin");
     let list = common::absolute_input_list("kws_conv", "float", work);
     let mut flags = vec![format!("--num_inferences={inferences}")];

@@ -137,7 +137,7 @@ fn a_qnn_net_run_invocation_runs_unchanged_on_the_virtual_adsp_and_htp_refuses_i
     let expected = format!(
         "lpai-net-run: error: context binary {}: {}",
         kws.join("kws_conv_qnn.bin").display(),
-        lpai_direct_stub::net_run::PERSISTENT_BINARY_REFUSED
+        lpai_net_run::net_run::PERSISTENT_BINARY_REFUSED
     );
     assert_eq!(own_lines(&refused), vec![expected]);
     assert!(!work.path().join("htp/Result_0").exists());
@@ -148,7 +148,7 @@ fn run_htp(name: &str, list: &Path, output: &Path, extra: &[&str]) {
     let binary = common::fixture(name).join(format!("{name}_qnn.bin"));
     let extra: Vec<String> = extra.iter().map(|flag| flag.to_string()).collect();
     let settings = common::settings(common::net_run_args(&binary, list, output, false, &extra));
-    lpai_direct_stub::net_run::run(&settings).unwrap_or_else(|error| panic!("{name} {extra:?}: {error:#}"));
+    lpai_net_run::net_run::run(&settings).unwrap_or_else(|error| panic!("{name} {extra:?}: {error:#}"));
 }
 
 #[test]
@@ -235,7 +235,7 @@ fn comma_separated_lists_run_each_graph_into_its_own_directory_and_double_unders
     let run = |list: String, output: &Path, extra: &[&str]| {
         let extra: Vec<String> = extra.iter().map(|flag| flag.to_string()).collect();
         let settings = common::settings(common::net_run_args(&binary, Path::new(&list), output, false, &extra));
-        lpai_direct_stub::net_run::run(&settings)
+        lpai_net_run::net_run::run(&settings)
     };
     let both = format!("{},{}", lists[0].display(), lists[1].display());
     for (index, mode) in [&[][..], &["--direct_mode"][..]].into_iter().enumerate() {

@@ -160,7 +160,7 @@ fn the_contract_fixture_is_staged_whole_with_its_list_config_and_commands() {
             "context_configs": {"is_persistent_binary": true}
         })
     );
-    let read = lpai_direct_stub::net_run_config::read(&output.join("config.json")).unwrap();
+    let read = lpai_net_run::net_run_config::read(&output.join("config.json")).unwrap();
     assert_eq!((read.lpai.target, read.lpai.hw_version, read.persistent_binary), (Some(2), Some(7), true));
 
     // The commands, in order, and a run line lpai-net-run itself accepts.

@@ -24,7 +24,8 @@ fn exported(relative: &str, built_by: &str) -> BTreeSet<String> {
 
 /// Every function the header declares: outside comments, `lpai_direct_stub_NAME(`.
 fn declared() -> BTreeSet<String> {
-    let header = std::fs::read_to_string(common::root().join("hlos-stub/include/lpai_direct_stub.h")).unwrap();
+    let header =
+        std::fs::read_to_string(common::root().join("hlos-stub/lpai-direct-stub/include/lpai_direct_stub.h")).unwrap();
     let code =
         header.lines().filter(|line| !line.trim_start().starts_with("/*") && !line.trim_start().starts_with('*'));
     code.flat_map(|line| line.match_indices("lpai_direct_stub_").map(move |(at, _)| &line[at..]))
@@ -49,7 +50,7 @@ fn assert_only_the_c_api(relative: &str, built_by: &str) {
 
 #[test]
 fn the_host_stub_library_exports_only_its_c_api() {
-    assert_only_the_c_api("target/release/liblpai_direct_stub.so", "cargo build --release -p lpai-direct-hlos");
+    assert_only_the_c_api("target/release/liblpai_direct_stub.so", "cargo build --release -p lpai-direct-stub");
 }
 
 #[test]

@@ -9,9 +9,9 @@ mod common;
 
 use lpai_direct_skel::runtime::SystemLibrary;
 use lpai_direct_skel::runtime::{Arena, Backend, BackendOptions, BinarySource, Context, ContextOptions};
-use lpai_direct_stub::net_run;
 use lpai_direct_stub::stub::fastrpc::{FastRpc, FastRpcOptions};
-use lpai_direct_stub::stub::Transport;
+use lpai_direct_stub::stub::{Transport, TransportKind};
+use lpai_net_run::net_run;
 use std::ffi::CString;
 use std::path::Path;
 use std::process::{Command, Output};
@@ -69,7 +69,7 @@ fn the_local_transport_equals_the_direct_runtime_bit_for_bit() {
             let list = common::absolute_input_list(fixture, mode, work.path());
             let args = common::net_run_args(&binary, &list, &output, native, &["--transport=local".to_string()]);
             let summary = net_run::run(&common::settings(args)).unwrap();
-            assert_eq!(summary.transport, "local");
+            assert_eq!(summary.transport, TransportKind::Local);
             for (name, direct) in direct_outputs(fixture, native) {
                 let through_stub = std::fs::read(output.join(&name)).unwrap();
                 assert!(
@@ -252,7 +252,7 @@ fn error_line(output: &Output) -> String {
 #[test]
 fn the_local_transport_names_the_skel_it_cannot_use_and_who_named_it() {
     let exe = common::artifact("target/debug/lpai-net-run", "cargo build -p lpai-net-run");
-    let stub = common::artifact("target/release/liblpai_direct_stub.so", "cargo build --release -p lpai-direct-hlos");
+    let stub = common::artifact("target/release/liblpai_direct_stub.so", "cargo build --release -p lpai-direct-stub");
     let work = tempfile::tempdir().unwrap();
     let output = work.path().join("out");
     let missing = work.path().join("absent/liblpai_direct_skel.so");
@@ -315,15 +315,15 @@ fn a_default_fallback_to_local_says_why_and_which_skel() {
         common::settings(base.into_iter().chain(named).chain(extra.iter().map(|flag| flag.to_string())).collect())
     };
     let settings = flags(&[]);
-    let (chosen, note) = net_run::transport_trying(&settings, true).unwrap();
-    let note = note.unwrap_or_default();
-    assert_eq!(chosen.name(), "local");
+    let chosen = net_run::transport_trying(&settings, true).unwrap();
+    let note = chosen.note.unwrap_or_default();
+    assert_eq!((chosen.kind, chosen.transport.name()), (TransportKind::Local, "local"));
     assert!(note.starts_with("FastRPC is not available: tried /nonexistent/libadsprpc.so"), "{note}");
     let canonical = skel.canonicalize().unwrap();
     assert!(note.ends_with(&format!("using the local transport (the host skel {})", canonical.display())), "{note}");
 
-    let (chosen, note) = net_run::transport_trying(&flags(&["--transport=local"]), true).unwrap();
-    assert_eq!((chosen.name(), note), ("local", None));
-    let (_, note) = net_run::transport_trying(&settings, false).unwrap();
-    assert_eq!(note, None, "no note where FastRPC is not the default");
+    let chosen = net_run::transport_trying(&flags(&["--transport=local"]), true).unwrap();
+    assert_eq!((chosen.transport.name(), chosen.note), ("local", None));
+    let chosen = net_run::transport_trying(&settings, false).unwrap();
+    assert_eq!(chosen.note, None, "no note where FastRPC is not the default");
 }

@@ -9,7 +9,8 @@
 
 mod common;
 
-use lpai_direct_stub::net_run;
+use lpai_direct_stub::stub::Named;
+use lpai_net_run::net_run;
 use std::path::{Path, PathBuf};
 
 /// The fixtures made for the contract model by `scripts/make_contract_fixtures.py`.
@@ -41,7 +42,7 @@ fn run_fixture(
     output: &Path,
     work: &Path,
     extra: &[&str],
-) -> net_run::Summary {
+) -> net_run::RunRecord {
     let list = common::absolute_input_list(name, mode, work);
     let (skel, backend) = match transport {
         "qemu" => (common::virtual_adsp("liblpai_direct_skel.so"), common::virtual_adsp("libQnnLpaiContract.so")),
@@ -80,12 +81,16 @@ fn the_hexagon_skel_runs_the_contract_fixtures_and_matches_the_host_build_byte_f
             for transport in ["qemu", "local"] {
                 let output = work.path().join(format!("{name}-{mode}-{transport}"));
                 let summary = run_fixture(name, mode, transport, &output, work.path(), &[]);
-                assert_eq!(summary.transport, transport, "{name} {mode}");
+                assert_eq!(summary.transport.name(), transport, "{name} {mode}");
                 if transport == "qemu" {
                     let skel = common::virtual_adsp("liblpai_direct_skel.so");
                     assert!(summary.skel_place.contains(&skel.display().to_string()), "{}", summary.skel_place);
                 }
-                assert_eq!(summary.execute_micros.len(), LINES, "{name} {mode} {transport}: one execution a line");
+                assert_eq!(
+                    summary.times.dsp_execute_us.len(),
+                    LINES,
+                    "{name} {mode} {transport}: one execution a line"
+                );
                 assert_eq!(common::result_files(&output), expected, "{name} {mode} {transport}: result files");
                 for file in &expected {
                     let ours = std::fs::read(output.join(file)).unwrap();
@@ -237,7 +242,7 @@ fn direct_mode_on_the_hexagon_skel_reads_and_writes_through_the_shells_files() {
         for mode in ["float", "native"] {
             let output = work.path().join(format!("{name}-{mode}-direct"));
             let summary = run_fixture(name, mode, "qemu", &output, work.path(), &["--direct_mode"]);
-            assert_eq!(summary.execute_micros.len(), LINES, "{name} {mode}");
+            assert_eq!(summary.times.dsp_execute_us.len(), LINES, "{name} {mode}");
             let reference = common::fixture(name).join("reference").join(mode);
             let expected = common::files_below(&reference);
             assert_eq!(common::result_files(&output), expected, "{name} {mode}");
@@ -278,8 +283,8 @@ fn the_hexagon_skel_with_its_own_system_library_gives_the_outputs_it_gives_with_
 
 #[test]
 fn the_hexagon_skel_refuses_a_record_that_does_not_match_the_binary_by_name() {
-    use lpai_direct_stub::metadata;
     use lpai_direct_stub::stub::{fastrpc, Qemu, QemuOptions, Stub};
+    use lpai_net_run::metadata;
     let options = QemuOptions {
         skel: Some(common::virtual_adsp("liblpai_direct_skel.so")),
         shell: Some(common::virtual_adsp("lpai-pd-shell")),
@@ -291,8 +296,9 @@ fn the_hexagon_skel_refuses_a_record_that_does_not_match_the_binary_by_name() {
     let configuration = common::configuration(&common::virtual_adsp("libQnnLpaiContract.so"), None);
     stub.configure(&configuration).unwrap();
     let system = host_model("libQnnSystemContract.so");
-    let record_of =
-        |name: &str| metadata::read_record(&system, &std::fs::read(context_binary(name)).unwrap(), name).unwrap();
+    let record_of = |name: &str| {
+        metadata::record_in_this_process(&system, &std::fs::read(context_binary(name)).unwrap(), name).unwrap()
+    };
     let binary = std::fs::read(context_binary("contract_single")).unwrap();
     let (own, other) = (record_of("contract_single"), record_of("contract_stream"));
     let message = stub.load_with_metadata(&binary, &other, 0).unwrap_err().to_string();

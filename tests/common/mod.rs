@@ -143,7 +143,7 @@ pub fn net_run_args(binary: &Path, list: &Path, output: &Path, native: bool, ext
 }
 
 /// The net-run settings `lpai-net-run` would use for `args` (the first one being the program name).
-pub fn settings(args: Vec<String>) -> lpai_direct_stub::settings::Settings {
+pub fn settings(args: Vec<String>) -> lpai_net_run::settings::Settings {
     use lpai_net_run::cli::{Options, Parser};
     Options::parse_from(args).settings()
 }
@@ -215,7 +215,7 @@ pub fn audio_frame_scores(windows: &[Vec<f32>], work: &std::path::Path) -> Vec<V
     let output = work.join("net-run");
     let binary = fixture("audio_frame/audio_frame_qnn.bin");
     let args = net_run_args(&binary, &list_path, &output, false, &[]);
-    lpai_direct_stub::net_run::run(&settings(args)).unwrap();
+    lpai_net_run::net_run::run(&settings(args)).unwrap();
     (0..windows.len()).map(|index| std::fs::read(output.join(format!("Result_{index}/scores.raw"))).unwrap()).collect()
 }
 

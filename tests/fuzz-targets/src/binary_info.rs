@@ -33,7 +33,7 @@ use lpai_direct::qnn::{GraphInfoVersion, GraphInfoVersions, QuantizationEncoding
 use lpai_direct::qnn::{SystemContextHandle, SystemInterface, SystemInterfaceTable, Tensor, TensorType};
 use lpai_direct::qnn::{TensorVersion, Version, BACKEND_ID_NULL};
 use lpai_direct_skel::runtime::{Arena, BinarySource, Context, ContextOptions, SystemLibrary, TensorInfo};
-use lpai_direct_stub::metadata::HostSystemLibrary;
+use lpai_net_run::metadata::HostSystemLibrary;
 use std::path::Path;
 use std::sync::atomic::{AtomicPtr, Ordering};
 

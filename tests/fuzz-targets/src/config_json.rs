@@ -1,4 +1,4 @@
-//! Target `config_json`: qnn-net-run's `--config_file` (`lpai_direct_stub::net_run_config::read_from`), read from
+//! Target `config_json`: qnn-net-run's `--config_file` (`lpai_net_run::net_run_config::read_from`), read from
 //! memory: the JSON at `/fuzz/config.json`, and an `lpaiParams.conf` beside it that its `config_file_path` may
 //! name (`lpaiParams.conf`, `./lpaiParams.conf` or `/fuzz/lpaiParams.conf`), or one in the current directory
 //! (`/fuzz/current/other.conf`).
@@ -6,7 +6,7 @@
 //! Input: the JSON, then optionally a NUL and the conf beside it, then optionally a NUL and the one in the current
 //! directory.
 
-use lpai_direct_stub::net_run_config::{self, ConfigFiles};
+use lpai_net_run::net_run_config::{self, ConfigFiles};
 use std::path::{Path, PathBuf};
 
 /// The files of one input, in memory.

@@ -1,9 +1,9 @@
-//! Target `input_list`: qnn-net-run input lists (`lpai_direct_stub::input_list::parse`, what `read` checks before
+//! Target `input_list`: qnn-net-run input lists (`lpai_net_run::input_list::parse`, what `read` checks before
 //! it looks at any file) against a graph whose inputs and outputs the first byte picks.
 //!
 //! Input: one byte (low two bits: 1 to 4 inputs; next two: 1 to 4 outputs), then the list's text.
 
-use lpai_direct_stub::input_list::{self, ExpectedInput};
+use lpai_net_run::input_list::{self, ExpectedInput};
 use std::path::Path;
 
 /// Graph input names, some with the characters the list's syntax uses.

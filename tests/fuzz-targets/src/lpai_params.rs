@@ -1,8 +1,8 @@
-//! Target `lpai_params`: an `lpaiParams.conf` (`lpai_direct_stub::lpai_config::from_params`) from arbitrary JSON.
+//! Target `lpai_params`: an `lpaiParams.conf` (`lpai_net_run::lpai_config::from_params`) from arbitrary JSON.
 //!
 //! Input: the file's bytes.
 
-use lpai_direct_stub::lpai_config;
+use lpai_net_run::lpai_config;
 use std::path::Path;
 
 /// The target.

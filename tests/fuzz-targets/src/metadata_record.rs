@@ -33,7 +33,7 @@ pub fn run(data: &[u8]) {
     }
     assert_eq!(writer.finish(), Ok(data.len()), "the record does not write back to its own length");
     assert_eq!(rewritten, data, "the record does not write back to the same bytes");
-    let _ = lpai_direct_stub::metadata::describe(&record);
+    let _ = lpai_net_run::metadata::describe(&record);
 
     let _serial = crate::serial::lock();
     let Some(backend) = contract_backend() else { panic!("the contract model's backend does not load") };

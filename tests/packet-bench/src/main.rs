@@ -10,6 +10,8 @@
 //! spends its packets, function by function; `--keep-trace` leaves the skel calls' trace in `target/bench/`).
 //! Needs `scripts/build-hexagon.sh`'s `target/virtual-adsp/` and `target/hexagon-embed/`.
 
+#![forbid(unsafe_code)]
+
 mod audio_module;
 mod embedded;
 mod pd;

@@ -139,7 +139,7 @@ pub fn traced_qemu(trace: &std::path::Path) -> std::process::Command {
 /// The median of `values` (the lower one of an even count); 0 for none.
 pub fn median(mut values: Vec<u64>) -> u64 {
     values.sort_unstable();
-    lpai_direct_stub::profile::nearest_rank_of(&values, 50).unwrap_or(0)
+    lpai_net_run::profile::nearest_rank_of(&values, 50).unwrap_or(0)
 }
 
 #[cfg(test)]

@@ -3,6 +3,8 @@
 //! renameat2, openat2 and faccessat2. A seccomp filter (no privileges needed; every child inherits it); the virtual
 //! device runs proot under it, else a guest's `statx` of a device path would look at the host's.
 
+#![forbid(unsafe_code)]
+
 #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
 fn main() {
     use std::os::unix::process::CommandExt;

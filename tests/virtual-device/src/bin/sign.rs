@@ -1,6 +1,8 @@
 //! `lpai-vd-sign FILE...`: adds the virtual device's test signature to each file (`lpai_vd_adsprpc::sign`), as
 //! elfsigner.py signs for a device; `scripts/virtual-device.sh --sign` runs it.
 
+#![forbid(unsafe_code)]
+
 fn main() -> std::process::ExitCode {
     let files: Vec<std::path::PathBuf> = std::env::args_os().skip(1).map(Into::into).collect();
     if files.is_empty() {

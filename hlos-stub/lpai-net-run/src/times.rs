@@ -1,0 +1,26 @@
+//! What a run measured, in microseconds: the times of its record (`lpai_net_run.json`, whose fields of the same
+//! names they are), from which its profile, its Chrome trace and the printed table are made.
+
+use serde::Serialize;
+
+/// A run's times.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Times {
+    /// Each inference's execute time on the DSP clock.
+    pub dsp_execute_us: Vec<u64>,
+    /// Traditional mode: each inference's round trip as the host saw it (inputs sent, outputs back); empty in direct
+    /// mode.
+    pub host_round_trip_us: Vec<u64>,
+    /// Direct mode: each inference's in-memory span on the DSP clock (input conversion, execute, output conversion;
+    /// at least its execute time); empty in traditional mode and from a skel that records none.
+    pub dsp_in_memory_us: Vec<u64>,
+    /// Direct mode: each inference's file I/O on the DSP clock (reading its inputs, writing its results); empty when
+    /// `dsp_in_memory_us` is.
+    pub dsp_file_io_us: Vec<u64>,
+    /// The context load as the host saw it (the `load` call).
+    pub load_us: u64,
+    /// Direct mode: the load on the DSP clock, as the skel measured it.
+    pub dsp_load_us: Option<u64>,
+    /// Direct mode: the graph's graphFinalize on the DSP clock (part of the load).
+    pub dsp_finalize_us: Option<u64>,
+}
