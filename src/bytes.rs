@@ -184,6 +184,18 @@ impl<'b> Writer<'b> {
     }
 }
 
+impl Writer<'_> {
+    /// Appends `N` bytes known at build time: stored in place, no copy call.
+    #[inline(always)]
+    fn store<const N: usize>(&mut self, bytes: [u8; N]) {
+        let end = self.length.saturating_add(N);
+        if let Some(target) = self.buffer.get_mut(self.length..end).and_then(<[u8]>::first_chunk_mut::<N>) {
+            *target = bytes;
+        }
+        self.length = end;
+    }
+}
+
 impl Sink for Writer<'_> {
     fn put(&mut self, bytes: &[u8]) {
         let end = self.length.saturating_add(bytes.len());
@@ -191,6 +203,36 @@ impl Sink for Writer<'_> {
             lpai_direct_idl::copy_prefix(target, bytes);
         }
         self.length = end;
+    }
+
+    #[inline]
+    fn u8(&mut self, value: u8) {
+        self.store([value]);
+    }
+
+    #[inline]
+    fn u16(&mut self, value: u16) {
+        self.store(value.to_le_bytes());
+    }
+
+    #[inline]
+    fn u32(&mut self, value: u32) {
+        self.store(value.to_le_bytes());
+    }
+
+    #[inline]
+    fn i32(&mut self, value: i32) {
+        self.store(value.to_le_bytes());
+    }
+
+    #[inline]
+    fn u64(&mut self, value: u64) {
+        self.store(value.to_le_bytes());
+    }
+
+    #[inline]
+    fn f32(&mut self, value: f32) {
+        self.store(value.to_le_bytes());
     }
 }
 

@@ -41,20 +41,18 @@ fn every_fixture_equals_ort_bit_for_bit_in_float_and_native_mode() {
 
 #[test]
 fn two_contexts_live_at_once_on_one_backend() {
-    use lpai_direct_skel::runtime::SystemLibrary;
-    use lpai_direct_skel::runtime::{Arena, Backend, BackendOptions, BinarySource, Context, ContextOptions};
+    use lpai_direct_skel::runtime::{Arena, BackendOptions, Binary, Context, Libraries, LoadRequest};
     let _guard = common::qnn_lock();
     let qnn = common::qnn_lib_dir();
     let c_path = |p: std::path::PathBuf| std::ffi::CString::new(p.to_str().unwrap()).unwrap();
-    let backend = Backend::load(&c_path(qnn.join("libQnnHtp.so")), &BackendOptions::default()).unwrap();
-    let system = SystemLibrary::load(&c_path(qnn.join("libQnnSystem.so"))).unwrap();
+    let (backend, system) = (c_path(qnn.join("libQnnHtp.so")), c_path(qnn.join("libQnnSystem.so")));
+    let libraries = Libraries::open(&backend, Some(&system), &BackendOptions::default()).unwrap();
     let mut memory = vec![0u8; 4 << 20];
     let arena = Arena::new(&mut memory);
     let kws = std::fs::read(common::fixture("kws_conv/kws_conv_qnn.bin")).unwrap();
     let u16_path = c_path(common::fixture("u16_act/u16_act_qnn.bin"));
-    let options = ContextOptions::default();
-    let mut first = Context::load(&backend, &system, &arena, BinarySource::Bytes(&kws), &options).unwrap();
-    let mut second = Context::load(&backend, &system, &arena, BinarySource::File(&u16_path), &options).unwrap();
+    let mut first = Context::load(&libraries, &arena, &LoadRequest::new(Binary::Copy(&kws))).unwrap();
+    let mut second = Context::load(&libraries, &arena, &LoadRequest::new(Binary::File(&u16_path))).unwrap();
     for (context, fixture) in [(&mut first, "kws_conv"), (&mut second, "u16_act")] {
         let graph = context.graph_mut(0).unwrap();
         let input = std::fs::read(common::fixture(fixture).join("inputs/native/1_0.raw")).unwrap();

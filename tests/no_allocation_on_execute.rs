@@ -3,8 +3,7 @@
 
 mod common;
 
-use lpai_direct_skel::runtime::SystemLibrary;
-use lpai_direct_skel::runtime::{Arena, Backend, BackendOptions, BinarySource, Context, ContextOptions};
+use lpai_direct_skel::runtime::{Arena, BackendOptions, Binary, Context, Libraries, LoadRequest};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
@@ -60,13 +59,12 @@ fn the_counter_sees_an_allocation() {
 fn write_execute_read_allocates_nothing() {
     let qnn = common::qnn_lib_dir();
     let c_path = |p: std::path::PathBuf| std::ffi::CString::new(p.to_str().unwrap()).unwrap();
-    let backend = Backend::load(&c_path(qnn.join("libQnnHtp.so")), &BackendOptions::default()).unwrap();
-    let system = SystemLibrary::load(&c_path(qnn.join("libQnnSystem.so"))).unwrap();
+    let (backend, system) = (c_path(qnn.join("libQnnHtp.so")), c_path(qnn.join("libQnnSystem.so")));
+    let libraries = Libraries::open(&backend, Some(&system), &BackendOptions::default()).unwrap();
     let mut memory = vec![0u8; 1 << 20];
     let arena = Arena::new(&mut memory);
     let binary = c_path(common::fixture("kws_conv/kws_conv_qnn.bin"));
-    let mut context =
-        Context::load(&backend, &system, &arena, BinarySource::File(&binary), &ContextOptions::default()).unwrap();
+    let mut context = Context::load(&libraries, &arena, &LoadRequest::new(Binary::File(&binary))).unwrap();
     let graph = context.graph_mut(0).unwrap();
     let float_input = std::fs::read(common::fixture("kws_conv/inputs/float/2_0.raw")).unwrap();
     let native_input = std::fs::read(common::fixture("kws_conv/inputs/native/2_0.raw")).unwrap();

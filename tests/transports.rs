@@ -7,8 +7,7 @@
 
 mod common;
 
-use lpai_direct_skel::runtime::SystemLibrary;
-use lpai_direct_skel::runtime::{Arena, Backend, BackendOptions, BinarySource, Context, ContextOptions};
+use lpai_direct_skel::runtime::{Arena, BackendOptions, Binary, Context, Libraries, LoadRequest};
 use lpai_direct_stub::stub::fastrpc::{FastRpc, FastRpcOptions};
 use lpai_direct_stub::stub::{Transport, TransportKind};
 use lpai_net_run::net_run;
@@ -20,13 +19,12 @@ use std::process::{Command, Output};
 fn direct_outputs(fixture: &str, native: bool) -> Vec<(String, Vec<u8>)> {
     let qnn = common::qnn_lib_dir();
     let c_path = |p: std::path::PathBuf| CString::new(p.to_str().unwrap()).unwrap();
-    let backend = Backend::load(&c_path(qnn.join("libQnnHtp.so")), &BackendOptions::default()).unwrap();
-    let system = SystemLibrary::load(&c_path(qnn.join("libQnnSystem.so"))).unwrap();
+    let (backend, system) = (c_path(qnn.join("libQnnHtp.so")), c_path(qnn.join("libQnnSystem.so")));
+    let libraries = Libraries::open(&backend, Some(&system), &BackendOptions::default()).unwrap();
     let mut memory = vec![0u8; 8 << 20];
     let arena = Arena::new(&mut memory);
     let binary = c_path(common::fixture(fixture).join(format!("{fixture}_qnn.bin")));
-    let mut context =
-        Context::load(&backend, &system, &arena, BinarySource::File(&binary), &ContextOptions::default()).unwrap();
+    let mut context = Context::load(&libraries, &arena, &LoadRequest::new(Binary::File(&binary))).unwrap();
     let graph = context.graph_mut(0).unwrap();
     let mode = if native { "native" } else { "float" };
     let mut outputs = Vec::new();

@@ -15,10 +15,10 @@
 #![no_main]
 
 use core::ffi::{c_char, CStr};
-use lpai_direct_skel::embed::{contract_model, Direction, Embed, Libraries};
+use lpai_direct_skel::embed::{contract_model, Binary, Borrowed, Direction, Embed, Libraries, LoadRequest};
 use lpai_direct_skel::platform::linux_user::{exit, write_all};
 use lpai_direct_skel::platform::{Current, Platform};
-use lpai_direct_skel::runtime::{PersistentBinary, RuntimeError, TensorInfo};
+use lpai_direct_skel::runtime::{BackendOptions, PersistentBinary, RuntimeError, TensorInfo};
 
 /// Most outputs the loop prints.
 const MAX_OUTPUTS: usize = 8;
@@ -96,11 +96,14 @@ fn sensor_loop(arguments: &[&'static CStr]) -> Result<(), Stop> {
     let _ = contract_model::register();
     let mut model = Model([0; 64 * 1024]);
     let model_bytes = Current::read_file(binary, &mut model.0).map_err(|_| Stop::File("the context binary", binary))?;
-    let libraries = Libraries::open(backend, system).map_err(|error| Stop::Runtime("open", error))?;
+    let options = BackendOptions::default();
+    let libraries =
+        Libraries::open(backend, Some(system), &options).map_err(|error| Stop::Runtime("open", error.error))?;
     let mut memory = ArenaMemory([0; 256 * 1024]);
-    let mut embed = Embed::new(&mut memory.0, &libraries);
+    let mut embed = Embed::new(Borrowed::new(&libraries, &mut memory.0));
     let persistent = PersistentBinary::padded(&model.0, model_bytes).ok_or(Stop::File("the context binary", binary))?;
-    embed.load(persistent).map_err(|error| Stop::Runtime("load", error))?;
+    let request = LoadRequest::new(Binary::InPlace(persistent));
+    embed.load(&request).map_err(|error| Stop::Runtime("load", error))?;
 
     let out = &mut Out(1);
     let (inputs, outputs) = (embed.tensor_count(Direction::Input), embed.tensor_count(Direction::Output));
@@ -144,7 +147,7 @@ fn sensor_loop(arguments: &[&'static CStr]) -> Result<(), Stop> {
     let refused = matches!(embed.input_mut(99), Err(RuntimeError::NoSuchTensor { index: 99 }))
         && embed.select_graph(embed.graph_count()) == Err(RuntimeError::NoSuchGraph)
         && embed.tensor(Direction::Output, 99).is_err()
-        && matches!(embed.load(persistent), Err(RuntimeError::TooMany { .. }));
+        && matches!(embed.load(&request), Err(RuntimeError::TooMany { .. }));
     if !refused {
         return Err(Stop::Runtime("a wrong call", RuntimeError::NoSuchGraph));
     }

@@ -65,7 +65,7 @@ pub unsafe extern "C" fn lpai_direct_capi_host_resources(counts: *mut u64, capac
 ///
 /// # Safety
 /// `instance` is null or memory `capi_lpai_direct_init` set up, used by no other call meanwhile.
-unsafe fn with<'m>(instance: *mut Instance, work: impl FnOnce(&mut Module<'m>) -> CapiError) -> CapiError {
+unsafe fn with(instance: *mut Instance, work: impl FnOnce(&mut Module) -> CapiError) -> CapiError {
     // SAFETY: forwarded.
     match unsafe { Module::of(instance) } {
         Some(module) => work(module),

@@ -3,7 +3,7 @@
 //! written back).
 
 use crate::errors::{code, ERROR_INVALID_ARGUMENT};
-use crate::handle::{state, EmbedHandle, State};
+use crate::handle::{state, CallerArena, EmbedHandle, State};
 use core::ffi::{c_char, c_int, CStr};
 use lpai_direct_skel::embed::Embed;
 use lpai_direct_skel::runtime::RuntimeError;
@@ -80,7 +80,7 @@ pub(crate) unsafe fn checked_call<A>(
     embed: *mut EmbedHandle,
     arguments: impl FnOnce() -> Option<A>,
     refusal: &str,
-    body: impl FnOnce(&mut State<'_>, A) -> c_int,
+    body: impl FnOnce(&mut State, A) -> c_int,
 ) -> c_int {
     // SAFETY: the caller's promise about the handle.
     let Some(state) = (unsafe { state(embed) }) else {
@@ -103,7 +103,7 @@ pub(crate) unsafe fn answer<A, T, D: Destination<T>>(
     call: &str,
     arguments: impl FnOnce() -> Option<(A, D)>,
     refusal: &str,
-    action: impl FnOnce(&mut Embed<'_>, A) -> Result<T, RuntimeError>,
+    action: impl FnOnce(&mut Embed<CallerArena>, A) -> Result<T, RuntimeError>,
 ) -> c_int {
     // SAFETY: the caller's promise about the handle.
     unsafe {
@@ -122,7 +122,7 @@ pub(crate) unsafe fn query<T>(
     call: &str,
     out: *mut T,
     refusal: &str,
-    action: impl FnOnce(&mut Embed<'_>) -> Result<T, RuntimeError>,
+    action: impl FnOnce(&mut Embed<CallerArena>) -> Result<T, RuntimeError>,
 ) -> c_int {
     // SAFETY: the caller's promises about the handle and `out`.
     unsafe { answer(embed, call, || Some(((), Out::new(out)?)), refusal, |embedding, ()| action(embedding)) }

@@ -8,7 +8,7 @@ use core::mem::{align_of, size_of};
 use core::ptr;
 use core::ptr::NonNull;
 use lpai_direct_skel::embed::{Embed, Libraries};
-use lpai_direct_skel::runtime::RuntimeError;
+use lpai_direct_skel::runtime::{Footing, RuntimeError};
 
 /// `struct lpai_direct_embed` as C sees it: opaque, reached only through pointers.
 #[repr(C)]
@@ -22,26 +22,62 @@ const MAGIC: u32 = u32::from_le_bytes(*b"LPEM");
 /// What the handle points at, at the start of the caller's arena. `repr(C)` with the magic word first: checking
 /// a handle reads only its first four bytes.
 #[repr(C)]
-pub(crate) struct State<'a> {
+pub(crate) struct State {
     /// [`MAGIC`] while the handle is live, 0 after destroy.
     pub(crate) magic: u32,
     /// The caller's whole arena, handle included: a binary may not lie in it.
     pub(crate) arena_start: usize,
     pub(crate) arena_end: usize,
-    /// In the arena right after the state (not inside it: the embedding borrows them while calls hold the state
-    /// mutably); `None` after a failed create, dropped in place by destroy after the embedding.
-    pub(crate) libraries: Option<NonNull<Libraries>>,
     /// `None` after a failed create.
-    pub(crate) embed: Option<Embed<'a>>,
+    pub(crate) embed: Option<Embed<CallerArena>>,
     /// The last failure's message.
     pub(crate) message: Message,
 }
 
-impl<'a> State<'a> {
-    /// The state of a live handle over the arena from `arena_start` to `arena_end`, before its libraries and
-    /// embedding exist.
-    pub(crate) fn new(arena_start: usize, arena_end: usize) -> State<'a> {
-        State { magic: MAGIC, arena_start, arena_end, libraries: None, embed: None, message: Message::new() }
+/// The footing of a C embedding: the libraries, which create placed in the caller's arena right after the state and
+/// which this owns (dropped in place when it drops, after the context), and the rest of that arena.
+pub(crate) struct CallerArena {
+    libraries: NonNull<Libraries>,
+    arena: NonNull<[u8]>,
+}
+
+impl CallerArena {
+    /// Takes the libraries at `libraries` and the memory `arena`.
+    ///
+    /// # Safety
+    /// `libraries` holds initialised libraries that nothing else uses or drops; `arena` is memory disjoint from them
+    /// that nothing else uses; both stay valid until the returned value drops (the caller's promise to create:
+    /// the arena is untouched until destroy).
+    pub(crate) unsafe fn new(libraries: NonNull<Libraries>, arena: NonNull<[u8]>) -> CallerArena {
+        CallerArena { libraries, arena }
+    }
+}
+
+// SAFETY: `new`'s contract: both stay where they are, valid and otherwise unused, until this drops; in-place
+// binaries are the C caller's, kept until destroy, which drops this (`'static` as far as Rust can tell).
+unsafe impl Footing<'static> for CallerArena {
+    fn libraries(&self) -> &Libraries {
+        // SAFETY: initialised and alive until this drops (`new`'s contract); only shared borrows are made.
+        unsafe { self.libraries.as_ref() }
+    }
+
+    fn arena(&mut self) -> NonNull<[u8]> {
+        self.arena
+    }
+}
+
+impl Drop for CallerArena {
+    fn drop(&mut self) {
+        // SAFETY: owned by this value (`new`'s contract), dropped once, here; the embedding's context that borrowed
+        // them is gone (the owner drops it first).
+        unsafe { self.libraries.as_ptr().drop_in_place() };
+    }
+}
+
+impl State {
+    /// The state of a live handle over the arena from `arena_start` to `arena_end`, before its embedding exists.
+    pub(crate) fn new(arena_start: usize, arena_end: usize) -> State {
+        State { magic: MAGIC, arena_start, arena_end, embed: None, message: Message::new() }
     }
 
     /// Empties the last error message (after a success).
@@ -77,7 +113,7 @@ impl<'a> State<'a> {
     pub(crate) fn run<R>(
         &mut self,
         call: &str,
-        action: impl FnOnce(&mut Embed<'a>) -> Result<R, RuntimeError>,
+        action: impl FnOnce(&mut Embed<CallerArena>) -> Result<R, RuntimeError>,
     ) -> Result<R, c_int> {
         let result = match self.embed.as_mut() {
             Some(embedding) if embedding.is_loaded() => action(embedding),
@@ -94,8 +130,8 @@ impl<'a> State<'a> {
 ///
 /// # Safety
 /// As for [`state`].
-unsafe fn live<'h>(embed: *const EmbedHandle) -> Option<*mut State<'h>> {
-    let state = embed.cast::<State<'h>>().cast_mut();
+unsafe fn live(embed: *const EmbedHandle) -> Option<*mut State> {
+    let state = embed.cast::<State>().cast_mut();
     if state.is_null() || !state.is_aligned() {
         return None;
     }
@@ -110,7 +146,7 @@ unsafe fn live<'h>(embed: *const EmbedHandle) -> Option<*mut State<'h>> {
 /// `embed` is null or points at memory that is readable (and, for a live handle, was set up by
 /// [`lpai_direct_embed_create`](crate::lpai_direct_embed_create) and not destroyed since); no other call uses the
 /// handle at the same time.
-pub(crate) unsafe fn state<'h>(embed: *mut EmbedHandle) -> Option<&'h mut State<'h>> {
+pub(crate) unsafe fn state<'h>(embed: *mut EmbedHandle) -> Option<&'h mut State> {
     // SAFETY: the caller's promise.
     let state = unsafe { live(embed) }?;
     // SAFETY: the magic word says create set it up and destroy has not run; one caller at a time.
@@ -121,7 +157,7 @@ pub(crate) unsafe fn state<'h>(embed: *mut EmbedHandle) -> Option<&'h mut State<
 ///
 /// # Safety
 /// As for [`state`].
-pub(crate) unsafe fn state_ref<'h>(embed: *const EmbedHandle) -> Option<&'h State<'h>> {
+pub(crate) unsafe fn state_ref<'h>(embed: *const EmbedHandle) -> Option<&'h State> {
     // SAFETY: the caller's promise.
     let state = unsafe { live(embed) }?;
     // SAFETY: the magic word says create set it up and destroy has not run.
@@ -140,7 +176,7 @@ impl Layout {
     /// The layout of an arena of `bytes` bytes at address `start`; `None` when it cannot hold the state and the
     /// libraries.
     pub(crate) fn of(start: usize, bytes: usize) -> Option<Layout> {
-        let (state, state_end) = place::<State<'_>>(start, 0)?;
+        let (state, state_end) = place::<State>(start, 0)?;
         let (libraries, rest) = place::<Libraries>(start, state_end)?;
         (rest <= bytes).then_some(Layout { state, libraries, rest })
     }

@@ -2,12 +2,12 @@
 
 use crate::call::{c_string, Out};
 use crate::errors::{code, ERROR_ARENA_FULL, ERROR_INVALID_ARGUMENT, ERROR_STATE, OK};
-use crate::handle::{state, EmbedHandle, Layout, State};
+use crate::handle::{state, CallerArena, EmbedHandle, Layout, State};
 use core::ffi::{c_char, c_int, c_void};
 use core::ptr;
 use core::ptr::NonNull;
-use lpai_direct_skel::embed::{Embed, Libraries};
-use lpai_direct_skel::runtime::PersistentBinary;
+use lpai_direct_skel::embed::Embed;
+use lpai_direct_skel::runtime::{BackendOptions, Binary, Libraries, LoadRequest, PersistentBinary};
 
 /// Creates an embedding in the caller's `arena` (`arena_bytes` bytes, kept untouched by the caller until
 /// [`lpai_direct_embed_destroy`]): the handle at its start, then the libraries, the rest for the model. `backend`
@@ -48,12 +48,13 @@ pub unsafe extern "C" fn lpai_direct_embed_create(
     let base = arena.cast::<u8>();
     // SAFETY: `layout.state` + the state's size ≤ `layout.rest` ≤ `arena_bytes`: inside the caller's arena, aligned
     // for the state.
-    let slot = unsafe { base.add(layout.state) }.cast::<State<'_>>();
+    let slot = unsafe { base.add(layout.state) }.cast::<State>();
     // SAFETY: as above, between the state and the rest, aligned for the libraries.
     let libraries_slot = unsafe { base.add(layout.libraries) }.cast::<Libraries>();
-    // SAFETY: the arena's bytes after the libraries, writable and used by nothing else until destroy (the caller's
-    // promise); the state and the libraries before them are disjoint from them.
-    let rest = unsafe { core::slice::from_raw_parts_mut(base.add(layout.rest), arena_bytes - layout.rest) };
+    // SAFETY: `layout.rest` ≤ `arena_bytes`: the arena's bytes after the libraries, disjoint from the state and
+    // the libraries before them.
+    let rest = unsafe { NonNull::new_unchecked(base.add(layout.rest)) };
+    let rest = NonNull::slice_from_raw_parts(rest, arena_bytes - layout.rest);
     // SAFETY: the slot is inside the arena, aligned and large enough; nothing was there to drop.
     unsafe { slot.write(State::new(start, end)) };
     // SAFETY: just written; this is the only reference, and it covers the state alone.
@@ -68,20 +69,17 @@ pub unsafe extern "C" fn lpai_direct_embed_create(
             "another set of built-in libraries is registered: no contract model",
         );
     }
-    let opened = match system {
-        Some(system) => Libraries::open(backend, system),
-        None => Libraries::open_backend_only(backend),
-    };
-    let libraries = match opened {
+    let libraries = match Libraries::open(backend, system, &BackendOptions::default()) {
         Ok(libraries) => libraries,
-        Err(error) => return state.fail(&error),
+        Err(error) => return state.fail(&error.error),
     };
     // SAFETY: inside the arena, aligned, large enough, and disjoint from the state and the rest.
     unsafe { libraries_slot.write(libraries) };
-    state.libraries = NonNull::new(libraries_slot);
-    // SAFETY: just written; only shared references are made to it until destroy drops it, after the embedding.
-    let libraries = unsafe { &*libraries_slot };
-    state.embed = Some(Embed::new(rest, libraries));
+    // SAFETY: just written, owned by the footing from here (nothing else uses or drops them); the rest of the arena
+    // is disjoint from them, writable and untouched by the caller until destroy (the caller's promise), which drops
+    // the footing with the embedding.
+    let footing = unsafe { CallerArena::new(NonNull::new_unchecked(libraries_slot), rest) };
+    state.embed = Some(Embed::new(footing));
     OK
 }
 
@@ -219,15 +217,17 @@ unsafe fn load(
         }
     };
     // SAFETY: non-null, `buffer_bytes` readable bytes outside the arena, unchanged until destroy (the caller's
-    // promise), which is when the embedding that borrows them ends.
-    let memory = unsafe { core::slice::from_raw_parts(binary.cast::<u8>(), buffer_bytes) };
+    // promise), which is when the embedding that uses them ends.
+    let memory: &'static [u8] = unsafe { core::slice::from_raw_parts(binary.cast::<u8>(), buffer_bytes) };
     let Some(persistent) = PersistentBinary::padded(memory, binary_bytes) else {
         return state.refuse(ERROR_INVALID_ARGUMENT, "load: the binary is larger than its buffer");
     };
-    let loaded = match record {
-        Some(record) => embedding.load_with_record(persistent, record),
-        None => embedding.load(persistent),
+    let request = LoadRequest::new(Binary::InPlace(persistent));
+    let request = match record {
+        Some(record) => request.with_record(record),
+        None => Ok(request),
     };
+    let loaded = request.and_then(|request| embedding.load(&request));
     code(state.settle(loaded))
 }
 
@@ -242,10 +242,6 @@ pub unsafe extern "C" fn lpai_direct_embed_destroy(embed: *mut EmbedHandle) -> c
         return ERROR_INVALID_ARGUMENT;
     };
     state.embed = None;
-    if let Some(libraries) = state.libraries.take() {
-        // SAFETY: written by create and dropped only here, once; the embedding that borrowed it is gone.
-        unsafe { ptr::drop_in_place(libraries.as_ptr()) };
-    }
     state.magic = 0;
     OK
 }

@@ -120,7 +120,7 @@ fn the_c_functions_run_the_contract_fixture_from_a_binary_in_place() {
         assert!(micros < u64::MAX);
         let (mut used, mut capacity) = (0, 0);
         assert_eq!(lpai_direct_embed_arena_used(embed, &mut used, &mut capacity), OK);
-        assert!(used > core::mem::size_of::<State<'_>>() && used < BINARY.len() + 4096, "{used}");
+        assert!(used > core::mem::size_of::<State>() && used < BINARY.len() + 4096, "{used}");
         assert_eq!(capacity, arena.0.len());
         // One binary per embedding.
         assert_eq!(lpai_direct_embed_load(embed, buffer, BINARY.len()), ERROR_STATE);

@@ -7,10 +7,11 @@ use super::config::Config;
 use super::format::{self, PcmFormat};
 use super::ids::{EVENT_ID_RESULT, PARAM_ID_CONFIG, PARAM_ID_METADATA, PARAM_ID_MODEL, PARAM_ID_MODEL_PATH};
 use super::ids::{PARAM_ID_RESULT, RESULT_HEADER_BYTES};
-use super::model::{Binary, Model, ModelError, Persistent};
+use super::model::{Model, ModelError};
 use super::properties::{entries, word, Payload};
 use crate::log;
 use crate::platform::{Level, Memory};
+use crate::runtime::{Binary, PersistentBinary};
 use core::ffi::CStr;
 use core::mem::size_of;
 use core::ptr::NonNull;
@@ -57,7 +58,7 @@ struct Client {
 /// The module's state, at the start of the instance memory the framework allocates (INIT_MEMORY_REQUIREMENT bytes,
 /// 8-aligned): the CAPI instance (its function table) first, so `capi_t*` is the state's address.
 #[repr(C)]
-pub struct Module<'m> {
+pub struct Module {
     instance: Instance,
     magic: u32,
     events: Option<EventCallbackInfo>,
@@ -70,11 +71,11 @@ pub struct Module<'m> {
     persistent_model: bool,
     /// A copy of PARAM_ID_LPAI_DIRECT_METADATA's record, for the next model.
     metadata: Option<(Memory, usize)>,
-    model: Option<Model<'m>>,
+    model: Option<Model>,
 }
 
 /// Bytes of instance memory the module needs (INIT_MEMORY_REQUIREMENT).
-pub const INSTANCE_BYTES: usize = size_of::<Module<'static>>();
+pub const INSTANCE_BYTES: usize = size_of::<Module>();
 
 /// Answers one static property (also asked again through `get_properties`); `None` when the module does not know
 /// it.
@@ -137,7 +138,7 @@ pub unsafe fn get_static_properties(static_properties: *mut capi::PropertyList) 
     result
 }
 
-impl<'m> Module<'m> {
+impl Module {
     /// Sets up the module's state at `instance` with `table` and the init properties.
     ///
     /// # Safety
@@ -148,7 +149,7 @@ impl<'m> Module<'m> {
         table: &'static FunctionTable,
         init_properties: *mut capi::PropertyList,
     ) -> CapiError {
-        let state = instance.cast::<Module<'m>>();
+        let state = instance.cast::<Module>();
         if state.is_null() || !state.is_aligned() {
             return EBADPARAM;
         }
@@ -180,9 +181,9 @@ impl<'m> Module<'m> {
     ///
     /// # Safety
     /// `instance` is null or the instance memory [`Module::init`] set up (or that `end` ended), which nothing else
-    /// uses during `'m`.
-    pub unsafe fn of(instance: *mut Instance) -> Option<&'m mut Module<'m>> {
-        let state = instance.cast::<Module<'m>>();
+    /// uses during `'i`.
+    pub unsafe fn of<'i>(instance: *mut Instance) -> Option<&'i mut Module> {
+        let state = instance.cast::<Module>();
         if state.is_null() || !state.is_aligned() {
             return None;
         }
@@ -409,19 +410,19 @@ impl<'m> Module<'m> {
                 };
                 self.set_model(Binary::File(path))
             }
-            PARAM_ID_MODEL if self.persistent_model => match NonNull::new(data.as_ptr().cast_mut()) {
-                // SAFETY: the framework registered this parameter as persistent: its memory stays until it
-                // deregisters it, which unloads the model first (`set_property`).
-                Some(start) => self.set_model(Binary::Persistent(unsafe { Persistent::new(start, data.len()) })),
-                None => EBADPARAM,
-            },
+            PARAM_ID_MODEL if self.persistent_model => {
+                // SAFETY: the framework registered this parameter as persistent: its memory stays, unchanged, until
+                // it deregisters it, which unloads the model first (`set_property`).
+                let kept: &'static [u8] = unsafe { core::slice::from_raw_parts(data.as_ptr(), data.len()) };
+                self.set_model(Binary::InPlace(PersistentBinary::new(kept)))
+            }
             PARAM_ID_MODEL => self.set_model(Binary::Copy(data)),
             _ => EUNSUPPORTED,
         }
     }
 
     /// Loads a model in place of the one before, then tells the framework: process enabled, the island vote.
-    fn set_model(&mut self, binary: Binary<'_>) -> CapiError {
+    fn set_model(&mut self, binary: Binary<'static, '_>) -> CapiError {
         self.unload();
         let record = self.metadata.as_ref().and_then(|(memory, length)| memory.bytes().get(..*length));
         let loaded = Model::load(&self.config, binary, record);
@@ -431,7 +432,7 @@ impl<'m> Module<'m> {
                 let code = match &error {
                     ModelError::NoMemory => ENOMEMORY,
                     ModelError::NotConvertible => EBADPARAM,
-                    ModelError::File(_) | ModelError::Runtime(_) => EFAILED,
+                    ModelError::Runtime(_) => EFAILED,
                 };
                 log_model_error(&error);
                 return code;
@@ -682,7 +683,6 @@ unsafe fn pass_through(input: &StreamData, output: NonNull<StreamData>, channels
 fn log_model_error(error: &ModelError) {
     match error {
         ModelError::NoMemory => log!(Level::Error, "lpai-direct capi: the PD heap cannot hold the model"),
-        ModelError::File(error) => log!(Level::Error, "lpai-direct capi: the model file: ", error),
         ModelError::NotConvertible => {
             log!(Level::Error, "lpai-direct capi: the model's first input or output is not convertible to float")
         }

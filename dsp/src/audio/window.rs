@@ -1,15 +1,15 @@
 //! The audio module's sliding window: one channel's samples as float32 (x / 2^q_factor), the last `length` of them
-//! kept in a ring in caller-provided memory (native-order float bytes, as the quantization reads them), and an
-//! inference due every `hop` samples once the window is full.
+//! kept in a ring in memory the window owns or borrows (native-order float bytes, as the quantization reads them),
+//! and an inference due every `hop` samples once the window is full.
 
 use super::format::Sample;
 
 /// Bytes of one float sample in the ring.
 const FLOAT_BYTES: usize = 4;
 
-/// The last samples of one channel, in memory the caller owns (allocated when the model is loaded).
-pub struct Window<'memory> {
-    ring: &'memory mut [u8],
+/// The last samples of one channel, in the ring's memory (the model's: allocated when it is loaded).
+pub struct Window<Ring> {
+    ring: Ring,
     /// Samples the window holds when full.
     length: usize,
     /// Where the next sample goes (a sample index).
@@ -21,11 +21,11 @@ pub struct Window<'memory> {
     hop: usize,
 }
 
-impl<'memory> Window<'memory> {
+impl<Ring: AsRef<[u8]> + AsMut<[u8]>> Window<Ring> {
     /// A window over `ring` (as many whole float samples as it holds) with an inference every `hop` samples
     /// (0: the window's length).
-    pub fn new(ring: &'memory mut [u8], hop: usize) -> Window<'memory> {
-        let length = ring.len() / FLOAT_BYTES;
+    pub fn new(ring: Ring, hop: usize) -> Window<Ring> {
+        let length = ring.as_ref().len() / FLOAT_BYTES;
         let hop = if hop == 0 { length } else { hop };
         Window { ring, length, next: 0, filled: 0, since: hop, hop }
     }
@@ -66,7 +66,7 @@ impl<'memory> Window<'memory> {
         while let Some(run) = Some((self.length - self.next).min(rest.len() / size)).filter(|&run| run > 0) {
             let Some((now, later)) = rest.split_at_checked(run * size) else { break };
             let at = self.next * FLOAT_BYTES;
-            let slots = self.ring.get_mut(at..at + run * FLOAT_BYTES).unwrap_or_default();
+            let slots = self.ring.as_mut().get_mut(at..at + run * FLOAT_BYTES).unwrap_or_default();
             match sample {
                 Sample::Q15 => convert(slots, now, |sample: [u8; 2]| f32::from(i16::from_ne_bytes(sample)) * scale),
                 Sample::Q32 { .. } => convert(slots, now, |sample: [u8; 4]| i32::from_ne_bytes(sample) as f32 * scale),
@@ -86,8 +86,9 @@ impl<'memory> Window<'memory> {
 
     /// The window's float bytes, oldest sample first, as two runs.
     pub fn ordered(&self) -> (&[u8], &[u8]) {
-        let split = self.next.saturating_mul(FLOAT_BYTES).min(self.ring.len());
-        let (newest, oldest) = self.ring.split_at(split);
+        let ring = self.ring.as_ref();
+        let split = self.next.saturating_mul(FLOAT_BYTES).min(ring.len());
+        let (newest, oldest) = ring.split_at(split);
         let whole = self.length.saturating_mul(FLOAT_BYTES).saturating_sub(split);
         (oldest.get(..whole).unwrap_or(oldest), newest)
     }
@@ -122,7 +123,7 @@ mod tests {
     /// Feeds `samples` in frames of `frame`, collecting each due window in order.
     fn windows(length: usize, hop: usize, samples: &[i16], frame: usize) -> Vec<Vec<f32>> {
         let mut ring = std::vec![0u8; length * 4];
-        let mut window = Window::new(&mut ring, hop);
+        let mut window = Window::new(&mut ring[..], hop);
         let mut seen = Vec::new();
         for frame in samples.chunks(frame) {
             let bytes = q15(frame);
@@ -175,7 +176,7 @@ mod tests {
     #[test]
     fn samples_become_x_over_two_to_the_q_factor() {
         let mut ring = [0u8; 12];
-        let mut window = Window::new(&mut ring, 0);
+        let mut window = Window::new(&mut ring[..], 0);
         let bytes: Vec<u8> = [i32::MIN, -1, i32::MAX].iter().flat_map(|x| x.to_ne_bytes()).collect();
         assert_eq!(window.take(&bytes, Sample::Q32 { q_factor: 31 }), (12, true));
         let (oldest, newest) = window.ordered();
@@ -191,7 +192,7 @@ mod tests {
     #[test]
     fn a_ring_of_no_whole_sample_never_infers() {
         let mut ring = [0u8; 3];
-        let mut window = Window::new(&mut ring, 0);
+        let mut window = Window::new(&mut ring[..], 0);
         assert_eq!(window.take(&[1, 0, 2, 0], Sample::Q15), (4, false));
         assert_eq!(window.ordered(), (&[][..], &[][..]));
     }

@@ -124,14 +124,16 @@ impl Platform for Host {
         // SAFETY: loading a library runs its initialisers; the caller asked for exactly this library.
         let library = unsafe { Library::open(Some(path_of(path)), RTLD_NOW | RTLD_LOCAL) }
             .map_err(|_| PlatformError::NotLoadable)?;
-        let handle = NonNull::new(library.into_raw()).map(LibraryHandle).ok_or(PlatformError::Failed(-1))?;
+        let raw = NonNull::new(library.into_raw()).ok_or(PlatformError::Failed(-1))?;
+        // SAFETY: libloading's handle of a library it just opened, closed only through this handle.
+        let handle = unsafe { LibraryHandle::from_raw(raw) };
         LIVE_LIBRARIES.fetch_add(1, Ordering::Relaxed);
         Ok(handle)
     }
 
-    fn find_symbol(library: LibraryHandle, name: &CStr) -> Option<NonNull<c_void>> {
+    fn find_symbol(library: &LibraryHandle, name: &CStr) -> Option<NonNull<c_void>> {
         // SAFETY: the handle came from `open_library` and is still open; `into_raw` gives it back unclosed.
-        let library = unsafe { Library::from_raw(library.0.as_ptr()) };
+        let library = unsafe { Library::from_raw(library.as_raw().as_ptr()) };
         // SAFETY: the symbol is only returned as an address; its type is the caller's business.
         let symbol = unsafe { library.get::<*mut c_void>(name.to_bytes_with_nul()) }.ok();
         let address = symbol.map(|s| s.into_raw());
@@ -139,9 +141,9 @@ impl Platform for Host {
         address.and_then(NonNull::new)
     }
 
-    unsafe fn close_library(library: LibraryHandle) {
+    unsafe fn close_library(library: &LibraryHandle) {
         // SAFETY: the caller promises nothing from the library is used after this.
-        drop(unsafe { Library::from_raw(library.0.as_ptr()) });
+        drop(unsafe { Library::from_raw(library.as_raw().as_ptr()) });
         LIVE_LIBRARIES.fetch_sub(1, Ordering::Relaxed);
     }
 

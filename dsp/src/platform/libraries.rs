@@ -1,6 +1,7 @@
-//! Loading libraries: built-in libraries (linked into the program and registered by name) first, then the
-//! platform's dynamic loader. Firmware that links libQnnLpai into a static PD image registers it as built-in;
-//! so does the qemu self-test executable for its fake backend, since there is no loader there.
+//! Opening libraries: built-in libraries (linked into the program and registered by name) first, then the
+//! platform's dynamic loader; an open [`Library`] is owned and closed when it drops. Firmware that links libQnnLpai
+//! into a static PD image registers it as built-in; so do the qemu programs for the fake backend and the contract
+//! model, since there is no loader there.
 
 use super::{Current, LibraryHandle, Platform, PlatformError};
 use core::ffi::{c_void, CStr};
@@ -47,8 +48,7 @@ pub struct BuiltinLibrary {
 }
 
 /// The registered set: null until registered, then one pointer to a `'static` slice reference, never changed
-/// again. A library handle may point into the set, so replacing it would let `close_library` take a built-in
-/// for a loaded library; a set fixed for the life of the program rules that out.
+/// again, so that a name means the same library for the life of the program.
 static BUILTINS: AtomicPtr<&'static [BuiltinLibrary]> = AtomicPtr::new(core::ptr::null_mut());
 
 /// Why [`register_builtin_libraries`] refused.
@@ -83,38 +83,41 @@ fn file_name(path: &CStr) -> &[u8] {
     }
 }
 
-fn builtin_of(library: LibraryHandle) -> Option<&'static BuiltinLibrary> {
-    builtins().iter().find(|builtin| core::ptr::eq(*builtin, library.0.as_ptr().cast::<BuiltinLibrary>()))
+/// An open library: a built-in one, or one the platform's loader opened (its handle closes it when this drops).
+/// Whoever turns one of its symbols into a function keeps the library alive while the function may be called.
+#[derive(Debug)]
+pub struct Library {
+    opened: Opened,
 }
 
-/// Opens a built-in library by name, or asks the platform's loader.
-pub fn open_library(path: &CStr) -> Result<LibraryHandle, PlatformError> {
-    let name = file_name(path);
-    match builtins().iter().find(|builtin| builtin.name.to_bytes() == name) {
-        Some(builtin) => Ok(LibraryHandle(NonNull::from(builtin).cast())),
-        None => Current::open_library(path),
+#[derive(Debug)]
+enum Opened {
+    /// Linked into the program: nothing to close.
+    Builtin(&'static BuiltinLibrary),
+    /// The platform's loader's, closed when the handle drops.
+    Loaded(LibraryHandle),
+}
+
+impl Library {
+    /// Opens a built-in library by name (the path's last component), or asks the platform's loader.
+    pub fn open(path: &CStr) -> Result<Library, PlatformError> {
+        let name = file_name(path);
+        let opened = match builtins().iter().find(|builtin| builtin.name.to_bytes() == name) {
+            Some(builtin) => Opened::Builtin(builtin),
+            None => Opened::Loaded(Current::open_library(path)?),
+        };
+        Ok(Library { opened })
     }
-}
 
-/// Looks up a symbol in a library from [`open_library`].
-pub fn find_symbol(library: LibraryHandle, name: &CStr) -> Option<NonNull<c_void>> {
-    match builtin_of(library) {
-        Some(builtin) => builtin
-            .symbols
-            .iter()
-            .find(|symbol| symbol.name == name)
-            .and_then(|symbol| NonNull::new(symbol.address as *mut c_void)),
-        None => Current::find_symbol(library, name),
-    }
-}
-
-/// Closes a library from [`open_library`] (built-in ones stay).
-///
-/// # Safety
-/// No pointer obtained from the library may be used afterwards.
-pub unsafe fn close_library(library: LibraryHandle) {
-    if builtin_of(library).is_none() {
-        // SAFETY: the caller's promise.
-        unsafe { Current::close_library(library) };
+    /// The address of the symbol `name`, if the library exports it.
+    pub fn symbol(&self, name: &CStr) -> Option<NonNull<c_void>> {
+        match &self.opened {
+            Opened::Builtin(builtin) => builtin
+                .symbols
+                .iter()
+                .find(|symbol| symbol.name == name)
+                .and_then(|symbol| NonNull::new(symbol.address as *mut c_void)),
+            Opened::Loaded(handle) => Current::find_symbol(handle, name),
+        }
     }
 }

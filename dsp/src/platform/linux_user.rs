@@ -323,11 +323,11 @@ impl Platform for LinuxUser {
         Err(PlatformError::Unsupported)
     }
 
-    fn find_symbol(_library: LibraryHandle, _name: &CStr) -> Option<NonNull<c_void>> {
+    fn find_symbol(_library: &LibraryHandle, _name: &CStr) -> Option<NonNull<c_void>> {
         None
     }
 
-    unsafe fn close_library(_library: LibraryHandle) {}
+    unsafe fn close_library(_library: &LibraryHandle) {}
 
     fn allocate(bytes: usize) -> Result<NonNull<u8>, PlatformError> {
         let length = i32::try_from(bytes.max(1)).map_err(|_| PlatformError::Failed(12))?;

@@ -25,7 +25,7 @@ pub mod pd_services;
 pub mod qurt;
 
 pub use line::{Hex, Line, Say, LOG_LINE_BYTES};
-pub use memory::Memory;
+pub use memory::{Memory, Shared};
 
 /// The implementation this build uses.
 #[cfg(not(target_arch = "hexagon"))]
@@ -82,6 +82,7 @@ fn errno_meaning(code: i32) -> Option<&'static str> {
     Some(match code {
         1 => "operation not permitted",
         5 => "input/output error",
+        12 => "out of memory",
         13 => "permission denied",
         17 => "file exists",
         20 => "not a directory",
@@ -96,9 +97,38 @@ fn errno_meaning(code: i32) -> Option<&'static str> {
     })
 }
 
-/// A loaded shared library, as the platform's loader knows it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct LibraryHandle(pub NonNull<c_void>);
+/// A shared library the platform's loader opened, closed when the handle drops. Only the platform makes one (from
+/// what its loader answered) and it is never copied: safe code can neither forge a handle nor use one after it was
+/// closed. [`libraries::Library`] holds it.
+#[derive(Debug, PartialEq, Eq)]
+pub struct LibraryHandle(NonNull<c_void>);
+
+#[cfg_attr(
+    all(target_arch = "hexagon", feature = "linux-user"),
+    expect(dead_code, reason = "the qemu platform has no dynamic loader: it makes no handle")
+)]
+impl LibraryHandle {
+    /// The handle the platform's loader answered.
+    ///
+    /// # Safety
+    /// `raw` is an open library of this platform's loader, closed only through the returned handle.
+    unsafe fn from_raw(raw: NonNull<c_void>) -> LibraryHandle {
+        LibraryHandle(raw)
+    }
+
+    /// What the loader knows the library by.
+    fn as_raw(&self) -> NonNull<c_void> {
+        self.0
+    }
+}
+
+impl Drop for LibraryHandle {
+    fn drop(&mut self) {
+        // SAFETY: once, here, for a handle the loader opened; its owner (a backend, a system library) drops it only
+        // after its last call into the library.
+        unsafe { Current::close_library(self) };
+    }
+}
 
 /// Log severity, highest first; the numbers match QNN's log levels.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -151,12 +181,12 @@ pub trait Platform {
     /// Loads a shared library.
     fn open_library(path: &CStr) -> Result<LibraryHandle, PlatformError>;
     /// Looks up a symbol in a loaded library.
-    fn find_symbol(library: LibraryHandle, name: &CStr) -> Option<NonNull<c_void>>;
-    /// Unloads a library opened by [`Platform::open_library`].
+    fn find_symbol(library: &LibraryHandle, name: &CStr) -> Option<NonNull<c_void>>;
+    /// Unloads a library opened by [`Platform::open_library`]; only its handle's drop calls it.
     ///
     /// # Safety
-    /// No pointer obtained from the library may be used afterwards.
-    unsafe fn close_library(library: LibraryHandle);
+    /// Called once per handle, and no pointer obtained from the library may be used afterwards.
+    unsafe fn close_library(library: &LibraryHandle);
     /// Reserves `bytes` of memory (8-aligned at least) for an arena; used when loading, never when executing.
     fn allocate(bytes: usize) -> Result<NonNull<u8>, PlatformError>;
     /// Returns memory from [`Platform::allocate`].

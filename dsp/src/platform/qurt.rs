@@ -202,17 +202,19 @@ impl Platform for Qurt {
     fn open_library(path: &CStr) -> Result<LibraryHandle, PlatformError> {
         // SAFETY: the path is NUL-terminated; the PD loader maps the library.
         let library = unsafe { dlopen(path.as_ptr(), RTLD_NOW) };
-        NonNull::new(library).map(LibraryHandle).ok_or(PlatformError::NotLoadable)
+        let raw = NonNull::new(library).ok_or(PlatformError::NotLoadable)?;
+        // SAFETY: the PD loader's handle of a library it just opened, closed only through this handle.
+        Ok(unsafe { LibraryHandle::from_raw(raw) })
     }
 
-    fn find_symbol(library: LibraryHandle, name: &CStr) -> Option<NonNull<c_void>> {
+    fn find_symbol(library: &LibraryHandle, name: &CStr) -> Option<NonNull<c_void>> {
         // SAFETY: an open library handle and a NUL-terminated name.
-        NonNull::new(unsafe { dlsym(library.0.as_ptr(), name.as_ptr()) })
+        NonNull::new(unsafe { dlsym(library.as_raw().as_ptr(), name.as_ptr()) })
     }
 
-    unsafe fn close_library(library: LibraryHandle) {
+    unsafe fn close_library(library: &LibraryHandle) {
         // SAFETY: the caller promises nothing from the library is used after this.
-        unsafe { dlclose(library.0.as_ptr()) };
+        unsafe { dlclose(library.as_raw().as_ptr()) };
     }
 
     fn allocate(bytes: usize) -> Result<NonNull<u8>, PlatformError> {

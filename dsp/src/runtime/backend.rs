@@ -6,8 +6,9 @@
 
 use super::error::{check, name_of, require, Name, RuntimeError};
 use crate::log;
+use crate::platform::libraries::Library;
 use crate::platform::Hex;
-use crate::platform::{libraries, Level, LibraryHandle};
+use crate::platform::Level;
 use core::ffi::{c_void, CStr};
 use core::ptr;
 use lpai_direct::qnn::{self, lpai, BackendConfig, BackendConfigOption, BackendConfigValue, BackendHandle};
@@ -71,33 +72,26 @@ const GENERIC_ALIGNMENT: usize = 64;
 
 /// A created QNN backend; freed (and its library unloaded) on drop.
 pub struct Backend {
-    library: Option<LibraryHandle>,
     interface: *const Interface,
     handle: BackendHandle,
     info: ProviderInfo,
     properties: BackendProperties,
+    // Declared last: closed after `Drop::drop` freed the backend.
+    _library: Option<Library>,
 }
 
 impl Backend {
     /// Loads a backend library (e.g. libQnnLpai.so) and creates the backend.
     pub fn load(path: &CStr, options: &BackendOptions) -> Result<Backend, RuntimeError> {
-        let library = libraries::open_library(path)
+        let library = Library::open(path)
             .map_err(|error| RuntimeError::LibraryNotLoaded { what: "loading the QNN backend library", error })?;
-        let symbol = libraries::find_symbol(library, qnn::INTERFACE_GET_PROVIDERS_SYMBOL);
-        let Some(symbol) = symbol else {
-            // SAFETY: nothing from the library was used.
-            unsafe { libraries::close_library(library) };
-            return Err(RuntimeError::MissingSymbol("QnnInterface_getProviders"));
-        };
+        let symbol = library.symbol(qnn::INTERFACE_GET_PROVIDERS_SYMBOL);
+        let symbol = symbol.ok_or(RuntimeError::MissingSymbol("QnnInterface_getProviders"))?;
         // SAFETY: a QNN library exports QnnInterface_getProviders with exactly this signature.
         let get_providers = unsafe { core::mem::transmute::<*mut c_void, InterfaceGetProvidersFn>(symbol.as_ptr()) };
-        // SAFETY: the library stays loaded: the backend owns it from here and unloads it last.
-        let backend = unsafe { Backend::create(get_providers, options, Some(library)) };
-        if backend.is_err() {
-            // SAFETY: creation failed, so nothing from the library is in use.
-            unsafe { libraries::close_library(library) };
-        }
-        backend
+        // SAFETY: the library stays loaded while the backend lives: the backend owns it and drops it last; on an
+        // error it drops here, after nothing from it is in use.
+        unsafe { Backend::create(get_providers, options, Some(library)) }
     }
 
     /// Creates a backend from a `QnnInterface_getProviders` function already linked into the program.
@@ -118,7 +112,7 @@ impl Backend {
     unsafe fn create(
         get_providers: InterfaceGetProvidersFn,
         options: &BackendOptions,
-        library: Option<LibraryHandle>,
+        library: Option<Library>,
     ) -> Result<Backend, RuntimeError> {
         // SAFETY: forwarded from the caller.
         let interface = unsafe { choose_provider(get_providers, options.backend_id)? };
@@ -163,7 +157,7 @@ impl Backend {
         // SAFETY: the config array is NULL-terminated and outlives the call; no log handle.
         check(unsafe { backend_create(ptr::null_mut(), configs, &mut handle) }, "backendCreate")?;
         let mut backend = Backend {
-            library: None,
+            _library: library,
             interface,
             handle,
             info,
@@ -179,8 +173,6 @@ impl Backend {
         } else {
             log!(Level::Info, "backend ", name, " is not LPAI: skipping ALIGNMENT_REQ and REQUIRE_PERSISTENT_BINARY");
         }
-        // Only a fully created backend owns the library: on any error above the caller unloads it.
-        backend.library = library;
         Ok(backend)
     }
 
@@ -280,10 +272,6 @@ impl Drop for Backend {
             if let Err(error) = check(status, "backendFree") {
                 log!(Level::Warn, error);
             }
-        }
-        if let Some(library) = self.library.take() {
-            // SAFETY: the backend is freed; nothing from the library is used after this.
-            unsafe { libraries::close_library(library) };
         }
     }
 }

@@ -3,87 +3,19 @@
 use super::arena::Arena;
 use super::backend::Backend;
 use super::error::{check, require, RuntimeError};
-use super::graph::{Graph, GraphOptions};
-use super::metadata::{Description, Metadata};
-use super::system::SystemLibrary;
+use super::graph::Graph;
+use super::libraries::Libraries;
+use super::load::{ContextOptions, Island, LoadRequest};
+use super::metadata::Description;
+use super::placement::{self, Placed};
 use crate::log;
-use crate::platform::Hex;
-use crate::platform::{Current, Level, Platform};
-use core::ffi::{c_void, CStr};
+use crate::platform::Level;
+use core::ffi::c_void;
 use core::ptr;
-use lpai_direct::qnn::{self, lpai, ContextConfig, ContextHandle, Priority, ProfileHandle, ProfileLevel};
+use lpai_direct::qnn::{self, lpai, ContextConfig, ContextHandle, ProfileHandle};
 
-/// Most graphs one context may hold.
-pub const MAX_GRAPHS: usize = 8;
-
-/// Where the context binary comes from.
-#[derive(Clone, Copy, Debug)]
-pub enum BinarySource<'s> {
-    /// Bytes the caller already holds (copied into the arena, aligned as the backend asks).
-    Bytes(&'s [u8]),
-    /// A file the platform reads straight into the arena.
-    File(&'s CStr),
-}
-
-/// A context binary that the caller keeps in its own memory for as long as the context lives (firmware's model,
-/// linked into its image or placed by its loader). [`Context::load_persistent`] hands it to the backend where it
-/// is when it meets the backend's start and size alignment, and copies it into the arena otherwise.
-#[derive(Clone, Copy, Debug)]
-pub struct PersistentBinary<'a> {
-    memory: &'a [u8],
-    length: usize,
-}
-
-impl<'a> PersistentBinary<'a> {
-    /// Exactly the binary's bytes.
-    pub fn new(binary: &'a [u8]) -> PersistentBinary<'a> {
-        PersistentBinary { memory: binary, length: binary.len() }
-    }
-
-    /// A binary of `length` bytes at the start of `memory`, whose remaining bytes are padding the caller owns too:
-    /// a binary whose length is not a multiple of the backend's size alignment can then still be used in place.
-    /// `None` when `length` is larger than `memory`.
-    pub fn padded(memory: &'a [u8], length: usize) -> Option<PersistentBinary<'a>> {
-        (length <= memory.len()).then_some(PersistentBinary { memory, length })
-    }
-
-    /// The binary itself (without the padding).
-    pub fn bytes(&self) -> &'a [u8] {
-        self.memory.get(..self.length).unwrap_or(self.memory)
-    }
-
-    /// The memory the caller gave: the binary and its padding.
-    pub fn memory(&self) -> &'a [u8] {
-        self.memory
-    }
-}
-
-/// LPAI island (uImage) mode for the context's graphs.
-#[derive(Clone, Copy, Debug, Default)]
-pub enum Island<'o> {
-    /// No island config.
-    #[default]
-    Off,
-    /// Every graph in island mode.
-    AllGraphs,
-    /// Only the named graphs.
-    Graphs(&'o [&'o CStr]),
-}
-
-/// How to load a context.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct ContextOptions<'o> {
-    /// Ask for PERSISTENT_BINARY even if the backend does not require it.
-    pub persistent_binary: bool,
-    /// Context priority, if set.
-    pub priority: Option<Priority>,
-    /// LPAI island mode.
-    pub island: Island<'o>,
-    /// Per-graph settings.
-    pub graph: GraphOptions,
-    /// Collect profile events at this level.
-    pub profiling: Option<ProfileLevel>,
-}
+/// Most graphs one context may hold: as many as a metadata record may describe, so a record always fits one.
+pub const MAX_GRAPHS: usize = lpai_direct::metadata::MAX_GRAPHS;
 
 /// A created context and its graphs. Dropping it frees the context, then the profile, then the binary
 /// description (libQnnSystem's; a record's lives in the arena); the binary itself lives in the caller's arena until
@@ -100,151 +32,22 @@ pub struct Context<'a> {
     description: Description<'a>,
 }
 
-/// Reads or copies the binary into an aligned arena buffer.
-fn place_binary<'a>(
-    backend: &Backend,
-    arena: &Arena<'a>,
-    source: BinarySource<'_>,
-) -> Result<&'a mut [u8], RuntimeError> {
-    let size = match source {
-        BinarySource::Bytes(bytes) => bytes.len() as u64,
-        BinarySource::File(path) => Current::file_size(path)
-            .map_err(|error| RuntimeError::Platform { what: "reading the context binary", error })?,
-    };
-    let length = usize::try_from(size).ok().filter(|&n| n > 0).ok_or(RuntimeError::BinarySize(size))?;
-    let properties = backend.properties();
-    let rounded = length.checked_next_multiple_of(properties.size_alignment).ok_or(RuntimeError::BinarySize(size))?;
-    let buffer = arena.bytes(rounded, properties.start_alignment)?;
-    let binary = buffer.get_mut(..length).ok_or(RuntimeError::BinarySize(size))?;
-    match source {
-        BinarySource::Bytes(bytes) => {
-            lpai_direct::codec::copy_prefix(binary, bytes);
-        }
-        BinarySource::File(path) => {
-            let read = Current::read_file(path, binary)
-                .map_err(|error| RuntimeError::Platform { what: "reading the context binary", error })?;
-            if read != length {
-                return Err(RuntimeError::BinarySize(read as u64));
-            }
-        }
-    }
-    Ok(binary)
-}
-
-/// Uses a caller's persistent binary where it is when its start and its memory (binary plus padding) meet the
-/// backend's start and size alignment; otherwise copies it into the arena and says so. Answers the bytes the
-/// backend gets and whether they are the caller's own.
-fn place_persistent<'a>(
-    backend: &Backend,
-    arena: &Arena<'a>,
-    binary: PersistentBinary<'a>,
-) -> Result<(&'a [u8], bool), RuntimeError> {
-    let bytes = binary.bytes();
-    if bytes.is_empty() {
-        return Err(RuntimeError::BinarySize(0));
-    }
-    let properties = backend.properties();
-    let address = bytes.as_ptr() as usize;
-    let start_aligned = address.is_multiple_of(properties.start_alignment);
-    let rounded = bytes.len().checked_next_multiple_of(properties.size_alignment);
-    let size_aligned = rounded.is_some_and(|rounded| rounded <= binary.memory().len());
-    if start_aligned && size_aligned {
-        log!(Level::Info, "context binary used in place at ", Hex::of(address), " (", bytes.len(), " B), no copy");
-        return Ok((bytes, true));
-    }
-    if !start_aligned {
-        log!(
-            Level::Warn,
-            "context binary at ",
-            Hex::of(address),
-            " (",
-            bytes.len(),
-            " B) not at a multiple of ",
-            properties.start_alignment,
-            " as the backend wants: copied into the arena"
-        );
-    } else {
-        log!(
-            Level::Warn,
-            "context binary at ",
-            Hex::of(address),
-            " (",
-            bytes.len(),
-            " B, ",
-            binary.memory().len(),
-            " B of memory) not padded to a multiple of ",
-            properties.size_alignment,
-            " B: copied into the arena"
-        );
-    }
-    let copy = place_binary(backend, arena, BinarySource::Bytes(bytes))?;
-    Ok((copy, false))
-}
-
 impl<'a> Context<'a> {
-    /// Loads a context binary: places it in the arena, reads its metadata through libQnnSystem, creates the
-    /// context (PERSISTENT_BINARY when the backend requires it or the caller asks), and prepares every graph.
+    /// Loads a context binary as `request` says, on `libraries`: chooses where the metadata comes from, places the
+    /// binary ([`super::placement`]), reads its metadata (libQnnSystem, or the record's descriptions built in the
+    /// arena), creates the context (PERSISTENT_BINARY when the backend requires it or the options ask) and
+    /// prepares every graph. Everything borrows `'a`: the libraries, the arena and an in-place binary outlive
+    /// the context. Callers hold the vendor-calls lock ([`super::Owner::load`] does).
     pub fn load(
-        backend: &'a Backend,
-        system: &'a SystemLibrary,
+        libraries: &'a Libraries,
         arena: &Arena<'a>,
-        source: BinarySource<'_>,
-        options: &ContextOptions<'_>,
+        request: &LoadRequest<'a, '_>,
     ) -> Result<Context<'a>, RuntimeError> {
-        Context::load_with(backend, Metadata::System(system), arena, source, options)
-    }
-
-    /// [`Context::load`] with the metadata from `metadata`: libQnnSystem, or a checked metadata record (see
-    /// [`super::metadata`] for what is then checked against the backend).
-    pub fn load_with(
-        backend: &'a Backend,
-        metadata: Metadata<'a, '_>,
-        arena: &Arena<'a>,
-        source: BinarySource<'_>,
-        options: &ContextOptions<'_>,
-    ) -> Result<Context<'a>, RuntimeError> {
-        let binary = place_binary(backend, arena, source)?;
-        Context::from_placed(backend, metadata, arena, binary, false, options)
-    }
-
-    /// Loads a context binary the caller keeps in its own memory for the context's whole life (the borrow `'a`
-    /// ends only after the context is freed): the backend gets the caller's bytes themselves when they start at
-    /// the backend's start alignment and `binary`'s memory covers the binary rounded up to its size alignment;
-    /// otherwise a copy in the arena (logged as a warning). [`Context::binary_in_place`] says which. Everything
-    /// else is as for [`Context::load`].
-    pub fn load_persistent(
-        backend: &'a Backend,
-        system: &'a SystemLibrary,
-        arena: &Arena<'a>,
-        binary: PersistentBinary<'a>,
-        options: &ContextOptions<'_>,
-    ) -> Result<Context<'a>, RuntimeError> {
-        Context::load_persistent_with(backend, Metadata::System(system), arena, binary, options)
-    }
-
-    /// [`Context::load_persistent`] with the metadata from `metadata`, as [`Context::load_with`].
-    pub fn load_persistent_with(
-        backend: &'a Backend,
-        metadata: Metadata<'a, '_>,
-        arena: &Arena<'a>,
-        binary: PersistentBinary<'a>,
-        options: &ContextOptions<'_>,
-    ) -> Result<Context<'a>, RuntimeError> {
-        let (binary, in_place) = place_persistent(backend, arena, binary)?;
-        Context::from_placed(backend, metadata, arena, binary, in_place, options)
-    }
-
-    /// Creates the context from a binary that stays where it is for `'a`, and prepares every graph. Inlined into
-    /// both loaders, so the skel's `load` path keeps one frame (the stack budget).
-    #[inline(always)]
-    fn from_placed(
-        backend: &'a Backend,
-        metadata: Metadata<'a, '_>,
-        arena: &Arena<'a>,
-        binary: &'a [u8],
-        binary_in_place: bool,
-        options: &ContextOptions<'_>,
-    ) -> Result<Context<'a>, RuntimeError> {
+        let backend = libraries.backend();
+        let metadata = libraries.metadata(request.record)?;
+        let options = &request.options;
+        let Placed { bytes: binary, in_place: binary_in_place } =
+            placement::place(backend.properties(), arena, request.binary)?;
         let description = Description::of(metadata, binary, arena)?;
         let graph_count = description.graphs()?.len();
         if graph_count > MAX_GRAPHS {
@@ -401,7 +204,7 @@ impl<'a> Context<'a> {
         self.binary_bytes
     }
 
-    /// Whether the backend got the caller's own binary ([`Context::load_persistent`] without a copy), rather than
+    /// Whether the backend got the caller's own binary (an in-place binary it could use where it is), rather than
     /// a copy in the arena.
     pub fn binary_in_place(&self) -> bool {
         self.binary_in_place

@@ -15,7 +15,6 @@
 //! does not check is taken from the record as it is.
 
 use super::arena::Arena;
-use super::context::MAX_GRAPHS;
 use super::error::RuntimeError;
 use super::system::{BinaryDescription, SystemLibrary};
 use core::ffi::c_char;
@@ -25,8 +24,6 @@ use lpai_direct::metadata::{Quantization, Record, TensorMeta, Tensors};
 use lpai_direct::qnn::{ClientBuffer, Definition, GraphInfo, GraphInfoV1, GraphInfoVersion, GraphInfoVersions};
 use lpai_direct::qnn::{QuantizationEncoding, QuantizeEncodingParams, QuantizeParams, ScaleOffset, Tensor};
 use lpai_direct::qnn::{TensorMemType, TensorMemory, TensorV1, TensorVersion, TensorVersions};
-
-const _: () = assert!(lpai_direct::metadata::MAX_GRAPHS == MAX_GRAPHS, "a record must fit one context");
 
 /// The source of a context's tensor metadata.
 #[derive(Clone, Copy)]

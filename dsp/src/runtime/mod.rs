@@ -1,24 +1,31 @@
 //! The QNN runtime: drives a QNN backend (libQnnLpai on the aDSP, libQnnHtp on a host) through the QNN C API.
 //!
-//! Ownership enforces QNN's teardown order: a [`Context`] borrows its [`Backend`], [`SystemLibrary`] (unless its
-//! metadata came from a record, see [`Metadata`]) and [`Arena`], so it is freed before any of them, and the binary it
-//! was created from outlives it.
+//! One way to load: a [`LoadRequest`] (the binary, where its metadata comes from, the options) carried out by an
+//! [`Owner`] on a [`Footing`] (the [`Libraries`] and the arena memory). Ownership enforces QNN's teardown order: a
+//! [`Context`] borrows its libraries, its [`Arena`] and an in-place binary, so it is freed before any of them.
 
 pub mod arena;
 pub mod backend;
 pub mod context;
 pub mod error;
 pub mod graph;
+pub mod libraries;
+pub mod load;
 pub mod metadata;
+pub mod owner;
+pub mod placement;
 pub mod quantize;
 pub mod system;
 pub mod tensor;
 
 pub use arena::Arena;
 pub use backend::{Backend, BackendOptions};
-pub use context::{BinarySource, Context, ContextOptions, Island, PersistentBinary};
+pub use context::Context;
 pub use error::RuntimeError;
 pub use graph::{Execution, Graph, GraphExecuteFn, GraphOptions, RawExecute};
+pub use libraries::{Libraries, LibraryRole, OpenError};
+pub use load::{Binary, ContextOptions, Island, LoadRequest, PersistentBinary};
 pub use metadata::Metadata;
+pub use owner::{Borrowed, Footing, Owned, Owner};
 pub use system::SystemLibrary;
 pub use tensor::{TensorInfo, TensorSize};

@@ -2,15 +2,16 @@
 
 use super::backend::c_text;
 use super::error::{check, name_of, require, RuntimeError};
-use crate::platform::{libraries, LibraryHandle};
+use crate::platform::libraries::Library;
 use core::ffi::{c_void, CStr};
 use core::ptr;
 use lpai_direct::qnn::{self, BinaryInfo, SystemContextHandle, SystemInterface, SystemInterfaceGetProvidersFn};
 
-/// The system library and its chosen provider; unloaded on drop.
+/// The system library and its chosen provider; unloaded when dropped.
 pub struct SystemLibrary {
-    library: Option<LibraryHandle>,
     interface: *const SystemInterface,
+    // Declared last: closed when every description that borrowed this value is gone.
+    _library: Option<Library>,
 }
 
 /// System API major version this runtime speaks.
@@ -19,30 +20,18 @@ const SYSTEM_API_MAJOR: u32 = 1;
 impl SystemLibrary {
     /// Loads libQnnSystem.
     pub fn load(path: &CStr) -> Result<SystemLibrary, RuntimeError> {
-        let library = libraries::open_library(path)
+        let library = Library::open(path)
             .map_err(|error| RuntimeError::LibraryNotLoaded { what: "loading the QNN system library", error })?;
-        let symbol = libraries::find_symbol(library, qnn::SYSTEM_INTERFACE_GET_PROVIDERS_SYMBOL);
-        let result = match symbol {
-            // SAFETY: libQnnSystem exports QnnSystemInterface_getProviders with exactly this signature, and
-            // the library stays loaded while the returned value lives.
-            Some(symbol) => unsafe {
-                SystemLibrary::from_providers(core::mem::transmute::<*mut c_void, SystemInterfaceGetProvidersFn>(
-                    symbol.as_ptr(),
-                ))
-            },
-            None => Err(RuntimeError::MissingSymbol("QnnSystemInterface_getProviders")),
-        };
-        match result {
-            Ok(mut system) => {
-                system.library = Some(library);
-                Ok(system)
-            }
-            Err(error) => {
-                // SAFETY: nothing from the library is in use.
-                unsafe { libraries::close_library(library) };
-                Err(error)
-            }
-        }
+        let symbol = library.symbol(qnn::SYSTEM_INTERFACE_GET_PROVIDERS_SYMBOL);
+        let symbol = symbol.ok_or(RuntimeError::MissingSymbol("QnnSystemInterface_getProviders"))?;
+        // SAFETY: libQnnSystem exports QnnSystemInterface_getProviders with exactly this signature.
+        let get_providers =
+            unsafe { core::mem::transmute::<*mut c_void, SystemInterfaceGetProvidersFn>(symbol.as_ptr()) };
+        // SAFETY: the library stays loaded while the value lives: it owns the library from here (on an error the
+        // library drops here, after nothing from it is in use).
+        let mut system = unsafe { SystemLibrary::from_providers(get_providers) }?;
+        system._library = Some(library);
+        Ok(system)
     }
 
     /// Uses a `QnnSystemInterface_getProviders` already linked into the program.
@@ -73,7 +62,7 @@ impl SystemLibrary {
                 required: qnn::DECLARED_SYSTEM_API,
             });
         }
-        Ok(SystemLibrary { library: None, interface: first })
+        Ok(SystemLibrary { interface: first, _library: None })
     }
 
     /// The system API version of the provider in use.
@@ -108,15 +97,6 @@ impl SystemLibrary {
         }
         description.info = info;
         Ok(description)
-    }
-}
-
-impl Drop for SystemLibrary {
-    fn drop(&mut self) {
-        if let Some(library) = self.library.take() {
-            // SAFETY: every description borrowed this value and is gone.
-            unsafe { libraries::close_library(library) };
-        }
     }
 }
 

@@ -385,7 +385,8 @@ pub(super) fn run_job(session: &mut Session, call: &mut Decoded<'_>) -> Result<(
         return Err(SkelError::aee(EBADPARM));
     };
     let (load_ticks, arena_used, arena_capacity) = (loaded.load_ticks(), loaded.arena_used(), loaded.arena_capacity());
-    let outcome = loaded.with_context(|context| context.graph_mut(job.graph as usize).map(|graph| run(&job, graph)));
+    let outcome =
+        loaded.with_context(|context| Some(context?.graph_mut(job.graph as usize).map(|graph| run(&job, graph))));
     let mut report = match outcome {
         Some(Some(Ok(report))) => report,
         Some(Some(Err(failure))) => {

@@ -1,17 +1,15 @@
-//! The load methods: `load` and `load_file` take the binary's metadata from the skel's libQnnSystem;
-//! `load_with_metadata` and `load_file_with_metadata` from a metadata record the caller sends (for a PD without
-//! libQnnSystem, selected by `configure` with an empty system library), checked whole before use.
+//! The four load methods, over the runtime's one load: `load` and `load_file` take the binary's metadata from the
+//! skel's libQnnSystem; `load_with_metadata` and `load_file_with_metadata` from a metadata record the caller sends
+//! (for a PD without libQnnSystem, selected by `configure` with an empty system library), checked whole before use.
 
 use super::error::SkelError;
-use super::loaded::{LoadError, LoadedContext};
 use super::methods::{ensure_libraries, runtime_failure, Answer, DEFAULT_HEADROOM, MAX_ARENA_BYTES};
 use super::session::{fail, Session, MAX_CONTEXTS};
-use crate::platform::{Current, Platform};
+use crate::platform::Memory;
 use crate::runtime::error::RecordAt;
-use crate::runtime::{BinarySource, ContextOptions, Island};
+use crate::runtime::{Binary, ContextOptions, Island, LoadRequest, Owned, Owner, RuntimeError};
 use lpai_direct::aee::{EBADPARM, EBADSTATE, EFAILED, ENOMEMORY, EUNSUPPORTED};
 use lpai_direct::codec::{self, Decoded};
-use lpai_direct::metadata::Record;
 use lpai_direct::qnn::{Priority, ProfileLevel};
 use lpai_direct::wire::{priority_of_load, LOAD_ISLAND, LOAD_PERSISTENT_BINARY};
 
@@ -68,7 +66,8 @@ const LOAD_FILE_WITH_METADATA: Params = Params {
     graph_count: codec::load_file_with_metadata::GRAPH_COUNT,
 };
 
-/// Method `id`, one of the four load methods.
+/// Method `id`, one of the four load methods: each builds one [`LoadRequest`] from its parameters, which one
+/// owner carries out on the session's libraries and an arena of its own.
 pub(super) fn load(session: &mut Session, call: &mut Decoded<'_>, id: u32) -> Answer {
     let params = match id {
         codec::load::ID => &LOAD,
@@ -78,21 +77,27 @@ pub(super) fn load(session: &mut Session, call: &mut Decoded<'_>, id: u32) -> An
         _ => return Err(SkelError::aee(EUNSUPPORTED)),
     };
     let flags = call.u32(params.flags)?;
-    let source = if params.from_file {
-        BinarySource::File(call.string(params.source)?)
+    let binary = if params.from_file {
+        Binary::File(call.string(params.source)?)
     } else {
-        BinarySource::Bytes(call.bytes(params.source)?)
+        Binary::Copy(call.bytes(params.source)?)
     };
-    let record = match params.metadata.map(|index| call.bytes(index)).transpose()?.map(Record::parse) {
-        None => None,
-        Some(Ok(record)) => Some(record),
-        Some(Err(error)) => {
-            fail!(session, params.name, ": the metadata record is malformed (", RecordAt(error), "): ", error.what);
-            return Err(SkelError::aee(EBADPARM));
-        }
-    };
+    let mut request = LoadRequest::new(binary);
+    if let Some(index) = params.metadata {
+        request = match request.with_record(call.bytes(index)?) {
+            Ok(request) => request,
+            Err(RuntimeError::MalformedRecord(error)) => {
+                fail!(session, params.name, ": the metadata record is malformed (", RecordAt(error), "): ", error.what);
+                return Err(SkelError::aee(EBADPARM));
+            }
+            Err(error) => return Err(runtime_failure(session, params.name, &error)),
+        };
+    }
     ensure_libraries(session)?;
-    if record.is_none() && session.libraries().is_some_and(|libraries| libraries.system.is_none()) {
+    let Some(libraries) = session.libraries().cloned() else {
+        return Err(SkelError::aee(EBADSTATE));
+    };
+    if request.record.is_none() && libraries.system().is_none() {
         fail!(
             session,
             params.name,
@@ -105,15 +110,14 @@ pub(super) fn load(session: &mut Session, call: &mut Decoded<'_>, id: u32) -> An
         fail!(session, "all ", MAX_CONTEXTS, " context slots of this handle are in use; unload one first");
         return Err(SkelError::aee(ENOMEMORY));
     };
-    let binary_bytes = match source {
-        BinarySource::Bytes(bytes) => bytes.len(),
-        BinarySource::File(path) => match Current::file_size(path) {
-            Ok(size) => usize::try_from(size).unwrap_or(usize::MAX),
-            Err(error) => {
-                fail!(session, "context binary ", path.to_str().unwrap_or("?"), ": ", error);
-                return Err(SkelError::aee(EFAILED));
-            }
-        },
+    let binary_bytes = match (request.binary.length(), request.binary) {
+        (Ok(length), _) => length,
+        (Err(RuntimeError::BinarySize(_)), _) => usize::MAX,
+        (Err(RuntimeError::Platform { error, .. }), Binary::File(path)) => {
+            fail!(session, "context binary ", path.to_str().unwrap_or("?"), ": ", error);
+            return Err(SkelError::aee(EFAILED));
+        }
+        (Err(error), _) => return Err(runtime_failure(session, params.name, &error)),
     };
     let (configured_arena, profiling_level) = (session.settings.arena_bytes, session.settings.profiling_level);
     let arena_bytes = match configured_arena {
@@ -131,31 +135,23 @@ pub(super) fn load(session: &mut Session, call: &mut Decoded<'_>, id: u32) -> An
         );
         return Err(SkelError::aee(ENOMEMORY));
     };
-    let options = ContextOptions {
+    request.options = ContextOptions {
         persistent_binary: flags & LOAD_PERSISTENT_BINARY != 0,
         island: if flags & LOAD_ISLAND != 0 { Island::AllGraphs } else { Island::Off },
         priority: priority_of_load(flags).map(Priority),
         profiling: (profiling_level != 0).then_some(ProfileLevel(profiling_level)),
         ..ContextOptions::default()
     };
-    let Some(libraries) = session.libraries() else {
-        return Err(SkelError::aee(EBADSTATE));
+    let Some(arena) = Memory::allocate(arena_bytes) else {
+        fail!(session, "cannot reserve ", arena_bytes, " bytes for the context's arena");
+        return Err(SkelError::aee(ENOMEMORY));
     };
-    // SAFETY: the libraries live in the session's block and `set_libraries` refuses to change them while the
-    // session keeps a context, which it does with this one until it is dropped (contexts go first on close).
-    let loaded = unsafe { LoadedContext::load(libraries, arena_bytes, source, record, &options) };
-    match loaded {
-        Ok(mut context) => {
-            let graph_count = context.graph_count() as u32;
-            let id = session.keep(slot, context).ok_or(SkelError::aee(EBADSTATE))?;
-            call.set_i32(params.context_id, id)?;
-            Ok(call.set_u32(params.graph_count, graph_count)?)
-        }
-        Err(LoadError::NoMemory) => {
-            fail!(session, "cannot reserve ", arena_bytes, " bytes for the context's arena");
-            Err(SkelError::aee(ENOMEMORY))
-        }
-        Err(LoadError::NoMetadata) => Err(SkelError::aee(EBADSTATE)),
-        Err(LoadError::Runtime(error)) => Err(runtime_failure(session, params.name, &error)),
+    let mut owner = Owner::new(Owned::new(libraries, arena));
+    if let Err(error) = owner.load(&request) {
+        return Err(runtime_failure(session, params.name, &error));
     }
+    let graph_count = owner.context().map_or(0, |context| context.graph_count()) as u32;
+    let id = session.keep(slot, owner).ok_or(SkelError::aee(EBADSTATE))?;
+    call.set_i32(params.context_id, id)?;
+    Ok(call.set_u32(params.graph_count, graph_count)?)
 }

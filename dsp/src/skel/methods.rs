@@ -2,12 +2,12 @@
 //! `last_error` and answer a [`SkelError`].
 
 use super::error::SkelError;
-use super::session::{fail, Libraries, Library, Path, Session, PATH_BYTES};
-use crate::platform::{self, Current, Level, Platform, VendorCalls};
+use super::session::{fail, Path, Session, PATH_BYTES};
+use crate::platform::{self, Current, Level, Platform, PlatformError, Shared};
 use crate::platform::{Hex, Line, Say};
 use crate::runtime::quantize::Encoding;
-use crate::runtime::{Backend, RuntimeError, SystemLibrary};
 use crate::runtime::{BackendOptions, Execution, Graph, TensorInfo, TensorSize};
+use crate::runtime::{Libraries, LibraryRole, OpenError, RuntimeError};
 use crate::say;
 use lpai_direct::aee::{EBADPARM, EBADSTATE, EFAILED, EUNSUPPORTED};
 use lpai_direct::codec::{self, Decoded};
@@ -128,28 +128,22 @@ pub(super) fn ensure_libraries(session: &mut Session) -> Answer {
     if settings.lpai_target != TARGET_DEFAULT {
         options.lpai_target = lpai::Target(settings.lpai_target);
     }
-    // Both libraries load under the vendor-calls lock; a backend whose system library fails is freed under it too.
-    let loaded = {
-        let _vendor = VendorCalls::lock();
-        let system_library = settings.system_library.as_c_str();
-        match Backend::load(settings.backend.as_c_str(), &options) {
-            Ok(backend) if system_library.is_empty() => Ok(Libraries { backend, system: None }),
-            Ok(backend) => SystemLibrary::load(system_library)
-                .map(|system| Libraries { backend, system: Some(system) })
-                .map_err(|error| (Library::System, error)),
-            Err(error) => Err((Library::Backend, error)),
-        }
+    let system_library = Some(settings.system_library.as_c_str()).filter(|path| !path.is_empty());
+    let error = match Libraries::open(settings.backend.as_c_str(), system_library, &options) {
+        Ok(libraries) => match Shared::new(libraries) {
+            Ok(shared) => {
+                session.set_libraries(Some(shared));
+                return Ok(());
+            }
+            Err(_) => {
+                let error = RuntimeError::Platform { what: "keeping the libraries", error: PlatformError::Failed(12) };
+                OpenError { library: LibraryRole::Backend, error }
+            }
+        },
+        Err(error) => error,
     };
-    match loaded {
-        Ok(libraries) => {
-            session.set_libraries(Some(libraries));
-            Ok(())
-        }
-        Err((which, error)) => {
-            session.fail_library(which, &error);
-            Err(SkelError::of(&error))
-        }
-    }
+    session.fail_library(error.library, &error.error);
+    Err(SkelError::of(&error.error))
 }
 
 /// The skel's version record (`lpai_direct::version`), in its own section of the shipped `.so` so that `stage` and
@@ -184,7 +178,7 @@ fn probe(session: &mut Session, call: &mut Decoded<'_>) -> Answer {
     ensure_libraries(session)?;
     let out = call.take_rout_bytes(m::REPORT)?;
     let Some(libraries) = session.libraries() else { return Err(SkelError::aee(EBADSTATE)) };
-    let info = libraries.backend.info();
+    let info = libraries.backend().info();
     let three = |version: lpai_direct::qnn::Version| [version.major, version.minor, version.patch];
     let mut writer = Writer::new(out);
     writer.backend(&BackendRecord {
@@ -192,8 +186,8 @@ fn probe(session: &mut Session, call: &mut Decoded<'_>) -> Answer {
         backend_id: info.backend_id,
         core_api: three(info.core_api),
         backend_api: three(info.backend_api),
-        build_id: libraries.backend.build_id(),
-        system_api: libraries.system.as_ref().map(|system| three(system.api_version())),
+        build_id: libraries.backend().build_id(),
+        system_api: libraries.system().map(|system| three(system.api_version())),
     });
     let needed = writer.needed();
     Ok(call.set_u32(m::REPORT_BYTES, u32::try_from(needed).unwrap_or(u32::MAX))?)
@@ -216,13 +210,13 @@ fn with_graph<R>(
         return Err(no_such_context(session, id));
     };
     let result = loaded.with_context(|context| {
+        let context = context.ok_or(0usize)?;
         let count = context.graph_count();
         context.graph_mut(index as usize).map(work).ok_or(count)
     });
     let count = match result {
-        Some(Ok(result)) => return Ok(result),
-        Some(Err(count)) => count,
-        None => 0,
+        Ok(result) => return Ok(result),
+        Err(count) => count,
     };
     fail!(session, "context ", id, " has ", count, " graph(s); there is no graph ", index);
     Err(SkelError::aee(EBADPARM))
@@ -433,6 +427,7 @@ fn profile(session: &mut Session, call: &mut Decoded<'_>) -> Answer {
         return Err(no_such_context(session, id));
     };
     let written = loaded.with_context(|context| {
+        let context = context?;
         let mut count = 0u32;
         let mut writer = Writer::new(out);
         let counted = context.profile_events(|_| count += 1);
@@ -450,6 +445,7 @@ fn profile(session: &mut Session, call: &mut Decoded<'_>) -> Answer {
                 })
             })
             .map(|()| writer.needed())
+            .into()
     });
     match written {
         Some(Ok(needed)) => Ok(call.set_u32(codec::profile::EVENTS_BYTES, u32::try_from(needed).unwrap_or(u32::MAX))?),

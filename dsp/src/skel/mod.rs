@@ -5,7 +5,6 @@
 mod error;
 mod job;
 mod load;
-mod loaded;
 mod methods;
 mod session;
 mod table;
@@ -146,7 +145,7 @@ fn refuse(handle: u64, code: u32, describe: impl FnOnce(&mut crate::platform::Li
 #[cfg(not(target_arch = "hexagon"))]
 pub(crate) fn host_resources() -> [u64; 5] {
     let platform = crate::platform::host::Host::resources();
-    let contexts = loaded::LIVE_CONTEXTS.load(core::sync::atomic::Ordering::Relaxed);
+    let contexts = crate::runtime::owner::LIVE_CONTEXTS.load(core::sync::atomic::Ordering::Relaxed);
     [table::open_count(), contexts, platform.blocks, platform.bytes, platform.libraries].map(|count| count as u64)
 }
 

@@ -1,11 +1,9 @@
 //! What one open handle holds: settings, the QNN libraries, loaded contexts with their arenas, the last error;
 //! all in one block of memory allocated when the handle opens, so nothing of it sits in the static table.
 
-use super::loaded::LoadedContext;
-use crate::platform::{Current, Level, Line, Platform, VendorCalls};
-use crate::runtime::{Backend, SystemLibrary};
+use crate::platform::{Current, Level, Line, Platform, Shared};
+use crate::runtime::{Libraries, LibraryRole, Owned, Owner};
 use crate::say;
-use core::cell::UnsafeCell;
 use core::ffi::CStr;
 use core::ptr::NonNull;
 
@@ -85,109 +83,78 @@ impl Settings {
     };
 }
 
-/// Which of the two libraries.
-#[derive(Clone, Copy)]
-pub(super) enum Library {
-    /// The QNN backend.
-    Backend,
-    /// libQnnSystem.
-    System,
-}
-
-/// The QNN libraries a handle loaded.
-pub(super) struct Libraries {
-    /// The backend.
-    pub(super) backend: Backend,
-    /// libQnnSystem; `None` when `configure` named none (every load then comes with a metadata record).
-    pub(super) system: Option<SystemLibrary>,
-}
-
-/// One handle's memory: its libraries beside its session. Contexts in the session borrow the libraries, so the
-/// libraries sit outside the session that every call borrows `&mut`, and are reached only through the session's
-/// pointer to them.
-pub(super) struct Block {
-    libraries: UnsafeCell<Option<Libraries>>,
-    session: Session,
-}
-
-const _: () = assert!(core::mem::align_of::<Block>() <= 8, "Platform::allocate promises 8-byte alignment");
-
-impl Block {
-    /// Allocates and initialises a block for a new handle; `None` when the PD heap has no room.
-    pub(super) fn create() -> Option<NonNull<Block>> {
-        let memory = Current::allocate(core::mem::size_of::<Block>()).ok()?.cast::<Block>();
-        let block = memory.as_ptr();
-        // SAFETY: fresh memory of the block's size and (at most 8-byte) alignment; each field is written once,
-        // in place, before anything reads the block.
-        unsafe {
-            core::ptr::addr_of_mut!((*block).libraries).write(UnsafeCell::new(None));
-            let libraries = NonNull::new_unchecked(core::ptr::addr_of_mut!((*block).libraries)).cast();
-            let session = core::ptr::addr_of_mut!((*block).session);
-            core::ptr::addr_of_mut!((*session).libraries).write(libraries);
-            core::ptr::addr_of_mut!((*session).settings).write(Settings::DEFAULT);
-            core::ptr::addr_of_mut!((*session).contexts).write([const { None }; MAX_CONTEXTS]);
-            core::ptr::addr_of_mut!((*session).loads).write(0);
-            core::ptr::addr_of_mut!((*session).last_error).write(Line::new());
-        }
-        Some(memory)
-    }
-
-    /// The session in a block.
-    ///
-    /// # Safety
-    /// `block` must come from [`Block::create`], not yet destroyed, and the caller must be the only one using it
-    /// for as long as the returned borrow lives.
-    pub(super) unsafe fn session<'b>(block: NonNull<Block>) -> &'b mut Session {
-        // SAFETY: the caller's promise; only the session field is borrowed, never the libraries beside it.
-        unsafe { &mut *core::ptr::addr_of_mut!((*block.as_ptr()).session) }
-    }
-
-    /// Frees everything the handle holds (contexts first, then the libraries) and the block itself.
-    ///
-    /// # Safety
-    /// `block` must come from [`Block::create`] and nothing may use it afterwards.
-    pub(super) unsafe fn destroy(block: NonNull<Block>) {
-        // SAFETY: the caller's promise: this is the only use of the block.
-        let session = unsafe { Block::session(block) };
-        session.clear_contexts();
-        session.set_libraries(None);
-        // SAFETY: the session holds nothing that needs dropping any more (contexts and libraries are gone, the
-        // rest is plain data); the memory is what `create` allocated, with the same size.
-        unsafe { Current::release(block.cast(), core::mem::size_of::<Block>()) };
-    }
-}
-
-/// One open handle.
+/// One open handle, in one block of memory allocated when the handle opens (nothing of it sits in the static
+/// table): its settings, its libraries, the contexts loaded on them, the last error.
 pub(super) struct Session {
-    /// The block's libraries: contexts borrow them, so they change only while no context exists.
-    libraries: NonNull<Option<Libraries>>,
+    /// The libraries loads use; each context keeps its own share of them, so replacing them never pulls them
+    /// from under a context (`configure` still refuses to while contexts exist: they would run on the old ones).
+    libraries: Option<Shared<Libraries>>,
     /// From `configure`.
     pub(super) settings: Settings,
-    /// Loaded contexts; they borrow the libraries, so they go first.
-    contexts: [Option<LoadedContext>; MAX_CONTEXTS],
+    /// Loaded contexts, each with the arena it lives in.
+    contexts: [Option<Owner<Owned>>; MAX_CONTEXTS],
+    /// Which load put the context in each slot, to tell ids of earlier loads apart.
+    serials: [u32; MAX_CONTEXTS],
     /// Counts loads, for context ids.
     loads: u32,
     /// The message of the last failed call.
     last_error: Line,
 }
 
+const _: () = assert!(core::mem::align_of::<Session>() <= 8, "Platform::allocate promises 8-byte alignment");
+
 impl Session {
-    /// The session's libraries, if loaded.
-    pub(super) fn libraries(&self) -> Option<&Libraries> {
-        // SAFETY: the pointer targets this session's block, alive as long as the session; the value changes only
-        // in `set_libraries`, which needs `&mut self`, so not while this borrow lives.
-        unsafe { self.libraries.as_ref().as_ref() }
+    /// Allocates and initialises the session of a new handle; `None` when the PD heap has no room.
+    pub(super) fn create() -> Option<NonNull<Session>> {
+        let memory = Current::allocate(core::mem::size_of::<Session>()).ok()?.cast::<Session>();
+        let session = memory.as_ptr();
+        // SAFETY: fresh memory of the session's size and (at most 8-byte) alignment; each field is written once,
+        // in place (the session is large for a stack), before anything reads it.
+        unsafe {
+            core::ptr::addr_of_mut!((*session).libraries).write(None);
+            core::ptr::addr_of_mut!((*session).settings).write(Settings::DEFAULT);
+            core::ptr::addr_of_mut!((*session).contexts).write([const { None }; MAX_CONTEXTS]);
+            core::ptr::addr_of_mut!((*session).serials).write([0; MAX_CONTEXTS]);
+            core::ptr::addr_of_mut!((*session).loads).write(0);
+            core::ptr::addr_of_mut!((*session).last_error).write(Line::new());
+        }
+        Some(memory)
     }
 
-    /// Loads, replaces or drops the libraries (under the vendor-calls lock); refused (false) while a context
-    /// exists.
-    pub(super) fn set_libraries(&mut self, libraries: Option<Libraries>) -> bool {
+    /// The session behind a handle.
+    ///
+    /// # Safety
+    /// `session` must come from [`Session::create`], not yet destroyed, and the caller must be the only one using
+    /// it for as long as the returned borrow lives.
+    pub(super) unsafe fn of<'b>(session: NonNull<Session>) -> &'b mut Session {
+        // SAFETY: the caller's promise.
+        unsafe { &mut *session.as_ptr() }
+    }
+
+    /// Frees everything the handle holds (contexts first, then the libraries) and its memory.
+    ///
+    /// # Safety
+    /// `session` must come from [`Session::create`] and nothing may use it afterwards.
+    pub(super) unsafe fn destroy(session: NonNull<Session>) {
+        // SAFETY: the caller's promise: the session is initialised and this is its last use; the memory is what
+        // `create` allocated, with the same size.
+        unsafe {
+            session.as_ptr().drop_in_place();
+            Current::release(session.cast(), core::mem::size_of::<Session>());
+        }
+    }
+
+    /// The session's libraries, if loaded.
+    pub(super) fn libraries(&self) -> Option<&Shared<Libraries>> {
+        self.libraries.as_ref()
+    }
+
+    /// Keeps, replaces or drops the libraries; refused (false) while a context exists.
+    pub(super) fn set_libraries(&mut self, libraries: Option<Shared<Libraries>>) -> bool {
         if self.has_contexts() {
             return false;
         }
-        let _vendor = VendorCalls::lock();
-        // SAFETY: no context exists, so nothing borrows the old value; `&mut self` excludes every other use.
-        unsafe { *self.libraries.as_ptr() = libraries };
+        self.libraries = libraries;
         true
     }
 
@@ -196,39 +163,36 @@ impl Session {
         self.contexts.iter().any(Option::is_some)
     }
 
-    /// Frees every context.
-    pub(super) fn clear_contexts(&mut self) {
-        for context in self.contexts.iter_mut() {
-            drop(context.take());
-        }
-    }
-
     /// The index of a free context slot.
     pub(super) fn free_context_slot(&self) -> Option<usize> {
         self.contexts.iter().position(Option::is_none)
     }
 
     /// Keeps a loaded context in `slot` and answers its id.
-    pub(super) fn keep(&mut self, slot: usize, mut context: LoadedContext) -> Option<i32> {
+    pub(super) fn keep(&mut self, slot: usize, context: Owner<Owned>) -> Option<i32> {
         self.loads = self.loads.wrapping_add(1) & 0x07FF_FFFF;
-        context.serial = self.loads;
-        let id = ((self.loads << 4) | slot as u32) as i32;
+        *self.serials.get_mut(slot)? = self.loads;
         *self.contexts.get_mut(slot)? = Some(context);
-        Some(id)
+        Some(((self.loads << 4) | slot as u32) as i32)
+    }
+
+    /// The slot of the context with id `id`, if it holds that load's context.
+    fn slot_of(&self, id: i32) -> Option<usize> {
+        let (slot, serial) = ((id as u32 & 0xF) as usize, id as u32 >> 4);
+        let held = self.contexts.get(slot).is_some_and(Option::is_some);
+        (id >= 0 && held && self.serials.get(slot) == Some(&serial)).then_some(slot)
     }
 
     /// The context with id `id`.
-    pub(super) fn context(&mut self, id: i32) -> Option<&mut LoadedContext> {
-        let (slot, serial) = ((id as u32 & 0xF) as usize, id as u32 >> 4);
-        self.contexts.get_mut(slot)?.as_mut().filter(|context| id >= 0 && context.serial == serial)
+    pub(super) fn context(&mut self, id: i32) -> Option<&mut Owner<Owned>> {
+        let slot = self.slot_of(id)?;
+        self.contexts.get_mut(slot)?.as_mut()
     }
 
     /// Frees the context with id `id`; false if there is none.
     pub(super) fn unload(&mut self, id: i32) -> bool {
-        if self.context(id).is_none() {
-            return false;
-        }
-        self.contexts.get_mut((id as u32 & 0xF) as usize).and_then(Option::take).is_some()
+        let slot = self.slot_of(id);
+        slot.and_then(|slot| self.contexts.get_mut(slot)).and_then(Option::take).is_some()
     }
 
     /// The last error, cleared, to write a new message into (then call [`Session::log_error`]).
@@ -248,11 +212,11 @@ impl Session {
     }
 
     /// Records why a library did not load, naming its path.
-    pub(super) fn fail_library(&mut self, which: Library, error: &crate::runtime::RuntimeError) {
+    pub(super) fn fail_library(&mut self, which: LibraryRole, error: &crate::runtime::RuntimeError) {
         self.last_error.clear();
         let (what, path) = match which {
-            Library::System => ("system library", &self.settings.system_library),
-            Library::Backend => ("backend", &self.settings.backend),
+            LibraryRole::System => ("system library", &self.settings.system_library),
+            LibraryRole::Backend => ("backend", &self.settings.backend),
         };
         say!(&mut self.last_error, what, " ", path.text(), ": ", error);
         self.log_error();

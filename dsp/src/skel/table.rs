@@ -7,7 +7,7 @@
 //! arrives while a call runs marks the handle closing and returns; the running call then frees the session when it
 //! ends and answers that the handle was closed under it.
 
-use super::session::Block;
+use super::session::Session;
 use core::cell::UnsafeCell;
 use core::ptr::NonNull;
 use core::sync::atomic::{AtomicU32, Ordering};
@@ -43,7 +43,7 @@ struct Slot {
     /// `generation << 2 | status`.
     word: AtomicU32,
     /// The session, `Some` from open until the slot is freed.
-    block: UnsafeCell<Option<NonNull<Block>>>,
+    block: UnsafeCell<Option<NonNull<Session>>>,
 }
 
 // SAFETY: `block` is read or written only by the thread that moved `word` out of FREE (to open) or out of IDLE (to
@@ -95,7 +95,7 @@ impl Busy {
     }
 
     /// The session's block.
-    fn block(&self) -> Option<NonNull<Block>> {
+    fn block(&self) -> Option<NonNull<Session>> {
         // SAFETY: this thread moved the word to BUSY (see `Slot`'s rule).
         unsafe { *self.slot.block.get() }
     }
@@ -118,8 +118,8 @@ fn free(slot: &'static Slot, generation: u32) {
     // SAFETY: this thread holds the slot (see `Slot`'s rule).
     let block = unsafe { (*slot.block.get()).take() };
     if let Some(block) = block {
-        // SAFETY: the block came from `Block::create`, and the slot no longer refers to it.
-        unsafe { Block::destroy(block) };
+        // SAFETY: the block came from `Session::create`, and the slot no longer refers to it.
+        unsafe { Session::destroy(block) };
     }
     let next = generation.wrapping_add(1) & GENERATION_MASK;
     slot.word.store(word(next, FREE), Ordering::Release);
@@ -143,7 +143,7 @@ pub(super) fn open() -> Result<u64, HandleError> {
         if slot.word.compare_exchange(seen, claimed, Ordering::Acquire, Ordering::Relaxed).is_err() {
             continue;
         }
-        let Some(block) = Block::create() else {
+        let Some(block) = Session::create() else {
             slot.word.store(seen, Ordering::Release);
             return Err(HandleError::NoMemory);
         };
@@ -157,15 +157,12 @@ pub(super) fn open() -> Result<u64, HandleError> {
 
 /// Runs `work` on the session behind `handle`, with no other call touching it meanwhile. When the handle is
 /// closed while `work` runs, the session is freed right after and the answer is `Invalid`.
-pub(super) fn with_session<R>(
-    handle: u64,
-    work: impl FnOnce(&mut super::session::Session) -> R,
-) -> Result<R, HandleError> {
+pub(super) fn with_session<R>(handle: u64, work: impl FnOnce(&mut Session) -> R) -> Result<R, HandleError> {
     let (slot, generation) = slot_of(handle).ok_or(HandleError::Invalid)?;
     let busy = Busy::take(slot, generation)?;
     let result = busy.block().map(|block| {
         // SAFETY: the block lives until `free`, which only the holder of the slot calls; this thread holds it.
-        let session = unsafe { Block::session(block) };
+        let session = unsafe { Session::of(block) };
         work(session)
     });
     match (busy.finish(), result) {

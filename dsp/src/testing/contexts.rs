@@ -1,7 +1,7 @@
 //! Self-tests: teardown order with a persistent binary, and several contexts and graphs on one backend.
 
 use super::fake::{self, binary, Event, GraphId, Settings};
-use crate::runtime::{Arena, BackendOptions, BinarySource, Context, ContextOptions};
+use crate::runtime::{Arena, BackendOptions, ContextOptions};
 use core::ptr;
 use lpai_direct::qnn::ContextConfig;
 
@@ -11,10 +11,8 @@ crate::self_tests! {
         let bytes = expect_some!(super::binary(&binary::ONE_GRAPH));
         let mut buffer = [0u8; super::ARENA_BYTES];
         let arena = Arena::new(&mut buffer);
-        let backend = expect_ok!(super::lpai_backend(&BackendOptions::default()));
-        let system = expect_ok!(super::system_library());
-        let mut context =
-            expect_ok!(Context::load(&backend, &system, &arena, BinarySource::Bytes(&bytes), &ContextOptions::default()));
+        let libraries = expect_ok!(super::fake_libraries(&BackendOptions::default()));
+        let mut context = expect_ok!(super::load_copy(&libraries, &arena, &bytes, ContextOptions::default()));
         let graph = expect_some!(context.graph_mut(0));
         check!(expect_ok!(graph.execute()).attempts == 1);
         check!(session.record().system_contexts_live == 1);
@@ -23,8 +21,7 @@ crate::self_tests! {
         check!(freed.contexts[0].binary_intact_at_free == Some(true) && !freed.contexts[0].live);
         check!(freed.in_order(&[Event::ContextFree(0), Event::SystemContextFree(0)]));
         check!(freed.system_contexts_live == 0 && freed.position(Event::BackendFree).is_none());
-        drop(system);
-        drop(backend);
+        drop(libraries);
         let record = session.record();
         check!(record.in_order(&[Event::ContextFree(0), Event::BackendFree]));
         check!(record.contexts_live_at_backend_free == 0 && record.events_lost == 0);
@@ -59,11 +56,10 @@ crate::self_tests! {
         let two = expect_some!(super::binary(&binary::TWO_GRAPHS));
         let mut buffer = [0u8; 2 * super::ARENA_BYTES];
         let arena = Arena::new(&mut buffer);
-        let backend = expect_ok!(super::lpai_backend(&BackendOptions::default()));
-        let system = expect_ok!(super::system_library());
+        let libraries = expect_ok!(super::fake_libraries(&BackendOptions::default()));
         let options = ContextOptions::default();
-        let mut first = expect_ok!(Context::load(&backend, &system, &arena, BinarySource::Bytes(&one), &options));
-        let mut second = expect_ok!(Context::load(&backend, &system, &arena, BinarySource::Bytes(&two), &options));
+        let mut first = expect_ok!(super::load_copy(&libraries, &arena, &one, options));
+        let mut second = expect_ok!(super::load_copy(&libraries, &arena, &two, options));
         check!(first.graph_count() == 1 && second.graph_count() == 2);
         check!(second.graph_index("g1") == Some(1) && second.graph_index("g2").is_none());
         let g1 = expect_some!(second.graph_mut(1));
@@ -92,7 +88,7 @@ crate::self_tests! {
         drop(first);
         check!(session.record().contexts[1].live);
         drop(second);
-        drop(backend);
+        drop(libraries);
         let record = session.record();
         check!(record.in_order(&[Event::ContextFree(0), Event::ContextFree(1), Event::BackendFree]));
         let intact = record.contexts.iter().take(2).all(|context| context.binary_intact_at_free == Some(true));

@@ -4,9 +4,9 @@
 //! libQnnSystem at all; the fake backend shows the teardown order and the refusals.
 
 use super::fake::{self, Event, Settings};
-use crate::embed::{Direction, Embed, Libraries};
+use crate::embed::{Direction, Embed};
 use crate::platform::libraries::register_builtin_libraries;
-use crate::runtime::{PersistentBinary, RuntimeError};
+use crate::runtime::{BackendOptions, Binary, Borrowed, Libraries, LoadRequest, PersistentBinary, RuntimeError};
 use crate::testing::contract_record;
 use crate::testing::contract_single::{BINARY, FRAMES};
 use lpai_contract_model::{LPAI_LIBRARY_NAME, SYSTEM_LIBRARY_NAME};
@@ -48,8 +48,22 @@ fn renamed(record: &[u8], name: &str, out: &mut [u8]) -> Option<usize> {
     writer.finish().ok()
 }
 
+/// Loads `binary` in place (or its copy) with its metadata from libQnnSystem.
+fn load<'m>(embed: &mut Embed<Borrowed<'m>>, binary: PersistentBinary<'m>) -> Result<(), RuntimeError> {
+    embed.load(&LoadRequest::new(Binary::InPlace(binary)))
+}
+
+/// Loads `binary` in place (or its copy) with its metadata from `record`.
+fn load_with_record<'m>(
+    embed: &mut Embed<Borrowed<'m>>,
+    binary: PersistentBinary<'m>,
+    record: &[u8],
+) -> Result<(), RuntimeError> {
+    embed.load(&LoadRequest::new(Binary::InPlace(binary)).with_record(record)?)
+}
+
 /// Feeds every fixture frame and checks each output against the reference; false on the first difference.
-fn run_frames(embed: &mut Embed<'_>) -> Result<bool, RuntimeError> {
+fn run_frames(embed: &mut Embed<Borrowed<'_>>) -> Result<bool, RuntimeError> {
     for (input, reference) in FRAMES {
         let buffer = embed.input_mut(0)?;
         if buffer.len() != input.len() {
@@ -67,14 +81,14 @@ crate::self_tests! {
     fn the_embedding_runs_the_contract_fixture_frame_by_frame_on_a_binary_in_place() {
         check!(register_builtin_libraries(&fake::BUILTINS).is_ok());
         let model = Model::at(0);
-        let libraries = expect_ok!(Libraries::open(LPAI_LIBRARY_NAME, SYSTEM_LIBRARY_NAME));
+        let libraries = expect_ok!(Libraries::open(LPAI_LIBRARY_NAME, Some(SYSTEM_LIBRARY_NAME), &BackendOptions::default()));
         let mut arena = [0u8; ARENA_BYTES];
-        let mut embed = Embed::new(&mut arena, &libraries);
+        let mut embed = Embed::new(Borrowed::new(&libraries, &mut arena));
         check!(embed.backend().is_lpai() && !embed.is_loaded() && embed.graph_count() == 0);
         check!(embed.execute_frame() == Err(RuntimeError::NoSuchGraph));
         check!(embed.tensor_count(Direction::Input) == 0 && embed.last_execute_us().is_none());
         let binary = expect_some!(PersistentBinary::padded(&model.0, BINARY.len()));
-        expect_ok!(embed.load(binary));
+        expect_ok!(load(&mut embed, binary));
         check!(embed.binary_in_place() == Some(true) && embed.graph_count() == 1);
         check!(expect_ok!(embed.graph_name()) == "single" && embed.graph_index("single") == Some(0));
         check!(embed.tensor_count(Direction::Input) == 1 && embed.tensor_count(Direction::Output) == 1);
@@ -98,7 +112,7 @@ crate::self_tests! {
         check!(embed.select_graph(1) == Err(RuntimeError::NoSuchGraph));
         check!(matches!(embed.input_mut(1), Err(RuntimeError::NoSuchTensor { index: 1 })));
         let again = expect_some!(PersistentBinary::padded(&model.0, BINARY.len()));
-        check!(matches!(embed.load(again), Err(RuntimeError::TooMany { limit: 1, .. })));
+        check!(matches!(load(&mut embed, again), Err(RuntimeError::TooMany { limit: 1, .. })));
     }
 
     fn the_embedding_copies_a_binary_it_cannot_use_in_place_and_gives_the_same_outputs() {
@@ -112,10 +126,10 @@ crate::self_tests! {
                 // Exactly the binary: 340 bytes, not a multiple of the model's size alignment (64).
                 PersistentBinary::new(expect_some!(memory.get(..BINARY.len())))
             };
-            let libraries = expect_ok!(Libraries::open(LPAI_LIBRARY_NAME, SYSTEM_LIBRARY_NAME));
+            let libraries = expect_ok!(Libraries::open(LPAI_LIBRARY_NAME, Some(SYSTEM_LIBRARY_NAME), &BackendOptions::default()));
             let mut arena = [0u8; ARENA_BYTES];
-            let mut embed = Embed::new(&mut arena, &libraries);
-            expect_ok!(embed.load(binary));
+            let mut embed = Embed::new(Borrowed::new(&libraries, &mut arena));
+            expect_ok!(load(&mut embed, binary));
             check!(embed.binary_in_place() == Some(false));
             check!(embed.arena_used() > BINARY.len());
             check!(expect_ok!(run_frames(&mut embed)));
@@ -128,10 +142,10 @@ crate::self_tests! {
         let bytes = expect_some!(super::binary(&fake::binary::ONE_GRAPH));
         let mut model = Model([0; 384]);
         lpai_direct::codec::copy_prefix(&mut model.0, &bytes);
-        let libraries = expect_ok!(Libraries::open(c"libQnnLpaiFake.so", c"libQnnSystemFake.so"));
+        let libraries = expect_ok!(Libraries::open(c"libQnnLpaiFake.so", Some(c"libQnnSystemFake.so"), &BackendOptions::default()));
         let mut arena = [0u8; super::ARENA_BYTES];
-        let mut embed = Embed::new(&mut arena, &libraries);
-        expect_ok!(embed.load(expect_some!(PersistentBinary::padded(&model.0, bytes.len()))));
+        let mut embed = Embed::new(Borrowed::new(&libraries, &mut arena));
+        expect_ok!(load(&mut embed, expect_some!(PersistentBinary::padded(&model.0, bytes.len()))));
         check!(session.record().contexts[0].binary_address == model.0.as_ptr() as usize);
         for frame in [[1u8, 2, 3, 4], [5, 6, 7, 8]] {
             lpai_direct::codec::copy_prefix(expect_ok!(embed.input_mut(0)), &frame);
@@ -159,13 +173,13 @@ crate::self_tests! {
         let bytes = expect_some!(super::binary(&fake::binary::ONE_GRAPH));
         let mut model = Model([0; 384]);
         lpai_direct::codec::copy_prefix(&mut model.0, &bytes);
-        let libraries = expect_ok!(Libraries::open(c"libQnnLpaiFake.so", c"libQnnSystemFake.so"));
+        let libraries = expect_ok!(Libraries::open(c"libQnnLpaiFake.so", Some(c"libQnnSystemFake.so"), &BackendOptions::default()));
         // Too small for the graph's tensors and LPAI memory: the context is created, then freed when the arena
         // runs out.
         let mut arena = [0u8; 600];
-        let mut embed = Embed::new(&mut arena, &libraries);
+        let mut embed = Embed::new(Borrowed::new(&libraries, &mut arena));
         let binary = expect_some!(PersistentBinary::padded(&model.0, bytes.len()));
-        check!(matches!(embed.load(binary), Err(RuntimeError::Arena(_))));
+        check!(matches!(load(&mut embed, binary), Err(RuntimeError::Arena(_))));
         check!(!embed.is_loaded() && embed.execute_frame() == Err(RuntimeError::NoSuchGraph));
         let record = session.record();
         check!(record.context_create_calls == 1 && !record.contexts[0].live && record.system_contexts_live == 0);
@@ -177,15 +191,15 @@ crate::self_tests! {
         let length = expect_some!(contract_record(&mut record));
         let record = expect_some!(record.get(..length));
         let model = Model::at(0);
-        let libraries = expect_ok!(Libraries::open_backend_only(LPAI_LIBRARY_NAME));
+        let libraries = expect_ok!(Libraries::open(LPAI_LIBRARY_NAME, None, &BackendOptions::default()));
         check!(libraries.system().is_none());
         let mut arena = [0u8; ARENA_BYTES];
-        let mut embed = Embed::new(&mut arena, &libraries);
+        let mut embed = Embed::new(Borrowed::new(&libraries, &mut arena));
         // Without libQnnSystem a load needs the record.
         let binary = expect_some!(PersistentBinary::padded(&model.0, BINARY.len()));
-        check!(embed.load(binary) == Err(RuntimeError::NoMetadata) && !embed.is_loaded());
+        check!(load(&mut embed, binary) == Err(RuntimeError::NoMetadata) && !embed.is_loaded());
         let binary = expect_some!(PersistentBinary::padded(&model.0, BINARY.len()));
-        expect_ok!(embed.load_with_record(binary, record));
+        expect_ok!(load_with_record(&mut embed, binary, record));
         check!(embed.binary_in_place() == Some(true) && embed.graph_count() == 1);
         check!(expect_ok!(embed.graph_name()) == "single" && embed.graph_c_name() == Ok(c"single"));
         // The same tensors libQnnSystem describes.
@@ -200,7 +214,7 @@ crate::self_tests! {
         check!(expect_ok!(run_frames(&mut embed)));
         check!(embed.last_execute_us().is_some());
         let again = expect_some!(PersistentBinary::padded(&model.0, BINARY.len()));
-        check!(matches!(embed.load_with_record(again, record), Err(RuntimeError::TooMany { limit: 1, .. })));
+        check!(matches!(load_with_record(&mut embed, again, record), Err(RuntimeError::TooMany { limit: 1, .. })));
     }
 
     fn a_metadata_record_that_does_not_match_the_binary_or_is_malformed_is_refused() {
@@ -212,27 +226,27 @@ crate::self_tests! {
         let other_length = expect_some!(renamed(record, "other", &mut other));
         let other = expect_some!(other.get(..other_length));
         let model = Model::at(0);
-        let libraries = expect_ok!(Libraries::open_backend_only(LPAI_LIBRARY_NAME));
+        let libraries = expect_ok!(Libraries::open(LPAI_LIBRARY_NAME, None, &BackendOptions::default()));
         let mut arena = [0u8; ARENA_BYTES];
-        let mut embed = Embed::new(&mut arena, &libraries);
+        let mut embed = Embed::new(Borrowed::new(&libraries, &mut arena));
         let binary = || PersistentBinary::padded(&model.0, BINARY.len());
         // Another graph name: refused at load, naming the record's graph.
-        let refused = embed.load_with_record(expect_some!(binary()), other);
+        let refused = load_with_record(&mut embed, expect_some!(binary()), other);
         check!(matches!(&refused, Err(RuntimeError::RecordGraphMissing { graph, .. }) if graph == "other"));
         check!(!embed.is_loaded());
         let message = crate::message!(expect_some!(refused.err()));
         check!(message.as_str().contains("names graph other, which the context binary does not have"));
         // Untrusted bytes: truncated, empty, or not a record at all, each refused with where.
         for bytes in [expect_some!(record.get(..length - 1)), &[], &BINARY[..64]] {
-            let refused = embed.load_with_record(expect_some!(binary()), bytes);
+            let refused = load_with_record(&mut embed, expect_some!(binary()), bytes);
             check!(matches!(refused, Err(RuntimeError::MalformedRecord(_))));
         }
-        let refused = embed.load_with_record(expect_some!(binary()), expect_some!(record.get(..8)));
+        let refused = load_with_record(&mut embed, expect_some!(binary()), expect_some!(record.get(..8)));
         let message = crate::message!(expect_some!(refused.err()));
         check!(message.as_str().starts_with("the metadata record is malformed (byte "));
         check!(!embed.is_loaded());
         // The embedding is still usable: the matching record loads and runs.
-        expect_ok!(embed.load_with_record(expect_some!(binary()), record));
+        expect_ok!(load_with_record(&mut embed, expect_some!(binary()), record));
         check!(expect_ok!(run_frames(&mut embed)));
     }
 
@@ -242,11 +256,11 @@ crate::self_tests! {
         let length = expect_some!(contract_record(&mut record));
         let record = expect_some!(record.get(..length));
         let model = Model::at(0);
-        let libraries = expect_ok!(Libraries::open(LPAI_LIBRARY_NAME, SYSTEM_LIBRARY_NAME));
+        let libraries = expect_ok!(Libraries::open(LPAI_LIBRARY_NAME, Some(SYSTEM_LIBRARY_NAME), &BackendOptions::default()));
         check!(libraries.system().is_some());
         let mut arena = [0u8; ARENA_BYTES];
-        let mut embed = Embed::new(&mut arena, &libraries);
-        expect_ok!(embed.load_with_record(expect_some!(PersistentBinary::padded(&model.0, BINARY.len())), record));
+        let mut embed = Embed::new(Borrowed::new(&libraries, &mut arena));
+        expect_ok!(load_with_record(&mut embed, expect_some!(PersistentBinary::padded(&model.0, BINARY.len())), record));
         check!(expect_ok!(run_frames(&mut embed)));
     }
 }

@@ -1,7 +1,7 @@
 //! Self-tests: the LPAI ENABLE_ISLAND context configs (one with NULL for every graph, or one per graph name).
 
 use super::fake::{self, binary, Settings};
-use crate::runtime::{Arena, BackendOptions, BinarySource, Context, ContextOptions, Island};
+use crate::runtime::{Arena, BackendOptions, ContextOptions, Island};
 use core::ffi::CStr;
 use lpai_direct::qnn::lpai::ContextConfigOption;
 
@@ -16,10 +16,9 @@ fn island_configs(
     let bytes = expect_some!(super::binary(spec));
     let mut buffer = [0u8; super::ARENA_BYTES];
     let arena = Arena::new(&mut buffer);
-    let backend = expect_ok!(super::lpai_backend(&BackendOptions::default()));
-    let system = expect_ok!(super::system_library());
+    let libraries = expect_ok!(super::fake_libraries(&BackendOptions::default()));
     let options = ContextOptions { island, ..ContextOptions::default() };
-    let context = expect_ok!(Context::load(&backend, &system, &arena, BinarySource::Bytes(&bytes), &options));
+    let context = expect_ok!(super::load_copy(&libraries, &arena, &bytes, options));
     check!(context.graph_count() == spec.graph_count);
     let record = session.record();
     check!(record.contexts[0].persistent_binary == Some(1));

@@ -3,18 +3,15 @@
 //! Only in host tests and in the Hexagon self-test executable (feature `self-test`), never in the skel.
 
 /// Loads the fake's one-graph binary on the fake LPAI backend with default options, binding `$context` (the
-/// arena, backend and system library it borrows live in the caller's scope, hidden by macro hygiene).
+/// arena and libraries it borrows live in the caller's scope, hidden by macro hygiene).
 macro_rules! load_one_graph {
     ($context:ident) => {
         let bytes = expect_some!(super::binary(&super::fake::binary::ONE_GRAPH));
         let mut buffer = [0u8; super::ARENA_BYTES];
         let arena = crate::runtime::Arena::new(&mut buffer);
-        let backend = expect_ok!(super::lpai_backend(&crate::runtime::BackendOptions::default()));
-        let system = expect_ok!(super::system_library());
-        let source = crate::runtime::BinarySource::Bytes(&bytes);
-        let options = crate::runtime::ContextOptions::default();
+        let libraries = expect_ok!(super::fake_libraries(&crate::runtime::BackendOptions::default()));
         #[allow(unused_mut)]
-        let mut $context = expect_ok!(crate::runtime::Context::load(&backend, &system, &arena, source, &options));
+        let mut $context = expect_ok!(super::load_copy(&libraries, &arena, &bytes, Default::default()));
     };
 }
 
@@ -39,7 +36,8 @@ pub mod skel_fuzz;
 
 pub use contract::contract_record;
 
-use crate::runtime::{Backend, BackendOptions, RuntimeError, SystemLibrary};
+use crate::runtime::{Arena, Backend, BackendOptions, Binary, Context, ContextOptions, Libraries, LoadRequest};
+use crate::runtime::{RuntimeError, SystemLibrary};
 
 /// Bytes of the arena most tests load into.
 pub(crate) const ARENA_BYTES: usize = 4096;
@@ -56,6 +54,31 @@ pub(crate) fn lpai_backend(options: &BackendOptions) -> Result<Backend, RuntimeE
 pub(crate) fn system_library() -> Result<SystemLibrary, RuntimeError> {
     // SAFETY: as in `lpai_backend`.
     unsafe { SystemLibrary::from_providers(fake::system_providers) }
+}
+
+/// The fake LPAI backend with `options` and the fake libQnnSystem.
+pub(crate) fn fake_libraries(options: &BackendOptions) -> Result<Libraries, RuntimeError> {
+    Ok(Libraries::new(lpai_backend(options)?, Some(system_library()?)))
+}
+
+/// Loads a copy of `bytes` into `arena` on `libraries` with `options`, its metadata from libQnnSystem.
+pub(crate) fn load_copy<'a>(
+    libraries: &'a Libraries,
+    arena: &Arena<'a>,
+    bytes: &[u8],
+    options: ContextOptions<'_>,
+) -> Result<Context<'a>, RuntimeError> {
+    Context::load(libraries, arena, &LoadRequest::new(Binary::Copy(bytes)).with_options(options))
+}
+
+/// Loads `binary`, kept by the caller, on `libraries` with `options`: in place when aligned, else copied into `arena`.
+pub(crate) fn load_in_place<'a>(
+    libraries: &'a Libraries,
+    arena: &Arena<'a>,
+    binary: crate::runtime::PersistentBinary<'a>,
+    options: ContextOptions<'_>,
+) -> Result<Context<'a>, RuntimeError> {
+    Context::load(libraries, arena, &LoadRequest::new(Binary::InPlace(binary)).with_options(options))
 }
 
 /// A fake binary of [`BINARY_BYTES`] holding `spec`.

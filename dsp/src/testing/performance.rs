@@ -2,7 +2,7 @@
 //! them again and finalizes again; on a non-LPAI backend only the priority applies.
 
 use super::fake::{self, binary, Event, GraphId, Settings};
-use crate::runtime::{Arena, Backend, BackendOptions, BinarySource, Context, ContextOptions};
+use crate::runtime::{Arena, Backend, BackendOptions, ContextOptions, Libraries};
 use lpai_direct::qnn::{lpai, Priority};
 
 const G0: GraphId = GraphId { context: 0, graph: 0 };
@@ -40,9 +40,8 @@ crate::self_tests! {
         let options = BackendOptions { backend_id: Some(fake::backend::HTP_BACKEND_ID), ..BackendOptions::default() };
         // SAFETY: the fake's provider list is static.
         let backend = expect_ok!(unsafe { Backend::from_providers(fake::htp_and_lpai_providers, &options) });
-        let system = expect_ok!(super::system_library());
-        let source = BinarySource::Bytes(&bytes);
-        let mut context = expect_ok!(Context::load(&backend, &system, &arena, source, &ContextOptions::default()));
+        let libraries = Libraries::new(backend, Some(expect_ok!(super::system_library())));
+        let mut context = expect_ok!(super::load_copy(&libraries, &arena, &bytes, ContextOptions::default()));
         let graph = expect_some!(context.graph_mut(0));
         let perf = lpai::PerfCfg::DEFAULT;
         let affinity = lpai::CoreAffinity { affinity: lpai::CoreAffinityType::SOFT, core_selection: 0 };

@@ -1,8 +1,8 @@
-//! Self-tests: a persistent binary the caller owns ([`Context::load_persistent`]) reaches the backend as the
+//! Self-tests: a persistent binary the caller owns (`Binary::InPlace`) reaches the backend as the
 //! caller's own pointer when it meets the backend's start and size alignment, and as a copy in the arena when not.
 
 use super::fake::{self, binary, Event, Settings};
-use crate::runtime::{Arena, BackendOptions, Context, ContextOptions, PersistentBinary, RuntimeError};
+use crate::runtime::{Arena, BackendOptions, ContextOptions, PersistentBinary, RuntimeError};
 
 /// Memory at the fake's start alignment (128), with room for a fake binary and its padding to the size
 /// alignment (64): 200 bytes round up to 256.
@@ -22,11 +22,10 @@ crate::self_tests! {
         lpai_direct::codec::copy_prefix(&mut model.0, &bytes);
         let mut buffer = [0u8; super::ARENA_BYTES];
         let arena = Arena::new(&mut buffer);
-        let backend = expect_ok!(super::lpai_backend(&BackendOptions::default()));
-        let system = expect_ok!(super::system_library());
+        let libraries = expect_ok!(super::fake_libraries(&BackendOptions::default()));
         let binary = expect_some!(PersistentBinary::padded(&model.0, bytes.len()));
         let mut context =
-            expect_ok!(Context::load_persistent(&backend, &system, &arena, binary, &ContextOptions::default()));
+            expect_ok!(super::load_in_place(&libraries, &arena, binary, ContextOptions::default()));
         check!(context.binary_in_place() && context.binary_bytes() == bytes.len() && context.is_persistent());
         let record = session.record();
         check!(record.contexts[0].binary_address == model.0.as_ptr() as usize);
@@ -49,11 +48,10 @@ crate::self_tests! {
         check!(freed.contexts[0].binary_intact_at_free == Some(true));
         check!(freed.in_order(&[Event::ContextFree(0), Event::SystemContextFree(0)]));
 
-        // The same binary through `load`, which always copies, needs its size more of the arena.
+        // The same binary as a copy needs its size more of the arena.
         let mut copied_buffer = [0u8; super::ARENA_BYTES];
         let copied_arena = Arena::new(&mut copied_buffer);
-        let source = crate::runtime::BinarySource::Bytes(&bytes);
-        let copied = expect_ok!(Context::load(&backend, &system, &copied_arena, source, &ContextOptions::default()));
+        let copied = expect_ok!(super::load_copy(&libraries, &copied_arena, &bytes, ContextOptions::default()));
         check!(!copied.binary_in_place() && copied_arena.used() >= used + bytes.len());
     }
 
@@ -65,13 +63,12 @@ crate::self_tests! {
         let mut buffer = [0u8; super::ARENA_BYTES];
         let arena = Arena::new(&mut buffer);
         let arena_start = arena.used();
-        let backend = expect_ok!(super::lpai_backend(&BackendOptions::default()));
-        let system = expect_ok!(super::system_library());
+        let libraries = expect_ok!(super::fake_libraries(&BackendOptions::default()));
         // Aligned start, but 200 bytes of memory where the size alignment asks for 256.
         let exact = expect_some!(model.0.get(..bytes.len()));
         let binary = PersistentBinary::new(exact);
         let options = ContextOptions::default();
-        let context = expect_ok!(Context::load_persistent(&backend, &system, &arena, binary, &options));
+        let context = expect_ok!(super::load_in_place(&libraries, &arena, binary, options));
         check!(!context.binary_in_place() && arena.used() >= arena_start + bytes.len());
         let address = session.record().contexts[0].binary_address;
         check!(address != model.0.as_ptr() as usize && address.is_multiple_of(128));
@@ -88,12 +85,11 @@ crate::self_tests! {
         lpai_direct::codec::copy_prefix(shifted, &bytes);
         let mut buffer = [0u8; super::ARENA_BYTES];
         let arena = Arena::new(&mut buffer);
-        let backend = expect_ok!(super::lpai_backend(&BackendOptions::default()));
-        let system = expect_ok!(super::system_library());
+        let libraries = expect_ok!(super::fake_libraries(&BackendOptions::default()));
         // Room for the padding, but the start is 8 bytes past the 128-byte alignment.
         let binary = expect_some!(PersistentBinary::padded(expect_some!(model.0.get(8..)), bytes.len()));
         let mut context =
-            expect_ok!(Context::load_persistent(&backend, &system, &arena, binary, &ContextOptions::default()));
+            expect_ok!(super::load_in_place(&libraries, &arena, binary, ContextOptions::default()));
         check!(!context.binary_in_place());
         let address = session.record().contexts[0].binary_address;
         check!(address.is_multiple_of(128) && offset_in(address, &model.0).is_none());
@@ -111,10 +107,9 @@ crate::self_tests! {
         check!(padded.bytes().len() == 200 && padded.memory().len() == 384);
         let mut buffer = [0u8; super::ARENA_BYTES];
         let arena = Arena::new(&mut buffer);
-        let backend = expect_ok!(super::lpai_backend(&BackendOptions::default()));
-        let system = expect_ok!(super::system_library());
+        let libraries = expect_ok!(super::fake_libraries(&BackendOptions::default()));
         let empty = expect_some!(PersistentBinary::padded(&model.0, 0));
-        let refused = Context::load_persistent(&backend, &system, &arena, empty, &ContextOptions::default());
+        let refused = super::load_in_place(&libraries, &arena, empty, ContextOptions::default());
         check!(matches!(refused, Err(RuntimeError::BinarySize(0))));
     }
 }

@@ -5,7 +5,7 @@
 //! a system library needs the record and refuses a malformed one.
 
 use crate::platform::libraries::register_builtin_libraries;
-use crate::runtime::{Arena, BackendOptions, BinarySource, Context, ContextOptions, Metadata, RuntimeError};
+use crate::runtime::{Arena, BackendOptions, Binary, Context, ContextOptions, Libraries, LoadRequest, RuntimeError};
 use crate::testing::fake::{self, binary, Settings, BUILTINS};
 use crate::testing::skel_end_to_end::{call, close, open};
 use lpai_direct::codec;
@@ -91,15 +91,12 @@ crate::self_tests! {
         let mut record = [0u8; RECORD_BYTES];
         let length = expect_some!(record_from_system(&bytes, &mut record));
         let record = expect_some!(Record::parse(expect_some!(record.get(..length))).ok());
-        let backend = expect_ok!(super::lpai_backend(&BackendOptions::default()));
-        let system = expect_ok!(super::system_library());
+        let libraries = expect_ok!(super::fake_libraries(&BackendOptions::default()));
         let (mut first, mut second) = ([0u8; ARENA_BYTES], [0u8; ARENA_BYTES]);
         let (system_arena, record_arena) = (Arena::new(&mut first), Arena::new(&mut second));
-        let source = BinarySource::Bytes(&bytes);
-        let options = ContextOptions::default();
-        let mut described = expect_ok!(Context::load(&backend, &system, &system_arena, source, &options));
-        let metadata = Metadata::Record(record);
-        let mut recorded = expect_ok!(Context::load_with(&backend, metadata, &record_arena, source, &options));
+        let mut described = expect_ok!(super::load_copy(&libraries, &system_arena, &bytes, ContextOptions::default()));
+        let request = LoadRequest { record: Some(record), ..LoadRequest::new(Binary::Copy(&bytes)) };
+        let mut recorded = expect_ok!(Context::load(&libraries, &record_arena, &request));
         check!(described.graph_count() == 2 && recorded.graph_count() == 2);
         for index in 0..2 {
             let (a, b) = (expect_some!(described.graph_mut(index)), expect_some!(recorded.graph_mut(index)));
@@ -125,14 +122,14 @@ crate::self_tests! {
         let _session = fake::begin(Settings::LPAI);
         let one = expect_some!(super::binary(&binary::ONE_GRAPH));
         let two = expect_some!(super::binary(&binary::TWO_GRAPHS));
-        let backend = expect_ok!(super::lpai_backend(&BackendOptions::default()));
-        let options = ContextOptions::default();
+        let libraries = Libraries::new(expect_ok!(super::lpai_backend(&BackendOptions::default())), None);
+        let with_record = |record, binary| LoadRequest { record: Some(record), ..LoadRequest::new(Binary::Copy(binary)) };
         let mut renamed = [0u8; RECORD_BYTES];
         let length = expect_some!(g0_record(&one, "g9", 1, &mut renamed));
         let renamed = expect_some!(Record::parse(expect_some!(renamed.get(..length))).ok());
         let mut memory = [0u8; ARENA_BYTES];
         let arena = Arena::new(&mut memory);
-        let refused = Context::load_with(&backend, Metadata::Record(renamed), &arena, BinarySource::Bytes(&one), &options);
+        let refused = Context::load(&libraries, &arena, &with_record(renamed, &one));
         let Err(error) = refused else {
             return Err(crate::selftest::Failure { file: file!(), line: line!(), condition: "a renamed graph is refused" });
         };
@@ -144,7 +141,7 @@ crate::self_tests! {
         let other = expect_some!(Record::parse(expect_some!(other.get(..length))).ok());
         let mut memory = [0u8; ARENA_BYTES];
         let arena = Arena::new(&mut memory);
-        let refused = Context::load_with(&backend, Metadata::Record(other), &arena, BinarySource::Bytes(&one), &options);
+        let refused = Context::load(&libraries, &arena, &with_record(other, &one));
         check!(matches!(&refused, Err(RuntimeError::RecordForAnotherBinary)));
         check!(refused.is_err_and(|error| says(&error, "the metadata record was made for another binary")));
 
@@ -156,23 +153,21 @@ crate::self_tests! {
         *expect_some!(flipped.last_mut()) ^= 1;
         let mut memory = [0u8; ARENA_BYTES];
         let arena = Arena::new(&mut memory);
-        let source = BinarySource::Bytes(&flipped);
-        let refused = Context::load_with(&backend, Metadata::Record(record), &arena, source, &options);
+        let refused = Context::load(&libraries, &arena, &with_record(record, &flipped));
         check!(matches!(&refused, Err(RuntimeError::RecordForAnotherBinary)));
     }
 
     fn a_record_with_a_tensor_id_the_backend_refuses_is_refused_at_execute_naming_the_graph() {
         let _session = fake::begin(Settings::LPAI);
         let bytes = expect_some!(super::binary(&binary::ONE_GRAPH));
-        let backend = expect_ok!(super::lpai_backend(&BackendOptions::default()));
+        let libraries = Libraries::new(expect_ok!(super::lpai_backend(&BackendOptions::default())), None);
         let mut record = [0u8; RECORD_BYTES];
         let length = expect_some!(g0_record(&bytes, "g0", 7, &mut record));
         let record = expect_some!(Record::parse(expect_some!(record.get(..length))).ok());
         let mut memory = [0u8; ARENA_BYTES];
         let arena = Arena::new(&mut memory);
-        let source = BinarySource::Bytes(&bytes);
-        let metadata = Metadata::Record(record);
-        let mut context = expect_ok!(Context::load_with(&backend, metadata, &arena, source, &ContextOptions::default()));
+        let request = LoadRequest { record: Some(record), ..LoadRequest::new(Binary::Copy(&bytes)) };
+        let mut context = expect_ok!(Context::load(&libraries, &arena, &request));
         let graph = expect_some!(context.graph_mut(0));
         let refused = graph.execute();
         check!(matches!(&refused, Err(RuntimeError::RecordTensorsRefused { graph, code: 6004 }) if graph == "g0"));

@@ -2,7 +2,7 @@
 //! binary, too small an arena), each leaving nothing behind in the backend.
 
 use super::fake::{self, binary, Event, Settings};
-use crate::runtime::{Arena, Backend, BackendOptions, BinarySource, Context, ContextOptions, RuntimeError};
+use crate::runtime::{Arena, Backend, BackendOptions, ContextOptions, RuntimeError};
 use core::fmt::Write;
 use lpai_direct::qnn::error::{COMMON_ERROR_NOT_SUPPORTED, SYSTEM_CONTEXT_ERROR_MALFORMED_BINARY};
 use lpai_direct::qnn::{lpai, Version};
@@ -57,9 +57,8 @@ crate::self_tests! {
         let bytes = expect_some!(super::binary(&binary::ONE_GRAPH));
         let mut buffer = [0u8; super::ARENA_BYTES];
         let arena = Arena::new(&mut buffer);
-        let backend = expect_ok!(super::lpai_backend(&BackendOptions::default()));
-        let system = expect_ok!(super::system_library());
-        let result = Context::load(&backend, &system, &arena, BinarySource::Bytes(&bytes), &ContextOptions::default());
+        let libraries = expect_ok!(super::fake_libraries(&BackendOptions::default()));
+        let result = super::load_copy(&libraries, &arena, &bytes, ContextOptions::default());
         let expected = RuntimeError::PersistentBinaryRefused { code: COMMON_ERROR_NOT_SUPPORTED, required_by_backend: true };
         check!(matches!(result, Err(ref error) if *error == expected));
         let record = session.record();
@@ -75,14 +74,13 @@ crate::self_tests! {
         garbage[..4].copy_from_slice(b"ELF\x7f");
         let mut buffer = [0u8; super::ARENA_BYTES];
         let arena = Arena::new(&mut buffer);
-        let backend = expect_ok!(super::lpai_backend(&BackendOptions::default()));
-        let system = expect_ok!(super::system_library());
+        let libraries = expect_ok!(super::fake_libraries(&BackendOptions::default()));
         let malformed = RuntimeError::MalformedBinary { code: SYSTEM_CONTEXT_ERROR_MALFORMED_BINARY };
         for broken in [&bytes[..bytes.len() - 5], &bytes[..7], &garbage[..]] {
-            let result = Context::load(&backend, &system, &arena, BinarySource::Bytes(broken), &ContextOptions::default());
+            let result = super::load_copy(&libraries, &arena, broken, ContextOptions::default());
             check!(matches!(result, Err(ref error) if *error == malformed));
         }
-        let empty = Context::load(&backend, &system, &arena, BinarySource::Bytes(&[]), &ContextOptions::default());
+        let empty = super::load_copy(&libraries, &arena, &[], ContextOptions::default());
         check!(matches!(empty, Err(RuntimeError::BinarySize(0))));
         let record = session.record();
         check!(record.context_create_calls == 0 && record.system_contexts_live == 0);
@@ -91,11 +89,10 @@ crate::self_tests! {
     fn too_small_an_arena_is_refused_and_cleaned_up() {
         let session = fake::begin(Settings::LPAI);
         let bytes = expect_some!(super::binary(&binary::ONE_GRAPH));
-        let backend = expect_ok!(super::lpai_backend(&BackendOptions::default()));
-        let system = expect_ok!(super::system_library());
+        let libraries = expect_ok!(super::fake_libraries(&BackendOptions::default()));
         let mut tiny = [0u8; 64];
         let arena = Arena::new(&mut tiny);
-        let result = Context::load(&backend, &system, &arena, BinarySource::Bytes(&bytes), &ContextOptions::default());
+        let result = super::load_copy(&libraries, &arena, &bytes, ContextOptions::default());
         check!(matches!(result, Err(RuntimeError::Arena(full)) if full.capacity == 64));
         check!(session.record().context_create_calls == 0);
 
@@ -103,7 +100,7 @@ crate::self_tests! {
         // created, so the failed load must free it.
         let mut small = [0u8; 1200];
         let arena = Arena::new(&mut small);
-        let result = Context::load(&backend, &system, &arena, BinarySource::Bytes(&bytes), &ContextOptions::default());
+        let result = super::load_copy(&libraries, &arena, &bytes, ContextOptions::default());
         check!(matches!(result, Err(RuntimeError::Arena(full)) if full.capacity == 1200));
         let record = session.record();
         check!(record.contexts[0].created && !record.contexts[0].live);

@@ -3,7 +3,7 @@
 use super::fake::{self, binary, Event, GraphId, Settings};
 use crate::runtime::graph::LpaiMemory;
 use crate::runtime::quantize::{float_bytes, Encoding};
-use crate::runtime::{Arena, BackendOptions, BinarySource, Context, ContextOptions, GraphOptions};
+use crate::runtime::{Arena, BackendOptions, ContextOptions, GraphOptions, Libraries};
 use lpai_direct::qnn::{lpai, Priority};
 
 const G0: GraphId = GraphId { context: 0, graph: 0 };
@@ -21,15 +21,14 @@ crate::self_tests! {
         let properties = *backend.properties();
         check!(properties.start_alignment == 128 && properties.size_alignment == 64);
         check!(properties.requires_persistent_binary);
-        let system = expect_ok!(super::system_library());
+        let libraries = Libraries::new(backend, Some(expect_ok!(super::system_library())));
         let graph = GraphOptions {
             priority: Some(Priority::HIGH),
             perf: lpai::PerfCfg { fps: 30, ftrt_ratio: 5, client_type: lpai::ClientPerfType::NON_REAL_TIME },
             affinity: lpai::CoreAffinity { affinity: lpai::CoreAffinityType::HARD, core_selection: 0b10 },
         };
         let context_options = ContextOptions { graph, priority: Some(Priority::NORMAL_HIGH), ..ContextOptions::default() };
-        let source = BinarySource::Bytes(&bytes);
-        let mut context = expect_ok!(Context::load(&backend, &system, &arena, source, &context_options));
+        let mut context = expect_ok!(super::load_copy(&libraries, &arena, &bytes, context_options));
         check!(context.graph_count() == 1 && context.is_persistent() && context.binary_bytes() == bytes.len());
         check!(arena.used() > bytes.len());
 
@@ -88,9 +87,8 @@ crate::self_tests! {
         let arena = Arena::new(&mut buffer);
         let backend = expect_ok!(super::lpai_backend(&BackendOptions::default()));
         check!(backend.properties().start_alignment == 512 && backend.properties().size_alignment == 32);
-        let system = expect_ok!(super::system_library());
-        let source = BinarySource::Bytes(&bytes);
-        let mut context = expect_ok!(Context::load(&backend, &system, &arena, source, &ContextOptions::default()));
+        let libraries = Libraries::new(backend, Some(expect_ok!(super::system_library())));
+        let mut context = expect_ok!(super::load_copy(&libraries, &arena, &bytes, ContextOptions::default()));
         let graph = expect_some!(context.graph_mut(0));
         expect_ok!(graph.write_input(0, &[1, 2, 3, 254]));
         check!(expect_ok!(graph.execute()).attempts == 1);

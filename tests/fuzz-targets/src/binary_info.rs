@@ -32,7 +32,7 @@ use lpai_direct::qnn::{DataType, Definition, ErrorHandle, GraphInfo, GraphInfoV3
 use lpai_direct::qnn::{GraphInfoVersion, GraphInfoVersions, QuantizationEncoding, QuantizeParams, ScaleOffset};
 use lpai_direct::qnn::{SystemContextHandle, SystemInterface, SystemInterfaceTable, Tensor, TensorType};
 use lpai_direct::qnn::{TensorVersion, Version, BACKEND_ID_NULL};
-use lpai_direct_skel::runtime::{Arena, BinarySource, Context, ContextOptions, SystemLibrary, TensorInfo};
+use lpai_direct_skel::runtime::{Arena, Binary, Context, Libraries, LoadRequest, SystemLibrary, TensorInfo};
 use lpai_net_run::metadata::HostSystemLibrary;
 use std::path::Path;
 use std::sync::atomic::{AtomicPtr, Ordering};
@@ -417,8 +417,8 @@ fn runtime_reader() {
     let Some(backend) = contract_backend() else { panic!("the contract model's backend does not load") };
     let mut memory = vec![0u8; ARENA_BYTES];
     let arena = Arena::new(&mut memory);
-    let options = ContextOptions::default();
-    let loaded = Context::load(&backend, &system, &arena, BinarySource::Bytes(CONTRACT_BINARY), &options);
+    let libraries = Libraries::new(backend, Some(system));
+    let loaded = Context::load(&libraries, &arena, &LoadRequest::new(Binary::Copy(CONTRACT_BINARY)));
     if let Ok(mut context) = loaded {
         exercise(&mut context);
     }

@@ -7,7 +7,7 @@
 
 use crate::runtime::{contract_backend, exercise, ARENA_BYTES, CONTRACT_BINARY};
 use lpai_direct::metadata::{Record, Writer, MAX_GRAPHS, MAX_RANK, MAX_TENSORS};
-use lpai_direct_skel::runtime::{Arena, BinarySource, Context, ContextOptions, Metadata};
+use lpai_direct_skel::runtime::{Arena, Binary, Context, Libraries, LoadRequest};
 
 /// The target.
 pub fn run(data: &[u8]) {
@@ -39,9 +39,9 @@ pub fn run(data: &[u8]) {
     let Some(backend) = contract_backend() else { panic!("the contract model's backend does not load") };
     let mut memory = vec![0u8; ARENA_BYTES];
     let arena = Arena::new(&mut memory);
-    let options = ContextOptions::default();
-    let loaded =
-        Context::load_with(&backend, Metadata::Record(record), &arena, BinarySource::Bytes(CONTRACT_BINARY), &options);
+    let libraries = Libraries::new(backend, None);
+    let request = LoadRequest { record: Some(record), ..LoadRequest::new(Binary::Copy(CONTRACT_BINARY)) };
+    let loaded = Context::load(&libraries, &arena, &request);
     if let Ok(mut context) = loaded {
         exercise(&mut context);
     }

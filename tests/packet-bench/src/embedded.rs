@@ -44,7 +44,7 @@ pub fn count(root: &Path, trace: &Path) -> anyhow::Result<Embedded> {
     let program = root.join("target/hexagon-embed/hexagon-unknown-linux-musl/release/examples/sensor-loop");
     let fixture = root.join("tests/fixtures/contract_single");
     let symbols = Symbols::read(&program, 0)?;
-    let entry_name = "<lpai_direct_skel::embed::Embed>::execute_frame";
+    let entry_name = "<lpai_direct_skel::embed::Embed<lpai_direct_skel::runtime::owner::Borrowed>>::execute_frame";
     let entry = symbols.address_of(entry_name).with_context(|| format!("{} has no {entry_name}", program.display()))?;
     let frames: Vec<_> = (0..4).map(|line| fixture.join(format!("inputs/native/{line}_0.raw"))).collect();
     let status = trace::traced_qemu(trace)
