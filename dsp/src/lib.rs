@@ -10,7 +10,6 @@
 #[cfg(not(target_arch = "hexagon"))]
 extern crate std;
 
-pub mod abi_checks;
 pub mod audio;
 pub mod build_config;
 pub mod embed;

@@ -2,7 +2,7 @@
 //! in builds with the `self-test` feature or under `cargo test`.
 //!
 //! A module declares its tests with [`self_tests!`]; each becomes a plain function listed in the module's
-//! `SELF_TESTS`, plus a `#[test]` wrapper for the host. [`all`] gathers every module's list.
+//! `SELF_TESTS`, plus a `#[test]` wrapper for the host. `testing::all` gathers every module's list.
 
 use core::fmt;
 
@@ -106,34 +106,6 @@ macro_rules! expect_some {
     };
 }
 
-/// Every module's self-tests, in a fixed order.
-pub fn all() -> impl Iterator<Item = &'static SelfTest> {
-    [
-        crate::abi_checks::SELF_TESTS,
-        crate::platform::SELF_TESTS,
-        crate::entry::SELF_TESTS,
-        crate::build_config::SELF_TESTS,
-        crate::runtime::arena::SELF_TESTS,
-        crate::skel::SELF_TESTS,
-        crate::testing::skel_fuzz::SELF_TESTS,
-        crate::testing::fuzz_calls::SELF_TESTS,
-        crate::testing::skel_end_to_end::SELF_TESTS,
-        crate::testing::contract::SELF_TESTS,
-        crate::runtime::quantize::SELF_TESTS,
-        crate::testing::sequence::SELF_TESTS,
-        crate::testing::execution::SELF_TESTS,
-        crate::testing::island::SELF_TESTS,
-        crate::testing::refusals::SELF_TESTS,
-        crate::testing::contexts::SELF_TESTS,
-        crate::testing::performance::SELF_TESTS,
-        crate::testing::persistent_binary::SELF_TESTS,
-        crate::testing::record_metadata::SELF_TESTS,
-        crate::testing::embedding::SELF_TESTS,
-    ]
-    .into_iter()
-    .flatten()
-}
-
 /// Totals of one run.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Summary {
@@ -141,18 +113,4 @@ pub struct Summary {
     pub passed: u32,
     /// Tests that failed.
     pub failed: u32,
-}
-
-/// Runs every self-test, reporting each result through `report`.
-pub fn run_all(mut report: impl FnMut(&SelfTest, Result<(), Failure>)) -> Summary {
-    let mut summary = Summary::default();
-    for test in all() {
-        let result = (test.run)();
-        match result {
-            Ok(()) => summary.passed += 1,
-            Err(_) => summary.failed += 1,
-        }
-        report(test, result);
-    }
-    summary
 }

@@ -1,7 +1,6 @@
-//! Errors and messages: the codes the C functions answer, the message a handle keeps of its last failure, and
-//! [`lpai_direct_embed_last_error`], which hands that message to the caller.
+//! Errors and messages: the codes the C functions answer, and the message a handle keeps of its last failure
+//! (`lpai_direct_embed_last_error` hands it to the caller).
 
-use crate::handle::{state_ref, EmbedHandle};
 use core::ffi::{c_char, c_int};
 use lpai_direct_skel::runtime::RuntimeError;
 
@@ -93,19 +92,5 @@ impl Message {
     /// The message as a NUL-terminated C string, valid while the message is neither changed nor moved.
     pub(crate) fn as_ptr(&self) -> *const c_char {
         self.0.as_ptr().cast()
-    }
-}
-
-/// The last failed call's message (empty after a success), NUL-terminated, valid until the next call on the
-/// handle; a fixed text for a handle that is not a live embedding.
-///
-/// # Safety
-/// `embed` is null or a handle from create.
-#[no_mangle]
-pub unsafe extern "C" fn lpai_direct_embed_last_error(embed: *const EmbedHandle) -> *const c_char {
-    // SAFETY: the caller's promise about the handle.
-    match unsafe { state_ref(embed) } {
-        Some(state) => state.message.as_ptr(),
-        None => c"not a live lpai_direct_embed handle".as_ptr(),
     }
 }

@@ -25,8 +25,7 @@ mod queries;
 mod tests;
 
 pub use errors::{
-    lpai_direct_embed_last_error, ERROR_ARENA_FULL, ERROR_BINARY, ERROR_FAILED, ERROR_INVALID_ARGUMENT, ERROR_LIBRARY,
-    ERROR_QNN, ERROR_STATE, OK,
+    ERROR_ARENA_FULL, ERROR_BINARY, ERROR_FAILED, ERROR_INVALID_ARGUMENT, ERROR_LIBRARY, ERROR_QNN, ERROR_STATE, OK,
 };
 pub use frames::{
     lpai_direct_embed_arena_used, lpai_direct_embed_execute_frame, lpai_direct_embed_input,
@@ -39,6 +38,7 @@ pub use lifecycle::{
 };
 pub use queries::{
     lpai_direct_embed_binary_in_place, lpai_direct_embed_find_graph, lpai_direct_embed_graph_count,
-    lpai_direct_embed_graph_name, lpai_direct_embed_select_graph, lpai_direct_embed_tensor_count,
-    lpai_direct_embed_tensor_info, TensorDescription, DIRECTION_INPUT, DIRECTION_OUTPUT,
+    lpai_direct_embed_graph_name, lpai_direct_embed_last_error, lpai_direct_embed_select_graph,
+    lpai_direct_embed_tensor_count, lpai_direct_embed_tensor_info, TensorDescription, DIRECTION_INPUT,
+    DIRECTION_OUTPUT,
 };

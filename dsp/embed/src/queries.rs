@@ -1,9 +1,9 @@
-//! Queries about the loaded binary: whether the backend runs it in place, its graphs (count, names, the selected
-//! one) and the selected graph's tensors.
+//! Queries about the handle and the loaded binary: the last failure's message, whether the backend runs the binary
+//! in place, its graphs (count, names, the selected one) and the selected graph's tensors.
 
 use crate::call::{answer, c_string, query, Out};
 use crate::errors::{code, ERROR_INVALID_ARGUMENT};
-use crate::handle::{state, EmbedHandle};
+use crate::handle::{state, state_ref, EmbedHandle};
 use core::ffi::{c_char, c_int};
 use lpai_direct_skel::embed::Direction;
 use lpai_direct_skel::runtime::{RuntimeError, TensorInfo};
@@ -182,5 +182,19 @@ pub unsafe extern "C" fn lpai_direct_embed_tensor_info(
             "tensor_info: direction not 0 or 1, or null info",
             |embedding, direction| Ok(embedding.tensor(direction, index)?.into()),
         )
+    }
+}
+
+/// The last failed call's message (empty after a success), NUL-terminated, valid until the next call on the
+/// handle; a fixed text for a handle that is not a live embedding.
+///
+/// # Safety
+/// `embed` is null or a handle from create.
+#[no_mangle]
+pub unsafe extern "C" fn lpai_direct_embed_last_error(embed: *const EmbedHandle) -> *const c_char {
+    // SAFETY: the caller's promise about the handle.
+    match unsafe { state_ref(embed) } {
+        Some(state) => state.message.as_ptr(),
+        None => c"not a live lpai_direct_embed handle".as_ptr(),
     }
 }

@@ -5,7 +5,7 @@
 
 use core::fmt::Write;
 use lpai_direct_skel::platform::linux_user::{exit, write_all};
-use lpai_direct_skel::selftest;
+use lpai_direct_skel::testing;
 
 fn print(args: core::fmt::Arguments<'_>) {
     let mut line = heapless::String::<512>::new();
@@ -15,7 +15,7 @@ fn print(args: core::fmt::Arguments<'_>) {
 
 #[no_mangle]
 extern "C" fn lpai_program_main() -> ! {
-    let summary = selftest::run_all(|test, result| match result {
+    let summary = testing::run_all(|test, result| match result {
         Ok(()) => print(format_args!("test {} ... ok\n", test.name)),
         Err(failure) => print(format_args!("test {} ... FAILED\n    {failure}\n", test.name)),
     });

@@ -4,12 +4,12 @@
 use super::error::SkelError;
 use super::session::{fail, Path, Session, PATH_BYTES};
 use crate::platform::{self, Current, Level, Platform, PlatformError, Shared};
-use crate::platform::{Hex, Line, Say};
+use crate::platform::{Line, Say};
 use crate::runtime::quantize::Encoding;
 use crate::runtime::{BackendOptions, Execution, Graph, TensorInfo, TensorSize};
 use crate::runtime::{Libraries, LibraryRole, OpenError, RuntimeError};
 use crate::say;
-use lpai_direct::aee::{EBADPARM, EBADSTATE, EFAILED, EUNSUPPORTED};
+use lpai_direct::aee::{EBADPARM, EBADSTATE, EFAILED};
 use lpai_direct::codec::{self, Decoded};
 use lpai_direct::qnn::{lpai, Priority};
 use lpai_direct::wire::{io_bytes, BackendRecord, EventRecord, GraphRecord, TensorRecord, Writer, MAX_RANK};
@@ -23,33 +23,6 @@ pub(crate) const MAX_ARENA_BYTES: usize = if cfg!(target_arch = "hexagon") { 16 
 pub(super) const DEFAULT_HEADROOM: usize = if cfg!(target_arch = "hexagon") { 2 << 20 } else { 64 << 20 };
 
 pub(super) type Answer = Result<(), SkelError>;
-
-/// Runs method `id`.
-pub(super) fn dispatch(session: &mut Session, id: u32, call: &mut Decoded<'_>) -> Answer {
-    if id != codec::last_error::ID {
-        session.clear_error();
-    }
-    let answer = match id {
-        codec::configure::ID => configure(session, call),
-        codec::load::ID | codec::load_file::ID | codec::load_with_metadata::ID | codec::load_file_with_metadata::ID => {
-            super::load::load(session, call, id)
-        }
-        codec::describe::ID => describe(session, call),
-        codec::set_performance::ID => set_performance(session, call),
-        codec::execute::ID => execute(session, call),
-        codec::run_job::ID => super::job::run_job(session, call),
-        codec::profile::ID => profile(session, call),
-        codec::unload::ID => unload(session, call),
-        codec::last_error::ID => last_error(session, call),
-        codec::version::ID => version(call),
-        codec::probe::ID => probe(session, call),
-        _ => Err(SkelError::aee(EUNSUPPORTED)),
-    };
-    if let Err(SkelError { aee, qnn: Some(qnn) }) = answer {
-        crate::log!(Level::Debug, "method ", id, " answers AEE ", Hex::of(aee), " after QNN error ", qnn);
-    }
-    answer
-}
 
 /// Records `error` (after `step`) and answers its code.
 pub(super) fn runtime_failure(session: &mut Session, step: &str, error: &RuntimeError) -> SkelError {
@@ -69,7 +42,7 @@ fn log_level(qnn_level: u32) -> Option<Level> {
 }
 
 #[inline(never)]
-fn configure(session: &mut Session, call: &Decoded<'_>) -> Answer {
+pub(super) fn configure(session: &mut Session, call: &Decoded<'_>) -> Answer {
     use codec::configure as m;
     let (backend, system_library) = (call.string(m::BACKEND)?, call.string(m::SYSTEM_LIBRARY)?);
     if !Path::fits(backend) || !Path::fits(system_library) {
@@ -157,7 +130,7 @@ static VERSION_RECORD: [u8; lpai_direct::version::RECORD_BYTES] =
 /// `version`: the skel's own record as it is in memory (read volatile: a record patched in the file is answered as
 /// patched, never a constant the compiler kept).
 #[inline(never)]
-fn version(call: &mut Decoded<'_>) -> Answer {
+pub(super) fn version(call: &mut Decoded<'_>) -> Answer {
     use codec::version as m;
     // SAFETY: a valid, aligned static of plain bytes.
     let bytes = unsafe { core::ptr::read_volatile(&VERSION_RECORD) };
@@ -173,7 +146,7 @@ fn version(call: &mut Decoded<'_>) -> Answer {
 
 /// `probe`: the configured libraries, loaded as a load would load them, described.
 #[inline(never)]
-fn probe(session: &mut Session, call: &mut Decoded<'_>) -> Answer {
+pub(super) fn probe(session: &mut Session, call: &mut Decoded<'_>) -> Answer {
     use codec::probe as m;
     ensure_libraries(session)?;
     let out = call.take_rout_bytes(m::REPORT)?;
@@ -255,7 +228,7 @@ fn tensor_record<'t>(info: &TensorInfo<'t>) -> TensorRecord<'t> {
 }
 
 #[inline(never)]
-fn describe(session: &mut Session, call: &mut Decoded<'_>) -> Answer {
+pub(super) fn describe(session: &mut Session, call: &mut Decoded<'_>) -> Answer {
     use codec::describe as m;
     let (id, index) = (call.i32(m::CONTEXT_ID)?, call.u32(m::GRAPH)?);
     let out = call.take_rout_bytes(m::DESCRIPTION)?;
@@ -286,7 +259,7 @@ fn describe(session: &mut Session, call: &mut Decoded<'_>) -> Answer {
 }
 
 #[inline(never)]
-fn set_performance(session: &mut Session, call: &Decoded<'_>) -> Answer {
+pub(super) fn set_performance(session: &mut Session, call: &Decoded<'_>) -> Answer {
     use codec::set_performance as m;
     let perf = lpai::PerfCfg {
         fps: call.u32(m::FPS)?,
@@ -322,7 +295,7 @@ fn total_bytes(mut tensors: impl Iterator<Item = TensorSize>, float: bool) -> Op
 }
 
 #[inline(never)]
-fn execute(session: &mut Session, call: &mut Decoded<'_>) -> Answer {
+pub(super) fn execute(session: &mut Session, call: &mut Decoded<'_>) -> Answer {
     use codec::execute as m;
     let flags = call.u32(m::FLAGS)?;
     let (float_in, float_out) = (flags & EXECUTE_FLOAT_INPUTS != 0, flags & EXECUTE_FLOAT_OUTPUTS != 0);
@@ -420,7 +393,7 @@ fn run(
 }
 
 #[inline(never)]
-fn profile(session: &mut Session, call: &mut Decoded<'_>) -> Answer {
+pub(super) fn profile(session: &mut Session, call: &mut Decoded<'_>) -> Answer {
     let id = call.i32(codec::profile::CONTEXT_ID)?;
     let out = call.take_rout_bytes(codec::profile::EVENTS)?;
     let Some(loaded) = session.context(id) else {
@@ -455,7 +428,7 @@ fn profile(session: &mut Session, call: &mut Decoded<'_>) -> Answer {
 }
 
 #[inline(never)]
-fn unload(session: &mut Session, call: &Decoded<'_>) -> Answer {
+pub(super) fn unload(session: &mut Session, call: &Decoded<'_>) -> Answer {
     let id = call.i32(codec::unload::CONTEXT_ID)?;
     if !session.unload(id) {
         return Err(no_such_context(session, id));
@@ -464,7 +437,7 @@ fn unload(session: &mut Session, call: &Decoded<'_>) -> Answer {
 }
 
 #[inline(never)]
-fn last_error(session: &mut Session, call: &mut Decoded<'_>) -> Answer {
+pub(super) fn last_error(session: &mut Session, call: &mut Decoded<'_>) -> Answer {
     let out = call.take_rout_bytes(codec::last_error::MESSAGE)?;
     let message = session.last_error().as_bytes();
     codec::copy_prefix(out, message);

@@ -2,12 +2,13 @@
 //! argument is read; failures answer AEE codes (with the DSP offset) and never panic. Everything here is private
 //! to the crate: the only ways in are the exported entry points in `entry`.
 
+mod dispatch;
 mod error;
 mod job;
 mod load;
 mod methods;
 mod session;
-mod table;
+pub(crate) mod table;
 
 use crate::platform::Hex;
 use crate::say;
@@ -121,7 +122,7 @@ unsafe fn method_call(handle: u64, id: u32, scalars: u32, args: *mut RemoteArg) 
         Err(refusal) => refuse(handle, refusal.aee(), |line| {
             say!(line, "malformed ", method.name, " call (sc ", Hex::of(scalars), "): ", refusal.describe())
         }),
-        Ok(mut call) => match table::with_session(handle, |session| methods::dispatch(session, id, &mut call)) {
+        Ok(mut call) => match table::with_session(handle, |session| dispatch::dispatch(session, id, &mut call)) {
             Ok(Ok(())) => 0,
             Ok(Err(SkelError { aee, .. })) => aee,
             Err(error) => handle_error(error),
@@ -168,6 +169,3 @@ pub(crate) unsafe fn open_c(uri: *const c_char, handle: *mut u64) -> i32 {
         Err(code) => aee::dsp(code),
     }
 }
-
-#[cfg(any(test, feature = "self-test"))]
-pub(crate) use table::SELF_TESTS;

@@ -85,7 +85,7 @@ impl Settings {
 
 /// One open handle, in one block of memory allocated when the handle opens (nothing of it sits in the static
 /// table): its settings, its libraries, the contexts loaded on them, the last error.
-pub(super) struct Session {
+pub(crate) struct Session {
     /// The libraries loads use; each context keeps its own share of them, so replacing them never pulls them
     /// from under a context (`configure` still refuses to while contexts exist: they would run on the old ones).
     libraries: Option<Shared<Libraries>>,

@@ -22,13 +22,13 @@ const CLOSING: u32 = 3;
 const STATUS_BITS: u32 = 2;
 const STATUS_MASK: u32 = (1 << STATUS_BITS) - 1;
 /// Generations count in the word's upper 30 bits, wrapping.
-const GENERATION_MASK: u32 = u32::MAX >> STATUS_BITS;
+pub(crate) const GENERATION_MASK: u32 = u32::MAX >> STATUS_BITS;
 /// High bits of every handle this skel gives out ("LP").
 const HANDLE_TAG: u64 = 0x4C50 << 48;
 
 /// Why a handle was refused.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum HandleError {
+pub(crate) enum HandleError {
     /// Not a handle this skel gave out, or one already closed (or closed while this call ran).
     Invalid,
     /// Every slot is in use.
@@ -39,7 +39,7 @@ pub(super) enum HandleError {
     Busy,
 }
 
-struct Slot {
+pub(crate) struct Slot {
     /// `generation << 2 | status`.
     word: AtomicU32,
     /// The session, `Some` from open until the slot is freed.
@@ -63,12 +63,12 @@ const fn generation_of(word: u32) -> u32 {
     word >> STATUS_BITS
 }
 
-fn handle_of(slot: usize, generation: u32) -> u64 {
+pub(crate) fn handle_of(slot: usize, generation: u32) -> u64 {
     HANDLE_TAG | (u64::from(generation) << 8) | slot as u64
 }
 
 /// The slot and generation a handle names, if it is one this skel could have given out.
-fn slot_of(handle: u64) -> Option<(&'static Slot, u32)> {
+pub(crate) fn slot_of(handle: u64) -> Option<(&'static Slot, u32)> {
     let index = (handle & 0xFF) as usize;
     let generation = ((handle >> 8) & u64::from(GENERATION_MASK)) as u32;
     let slot = SLOTS.get(index)?;
@@ -132,7 +132,7 @@ pub(super) fn open_count() -> usize {
 }
 
 /// Opens a new session and returns its handle.
-pub(super) fn open() -> Result<u64, HandleError> {
+pub(crate) fn open() -> Result<u64, HandleError> {
     for (index, slot) in SLOTS.iter().enumerate() {
         let seen = slot.word.load(Ordering::Relaxed);
         if seen & STATUS_MASK != FREE {
@@ -157,7 +157,7 @@ pub(super) fn open() -> Result<u64, HandleError> {
 
 /// Runs `work` on the session behind `handle`, with no other call touching it meanwhile. When the handle is
 /// closed while `work` runs, the session is freed right after and the answer is `Invalid`.
-pub(super) fn with_session<R>(handle: u64, work: impl FnOnce(&mut Session) -> R) -> Result<R, HandleError> {
+pub(crate) fn with_session<R>(handle: u64, work: impl FnOnce(&mut Session) -> R) -> Result<R, HandleError> {
     let (slot, generation) = slot_of(handle).ok_or(HandleError::Invalid)?;
     let busy = Busy::take(slot, generation)?;
     let result = busy.block().map(|block| {
@@ -173,7 +173,7 @@ pub(super) fn with_session<R>(handle: u64, work: impl FnOnce(&mut Session) -> R)
 
 /// Closes `handle`. An idle handle's session is freed now; a busy one is marked closing and freed by the call
 /// that holds it when that call ends. Either way the handle refuses every call from now on.
-pub(super) fn close(handle: u64) -> Result<(), HandleError> {
+pub(crate) fn close(handle: u64) -> Result<(), HandleError> {
     let (slot, generation) = slot_of(handle).ok_or(HandleError::Invalid)?;
     let (idle, busy, closing) = (word(generation, IDLE), word(generation, BUSY), word(generation, CLOSING));
     // Each retry follows a change another thread made (a call starting or ending), so this never waits; the
@@ -195,49 +195,4 @@ pub(super) fn close(handle: u64) -> Result<(), HandleError> {
         }
     }
     Err(HandleError::Busy)
-}
-
-crate::self_tests! {
-    fn handles_are_distinct_and_dead_after_close() {
-        let first = open();
-        let second = open();
-        check!(matches!((first, second), (Ok(a), Ok(b)) if a != b));
-        let (Ok(first), Ok(second)) = (first, second) else {
-            return Ok(());
-        };
-        check!(with_session(first, |_| 1) == Ok(1));
-        check!(close(first).is_ok());
-        check!(with_session(first, |_| 1) == Err(HandleError::Invalid));
-        check!(close(first) == Err(HandleError::Invalid));
-        check!(with_session(0, |_| 1) == Err(HandleError::Invalid));
-        check!(with_session(second | 0xFF, |_| 1) == Err(HandleError::Invalid));
-        check!(with_session(second | (0xAB << 40), |_| 1) == Err(HandleError::Invalid));
-        let nested = with_session(second, |_| with_session(second, |_| 1));
-        check!(nested == Ok(Err(HandleError::Busy)));
-        check!(close(second).is_ok());
-    }
-
-    fn a_close_during_a_call_frees_the_handle_when_the_call_ends() {
-        let handle = expect_some!(open().ok());
-        let mut inside = None;
-        let outcome = with_session(handle, |_| {
-            inside = Some((close(handle), close(handle), with_session(handle, |_| 1)));
-        });
-        check!(inside == Some((Ok(()), Err(HandleError::Invalid), Err(HandleError::Invalid))));
-        check!(outcome == Err(HandleError::Invalid));
-        check!(with_session(handle, |_| 1) == Err(HandleError::Invalid));
-        check!(close(handle) == Err(HandleError::Invalid));
-    }
-
-    fn a_stale_handle_never_takes_the_slot_of_its_successor() {
-        let live = expect_some!(open().ok());
-        let (_, generation) = expect_some!(slot_of(live));
-        // The handle the slot's previous owner had.
-        let stale = handle_of((live & 0xFF) as usize, generation.wrapping_sub(1) & GENERATION_MASK);
-        let during = with_session(live, |_| (with_session(stale, |_| 1), close(stale)));
-        check!(during == Ok((Err(HandleError::Invalid), Err(HandleError::Invalid))));
-        check!(with_session(stale, |_| 1) == Err(HandleError::Invalid));
-        check!(with_session(live, |_| 1) == Ok(1));
-        check!(close(live).is_ok());
-    }
 }

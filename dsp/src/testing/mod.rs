@@ -19,13 +19,18 @@ pub mod contract_single;
 pub mod fake;
 pub mod fuzz_calls;
 
+pub(crate) mod abi;
+pub(crate) mod arena;
 pub(crate) mod contexts;
 pub(crate) mod contract;
+pub(crate) mod conversion;
 pub(crate) mod embedding;
 pub(crate) mod execution;
+pub(crate) mod handles;
 pub(crate) mod island;
 pub(crate) mod performance;
 pub(crate) mod persistent_binary;
+pub(crate) mod platform;
 pub(crate) mod record_metadata;
 pub(crate) mod refusals;
 pub(crate) mod sequence;
@@ -35,6 +40,48 @@ pub(crate) mod skel_end_to_end;
 pub mod skel_fuzz;
 
 pub use contract::contract_record;
+
+use crate::selftest::{Failure, SelfTest, Summary};
+
+/// Every module's self-tests, in a fixed order.
+pub fn all() -> impl Iterator<Item = &'static SelfTest> {
+    [
+        abi::SELF_TESTS,
+        platform::SELF_TESTS,
+        handles::SELF_TESTS,
+        arena::SELF_TESTS,
+        skel_fuzz::SELF_TESTS,
+        fuzz_calls::SELF_TESTS,
+        skel_end_to_end::SELF_TESTS,
+        contract::SELF_TESTS,
+        conversion::SELF_TESTS,
+        sequence::SELF_TESTS,
+        execution::SELF_TESTS,
+        island::SELF_TESTS,
+        refusals::SELF_TESTS,
+        contexts::SELF_TESTS,
+        performance::SELF_TESTS,
+        persistent_binary::SELF_TESTS,
+        record_metadata::SELF_TESTS,
+        embedding::SELF_TESTS,
+    ]
+    .into_iter()
+    .flatten()
+}
+
+/// Runs every self-test, reporting each result through `report`.
+pub fn run_all(mut report: impl FnMut(&SelfTest, Result<(), Failure>)) -> Summary {
+    let mut summary = Summary::default();
+    for test in all() {
+        let result = (test.run)();
+        match result {
+            Ok(()) => summary.passed += 1,
+            Err(_) => summary.failed += 1,
+        }
+        report(test, result);
+    }
+    summary
+}
 
 use crate::runtime::{Arena, Backend, BackendOptions, Binary, Context, ContextOptions, Libraries, LoadRequest};
 use crate::runtime::{RuntimeError, SystemLibrary};

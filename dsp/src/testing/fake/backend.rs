@@ -1,7 +1,7 @@
 //! The fake backend's provider lists, its function table, and its backend entry points.
 
 use super::record::Event;
-use super::{context, entries, graph, handle, index_of, with_state};
+use super::{context, entries, graph, handle, index_of, with_state, BACKEND_HANDLE_BASE};
 use core::ffi::CStr;
 use lpai_direct::qnn::error::{
     BACKEND_ERROR_INVALID_HANDLE, BACKEND_ERROR_NOT_SUPPORTED, COMMON_ERROR_INVALID_ARGUMENT,
@@ -10,8 +10,6 @@ use lpai_direct::qnn::provide::{Provider, ProviderList};
 use lpai_direct::qnn::BackendPropertyOption;
 use lpai_direct::qnn::{lpai, ApiVersion, BackendConfig, BackendConfigOption, BackendHandle, BackendProperty};
 use lpai_direct::qnn::{ErrorHandle, Interface, InterfaceTable, LogHandle, Version};
-
-pub(crate) const BACKEND_HANDLE_BASE: usize = 0xB000;
 
 /// The core API the fake LPAI provider speaks.
 pub const CORE_API: Version = Version::new(2, 32, 0);

@@ -1,9 +1,8 @@
 //! The fake backend's context entry points: create from a fake binary (checked as LPAI would), and free.
 
-use super::backend::BACKEND_HANDLE_BASE;
 use super::binary::{parse_binary, MAX_BINARY_BYTES};
 use super::record::{ContextRecord, Event, State, MAX_CONTEXTS};
-use super::{entries, handle, index_of, with_state};
+use super::{entries, handle, index_of, with_state, BACKEND_HANDLE_BASE};
 use core::ffi::c_void;
 use lpai_direct::qnn::error::{
     COMMON_ERROR_MEM_ALLOC, COMMON_ERROR_NOT_SUPPORTED, CONTEXT_ERROR_CREATE_FROM_BINARY,

@@ -130,6 +130,9 @@ impl Drop for Session {
     }
 }
 
+/// Where the fake's backend handles start (the backend and the contexts check them).
+pub(crate) const BACKEND_HANDLE_BASE: usize = 0xB000;
+
 /// A fake handle: `base + index` as a pointer that is never dereferenced.
 pub(crate) fn handle(base: usize, index: usize) -> *mut c_void {
     core::ptr::without_provenance_mut(base + index)
