@@ -38,11 +38,29 @@ impl<'a> Context<'a> {
     /// arena), creates the context (PERSISTENT_BINARY when the backend requires it or the options ask) and
     /// prepares every graph. Everything borrows `'a`: the libraries, the arena and an in-place binary outlive
     /// the context. Callers hold the vendor-calls lock ([`super::Owner::load`] does).
+    ///
+    /// The context is built where it is kept, in `slot` (it is large: its graphs' tensors), so no copy of it sits
+    /// on the stack; after a failure `slot` is `None` again.
     pub fn load(
+        slot: &mut Option<Context<'a>>,
         libraries: &'a Libraries,
         arena: &Arena<'a>,
         request: &LoadRequest<'a, '_>,
-    ) -> Result<Context<'a>, RuntimeError> {
+    ) -> Result<(), RuntimeError> {
+        *slot = None;
+        let loaded = Context::build(slot, libraries, arena, request);
+        if loaded.is_err() {
+            *slot = None;
+        }
+        loaded
+    }
+
+    fn build(
+        slot: &mut Option<Context<'a>>,
+        libraries: &'a Libraries,
+        arena: &Arena<'a>,
+        request: &LoadRequest<'a, '_>,
+    ) -> Result<(), RuntimeError> {
         let backend = libraries.backend();
         let metadata = libraries.metadata(request.record)?;
         let options = &request.options;
@@ -54,7 +72,7 @@ impl<'a> Context<'a> {
             return Err(RuntimeError::TooMany { what: "graphs", count: graph_count, limit: MAX_GRAPHS });
         }
         let required_by_backend = backend.properties().requires_persistent_binary;
-        let mut context = Context {
+        let context = slot.insert(Context {
             backend,
             handle: ptr::null_mut(),
             profile: ptr::null_mut(),
@@ -63,7 +81,7 @@ impl<'a> Context<'a> {
             binary_in_place,
             persistent: required_by_backend || options.persistent_binary,
             description,
-        };
+        });
         match (options.profiling, backend.table().profile_create) {
             (None, _) => {}
             // Profiling is an extra: a backend without it runs the graphs unprofiled (no events to read).
@@ -96,7 +114,7 @@ impl<'a> Context<'a> {
             arena.used(),
             " B"
         );
-        Ok(context)
+        Ok(())
     }
 
     fn create(

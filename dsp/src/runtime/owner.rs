@@ -148,11 +148,11 @@ impl<'a, F: Footing<'a>> Owner<F> {
         let began = Current::now_ticks();
         let loaded = {
             let _vendor = VendorCalls::lock();
-            Context::load(libraries, &arena, &request)
+            Context::load(&mut self.context, libraries, &arena, &request)
         };
         self.load_ticks = Current::now_ticks().saturating_sub(began);
         self.arena_used = arena.used();
-        self.context = Some(loaded?);
+        loaded?;
         #[cfg(not(target_arch = "hexagon"))]
         LIVE_CONTEXTS.fetch_add(1, core::sync::atomic::Ordering::Relaxed);
         Ok(())
