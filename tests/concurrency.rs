@@ -11,7 +11,9 @@
 mod common;
 
 use lpai_direct_stub::stub::fastrpc::{skel_uri, Domain};
-use lpai_direct_stub::stub::{flags, Configuration, Local, SkelLocation, Stub, StubError, Transport};
+use lpai_direct_stub::stub::{
+    flags, Configuration, LoadRequest, Loaded, Local, SkelLocation, Stub, StubError, Transport,
+};
 use std::collections::{BTreeMap, HashSet};
 use std::ffi::CString;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -105,8 +107,8 @@ fn cycle(
 ) -> Result<(), (&'static str, StubError)> {
     let at = |method: &'static str| move |error| (method, error);
     stub.configure(&fixture.configuration).map_err(at("configure"))?;
-    let (context, graphs) = stub.load(&fixture.binary, 0).map_err(at("load"))?;
-    assert_eq!(graphs, 1, "{who}: load succeeded with {graphs} graphs, kws_conv has 1");
+    let Loaded { context, graph_count } = stub.load(&LoadRequest::bytes(&fixture.binary)).map_err(at("load"))?;
+    assert_eq!(graph_count, 1, "{who}: load succeeded with {graph_count} graphs, kws_conv has 1");
     let execute_flags = flags::FLOAT_INPUTS | flags::FLOAT_OUTPUTS;
     for (line, (input, reference)) in fixture.inputs.iter().zip(&fixture.references).enumerate() {
         let mut output = vec![0xA5u8; reference.len()];

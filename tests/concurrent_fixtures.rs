@@ -10,7 +10,7 @@
 mod common;
 
 use lpai_direct_stub::stub::fastrpc::{skel_uri, FastRpc, FastRpcOptions};
-use lpai_direct_stub::stub::{flags, Configuration, Local, SkelLocation, Stub, Transport};
+use lpai_direct_stub::stub::{flags, Configuration, LoadRequest, Loaded, Local, SkelLocation, Stub, Transport};
 use lpai_net_run::graph_io;
 use lpai_net_run::output;
 use std::collections::BTreeMap;
@@ -104,7 +104,8 @@ fn run_job(stub: &mut Stub, fixture: &Fixture, job: Job, outputs: &mut Outputs, 
     let mode = if job.native { "native" } else { "float" };
     let who = format!("{who}: {} {mode}", fixture.name);
     stub.configure(&fixture.configuration).unwrap_or_else(|error| panic!("{who}: configure: {error}"));
-    let (context, graph_count) = stub.load(&fixture.binary, 0).unwrap_or_else(|error| panic!("{who}: load: {error}"));
+    let loaded = stub.load(&LoadRequest::bytes(&fixture.binary)).unwrap_or_else(|error| panic!("{who}: load: {error}"));
+    let Loaded { context, graph_count } = loaded;
     let descriptions: Vec<_> = (0..graph_count)
         .map(|graph| stub.describe(context, graph).unwrap_or_else(|error| panic!("{who}: describe: {error}")))
         .collect();

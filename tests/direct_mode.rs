@@ -6,7 +6,7 @@
 mod common;
 
 use lpai_direct::job::{self, OutputFile};
-use lpai_direct_stub::stub::{Local, SkelLocation, Stub};
+use lpai_direct_stub::stub::{LoadRequest, Local, SkelLocation, Stub};
 use lpai_net_run::net_run;
 use std::path::Path;
 
@@ -96,7 +96,7 @@ fn loaded_stub() -> (Stub, i32) {
     let configuration = common::configuration(&qnn.join("libQnnHtp.so"), Some(&qnn.join("libQnnSystem.so")));
     stub.configure(&configuration).unwrap();
     let binary = std::fs::read(common::fixture("kws_conv/kws_conv_qnn.bin")).unwrap();
-    let (context, _) = stub.load(&binary, 0).unwrap();
+    let context = stub.load(&LoadRequest::bytes(&binary)).unwrap().context;
     (stub, context)
 }
 

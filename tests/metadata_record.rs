@@ -4,7 +4,7 @@
 
 mod common;
 
-use lpai_direct_stub::stub::{fastrpc, Local, SkelLocation, Stub};
+use lpai_direct_stub::stub::{fastrpc, LoadRequest, Loaded, Local, SkelLocation, Stub};
 use lpai_net_run::metadata;
 use lpai_net_run::net_run;
 use std::path::{Path, PathBuf};
@@ -90,30 +90,30 @@ fn a_record_that_does_not_match_the_binary_is_refused_by_name() {
     let own = record_of("kws_conv");
     let graph = metadata::parse(&own).unwrap().graphs().next().unwrap().name.to_string();
 
-    let plain = stub.load(&binary, 0).unwrap_err().to_string();
+    let plain = stub.load(&LoadRequest::bytes(&binary)).unwrap_err().to_string();
     assert!(plain.contains("configure named no system library") && plain.contains("load_with_metadata"), "{plain}");
 
     // Another binary's record, and this record with a binary one bit away: refused before the backend sees them.
     let other = record_of("multi_io");
-    let message = stub.load_with_metadata(&binary, &other, 0).unwrap_err().to_string();
+    let message = stub.load(&LoadRequest::bytes(&binary).with_record(&other)).unwrap_err().to_string();
     let expected = "the metadata record was made for another binary (the SHA-256 it carries is not the binary's)";
     assert!(message.contains(expected) && message.contains("AEE_EBADPARM"), "{message}");
     let mut flipped = binary.clone();
     flipped[40_000] ^= 1;
-    let message = stub.load_with_metadata(&flipped, &own, 0).unwrap_err().to_string();
+    let message = stub.load(&LoadRequest::bytes(&flipped).with_record(&own)).unwrap_err().to_string();
     assert!(message.contains(expected), "{message}");
 
     let renamed = common::changed_record(&own, Some("renamed_graph"), None);
-    let message = stub.load_with_metadata(&binary, &renamed, 0).unwrap_err().to_string();
+    let message = stub.load(&LoadRequest::bytes(&binary).with_record(&renamed)).unwrap_err().to_string();
     assert!(message.contains("names graph renamed_graph, which the context binary does not have"), "{message}");
 
     let malformed = &own[..own.len() - 3];
-    let message = stub.load_with_metadata(&binary, malformed, 0).unwrap_err().to_string();
+    let message = stub.load(&LoadRequest::bytes(&binary).with_record(malformed)).unwrap_err().to_string();
     assert!(message.contains("load_with_metadata: the metadata record is malformed (byte"), "{message}");
 
     let wrong_id = common::changed_record(&own, None, Some(77));
-    let (context, graphs) = stub.load_with_metadata(&binary, &wrong_id, 0).unwrap();
-    assert_eq!(graphs, 1);
+    let Loaded { context, graph_count } = stub.load(&LoadRequest::bytes(&binary).with_record(&wrong_id)).unwrap();
+    assert_eq!(graph_count, 1);
     let description = stub.describe(context, 0).unwrap();
     assert_eq!(description.inputs[0].id, 77);
     let mut outputs = vec![0u8; description.outputs[0].native_bytes];
@@ -122,7 +122,7 @@ fn a_record_that_does_not_match_the_binary_is_refused_by_name() {
     let expected = format!("graph {graph}: graphExecute refused the tensors the metadata record describes");
     assert!(message.contains(&expected) && message.contains("AEE_EBADPARM"), "{message}");
 
-    let (context, _) = stub.load_with_metadata(&binary, &own, 0).unwrap();
+    let context = stub.load(&LoadRequest::bytes(&binary).with_record(&own)).unwrap().context;
     stub.execute(context, 0, 0, &inputs, &mut outputs).unwrap();
 }
 

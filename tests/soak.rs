@@ -17,7 +17,7 @@ mod common;
 use lpai_direct::job::{self, OutputFile};
 use lpai_direct_stub::stub::fastrpc::{skel_uri, Domain};
 use lpai_direct_stub::stub::{flags, Configuration, HostResources, Local, Qemu, QemuOptions, SkelLocation, Stub};
-use lpai_direct_stub::stub::{IoBuffer, Transport};
+use lpai_direct_stub::stub::{IoBuffer, LoadRequest, Loaded, Transport};
 use std::cell::RefCell;
 use std::ffi::CStr;
 use std::path::{Path, PathBuf};
@@ -127,8 +127,9 @@ fn cycle(
     let uri = skel_uri(Domain::Adsp, None);
     let mut stub = Stub::open(transport, &uri).unwrap_or_else(|error| panic!("{who}: open: {error}"));
     stub.configure(configuration).unwrap_or_else(|error| panic!("{who}: configure: {error}"));
-    let (context, graphs) = stub.load(&fixture.binary, 0).unwrap_or_else(|error| panic!("{who}: load: {error}"));
-    assert_eq!(graphs, 1, "{who}");
+    let loaded = stub.load(&LoadRequest::bytes(&fixture.binary)).unwrap_or_else(|error| panic!("{who}: load: {error}"));
+    let Loaded { context, graph_count } = loaded;
+    assert_eq!(graph_count, 1, "{who}");
     let description = stub.describe(context, 0).unwrap_or_else(|error| panic!("{who}: describe: {error}"));
     // Every load of the same binary into a fresh arena uses as much of it, give or take the padding that the
     // backend's start alignment needs where the arena happens to land.

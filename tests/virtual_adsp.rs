@@ -283,7 +283,7 @@ fn the_hexagon_skel_with_its_own_system_library_gives_the_outputs_it_gives_with_
 
 #[test]
 fn the_hexagon_skel_refuses_a_record_that_does_not_match_the_binary_by_name() {
-    use lpai_direct_stub::stub::{fastrpc, Qemu, QemuOptions, Stub};
+    use lpai_direct_stub::stub::{fastrpc, LoadRequest, Qemu, QemuOptions, Stub};
     use lpai_net_run::metadata;
     let options = QemuOptions {
         skel: Some(common::virtual_adsp("liblpai_direct_skel.so")),
@@ -301,25 +301,25 @@ fn the_hexagon_skel_refuses_a_record_that_does_not_match_the_binary_by_name() {
     };
     let binary = std::fs::read(context_binary("contract_single")).unwrap();
     let (own, other) = (record_of("contract_single"), record_of("contract_stream"));
-    let message = stub.load_with_metadata(&binary, &other, 0).unwrap_err().to_string();
+    let message = stub.load(&LoadRequest::bytes(&binary).with_record(&other)).unwrap_err().to_string();
     let expected = "the metadata record was made for another binary (the SHA-256 it carries is not the binary's)";
     assert!(message.contains(expected) && message.contains("the Hexagon skel"), "{message}");
     let mut flipped = binary.clone();
     *flipped.last_mut().unwrap() ^= 1;
-    let message = stub.load_with_metadata(&flipped, &own, 0).unwrap_err().to_string();
+    let message = stub.load(&LoadRequest::bytes(&flipped).with_record(&own)).unwrap_err().to_string();
     assert!(message.contains(expected), "{message}");
     let renamed = common::changed_record(&own, Some("renamed"), None);
-    let message = stub.load_with_metadata(&binary, &renamed, 0).unwrap_err().to_string();
+    let message = stub.load(&LoadRequest::bytes(&binary).with_record(&renamed)).unwrap_err().to_string();
     assert!(message.contains("names graph renamed, which the context binary does not have"), "{message}");
 
     let wrong_id = common::changed_record(&own, None, Some(99));
-    let (context, _) = stub.load_with_metadata(&binary, &wrong_id, 0).unwrap();
+    let context = stub.load(&LoadRequest::bytes(&binary).with_record(&wrong_id)).unwrap().context;
     let (inputs, mut outputs) = (vec![0u8; 16], vec![0u8; 16]);
     let message = stub.execute(context, 0, 0, &inputs, &mut outputs).unwrap_err().to_string();
     assert!(
         message.contains("graph single: graphExecute refused the tensors the metadata record describes"),
         "{message}"
     );
-    let (context, _) = stub.load_with_metadata(&binary, &own, 0).unwrap();
+    let context = stub.load(&LoadRequest::bytes(&binary).with_record(&own)).unwrap().context;
     stub.execute(context, 0, 0, &inputs, &mut outputs).unwrap();
 }

@@ -2,7 +2,9 @@
 //! applications in C or C++.
 
 use crate::stub::fastrpc::{skel_uri, Domain, FastRpc, FastRpcOptions};
-use crate::stub::{default_transport, flags, Configuration, Stub, StubError, TensorDescription, Transport};
+use crate::stub::{
+    default_transport, flags, Configuration, LoadRequest, Stub, StubError, TensorDescription, Transport,
+};
 use crate::stub::{Local, Qemu, QemuOptions, SkelLocation, TransportKind};
 use lpai_direct::aee;
 use lpai_direct::wire::io_bytes;
@@ -212,23 +214,24 @@ pub unsafe extern "C" fn lpai_direct_stub_load(
     // SAFETY: the caller's promise.
     let binary = unsafe { std::slice::from_raw_parts(binary.cast::<u8>(), binary_bytes) };
     // SAFETY: the caller's promise.
-    unsafe {
-        with_stub(stub, |s| loaded(record(&mut s.last_error, s.stub.load(binary, flags)), context_id, graph_count))
-    }
+    unsafe { load(stub, &LoadRequest::bytes(binary).with_flags(flags), context_id, graph_count) }
 }
 
-/// Hands a load's context id and graph count to C.
+/// Loads as `request` says and hands the context id and graph count to C.
 ///
 /// # Safety
-/// The out-pointers are null or valid for a write.
-unsafe fn loaded(result: Result<(i32, u32), i32>, context_id: *mut i32, graph_count: *mut u32) -> Result<(), i32> {
-    let (id, graphs) = result?;
+/// `stub` is null or came from `lpai_direct_stub_open` and is not closed; the out-pointers are null or valid for a
+/// write.
+unsafe fn load(stub: *mut CStub, request: &LoadRequest<'_>, context_id: *mut i32, graph_count: *mut u32) -> i32 {
     // SAFETY: the caller's promise.
     unsafe {
-        write(context_id, id);
-        write(graph_count, graphs);
+        with_stub(stub, |s| {
+            let loaded = record(&mut s.last_error, s.stub.load(request))?;
+            write(context_id, loaded.context);
+            write(graph_count, loaded.graph_count);
+            Ok(())
+        })
     }
-    Ok(())
 }
 
 /// Has the skel read a context binary itself; see the header.
@@ -249,9 +252,7 @@ pub unsafe extern "C" fn lpai_direct_stub_load_file(
     // SAFETY: the caller's promise.
     let path = unsafe { CStr::from_ptr(path) };
     // SAFETY: the caller's promise.
-    unsafe {
-        with_stub(stub, |s| loaded(record(&mut s.last_error, s.stub.load_file(path, flags)), context_id, graph_count))
-    }
+    unsafe { load(stub, &LoadRequest::file(path).with_flags(flags), context_id, graph_count) }
 }
 
 /// Writes `value` through `target` unless it is null.

@@ -315,7 +315,9 @@ fn main() -> Result<()> {
     let mut stub = Stub::open(Box::new(local), &fastrpc::skel_uri(fastrpc::Domain::Adsp, None))?;
     let (backend, system) = (c_path(&qnn.join("libQnnHtp.so"))?, c_path(&qnn.join("libQnnSystem.so"))?);
     stub.configure(&Configuration::with_libraries(backend, system, 4 << 20))?;
-    let (context, _) = stub.load(&std::fs::read(&binary_path)?, 0)?;
+    // The traditional path sends the binary's bytes, by the stub's own load request.
+    let binary_bytes = std::fs::read(&binary_path)?;
+    let context = stub.load(&lpai_direct_stub::stub::LoadRequest::bytes(&binary_bytes))?.context;
     let description = stub.describe(context, 0)?;
     let output_bytes =
         description.outputs.iter().map(|tensor| lpai_net_run::graph_io::wire_bytes(true, tensor)).sum::<usize>();

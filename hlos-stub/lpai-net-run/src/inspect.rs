@@ -13,6 +13,7 @@ use anyhow::{anyhow, bail, Context as _, Result};
 use lpai_direct::metadata::{Quantization, Record, TensorMeta};
 use lpai_direct::qnn::{lpai, Version, BACKEND_ID_NULL};
 use lpai_direct_stub::stub::{fastrpc, Configuration, GraphDescription, Local, SkelLocation, Stub, TARGET_DEFAULT};
+use lpai_direct_stub::stub::{LoadRequest, Loaded};
 use serde::Serialize;
 use std::ffi::CString;
 use std::fmt::Write as _;
@@ -248,8 +249,8 @@ fn measure(load: &LoadSettings, binary: &[u8], record: &[u8], what: &str) -> Res
         arena_bytes: 0,
     };
     stub.configure(&configuration).map_err(|error| anyhow!("{error}"))?;
-    let (context, graph_count) = stub
-        .load_with_metadata(binary, record, 0)
+    let Loaded { context, graph_count } = stub
+        .load(&LoadRequest::bytes(binary).with_record(record))
         .map_err(|error| anyhow!("{what} does not load on backend {}: {error}", backend.display()))?;
     let mut graphs = Vec::new();
     for index in 0..graph_count {

@@ -8,7 +8,7 @@ use crate::trace::{self, Window};
 use anyhow::{bail, Context};
 use lpai_contract_model::writer::{self, GraphSpec, TensorSpec};
 use lpai_direct_stub::stub::fastrpc::{skel_uri, Domain};
-use lpai_direct_stub::stub::{flags, Configuration, Qemu, QemuOptions, Stub};
+use lpai_direct_stub::stub::{flags, Configuration, LoadRequest, Qemu, QemuOptions, Stub};
 use std::ffi::CString;
 use std::io::BufReader;
 use std::path::{Path, PathBuf};
@@ -104,9 +104,9 @@ pub fn count(virtual_adsp: &Path, fixture_binary: &Path, trace: &Path, batch: us
         stub.configure(&Configuration::with_libraries(backend, system, 1 << 20))?;
         made.push(Call::SetUp);
         let single = std::fs::read(fixture_binary).with_context(|| format!("reading {}", fixture_binary.display()))?;
-        let (small, _) = stub.load(&single, 0)?;
+        let small = stub.load(&LoadRequest::bytes(&single))?.context;
         made.push(Call::SetUp);
-        let (wide, _) = stub.load(&wide_binary(WIDE_ELEMENTS)?, 0)?;
+        let wide = stub.load(&LoadRequest::bytes(&wide_binary(WIDE_ELEMENTS)?))?.context;
         made.push(Call::SetUp);
         for _ in 0..batch {
             stub.last_error()?;

@@ -8,12 +8,14 @@ pub mod dsp_search;
 pub mod fastrpc;
 pub mod first_contact;
 pub mod library_version;
+pub mod load;
 pub mod local;
 pub mod names;
 pub mod qemu;
 pub mod transport;
 pub mod workspace;
 
+pub use load::{Binary, LoadRequest, Loaded};
 pub use local::{HostResources, Local, SkelError, SkelLocation};
 pub use names::{Named, TransportKind, UnknownName};
 pub use qemu::{Qemu, QemuError, QemuLaunch, QemuOptions};
@@ -566,58 +568,6 @@ impl Stub {
                     .map(drop)
             },
             |_| Ok(()),
-        )
-    }
-
-    /// Sends a context binary; returns the context id and its number of graphs.
-    pub fn load(&mut self, binary: &[u8], load_flags: u32) -> Result<(i32, u32), StubError> {
-        use codec::load as m;
-        self.call(
-            m::METHOD,
-            |e| e.u32(m::FLAGS, load_flags)?.bytes(m::BINARY, binary).map(drop),
-            |e| Ok((e.rout_i32(m::CONTEXT_ID)?, e.rout_u32(m::GRAPH_COUNT)?)),
-        )
-    }
-
-    /// Has the skel read a context binary itself; returns the context id and its number of graphs.
-    pub fn load_file(&mut self, path: &CStr, load_flags: u32) -> Result<(i32, u32), StubError> {
-        use codec::load_file as m;
-        self.call(
-            m::METHOD,
-            |e| e.u32(m::FLAGS, load_flags)?.string(m::PATH, path).map(drop),
-            |e| Ok((e.rout_i32(m::CONTEXT_ID)?, e.rout_u32(m::GRAPH_COUNT)?)),
-        )
-    }
-
-    /// Sends a context binary with its metadata record (`lpai_direct::metadata`), for a skel without libQnnSystem;
-    /// returns the context id and its number of graphs.
-    pub fn load_with_metadata(
-        &mut self,
-        binary: &[u8],
-        record: &[u8],
-        load_flags: u32,
-    ) -> Result<(i32, u32), StubError> {
-        use codec::load_with_metadata as m;
-        self.call(
-            m::METHOD,
-            |e| e.u32(m::FLAGS, load_flags)?.bytes(m::BINARY, binary)?.bytes(m::METADATA, record).map(drop),
-            |e| Ok((e.rout_i32(m::CONTEXT_ID)?, e.rout_u32(m::GRAPH_COUNT)?)),
-        )
-    }
-
-    /// Has the skel read a context binary itself, with its metadata record sent along (as
-    /// [`Stub::load_with_metadata`]); returns the context id and its number of graphs.
-    pub fn load_file_with_metadata(
-        &mut self,
-        path: &CStr,
-        record: &[u8],
-        load_flags: u32,
-    ) -> Result<(i32, u32), StubError> {
-        use codec::load_file_with_metadata as m;
-        self.call(
-            m::METHOD,
-            |e| e.u32(m::FLAGS, load_flags)?.string(m::PATH, path)?.bytes(m::METADATA, record).map(drop),
-            |e| Ok((e.rout_i32(m::CONTEXT_ID)?, e.rout_u32(m::GRAPH_COUNT)?)),
         )
     }
 

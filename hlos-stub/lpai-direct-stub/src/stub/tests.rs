@@ -200,3 +200,99 @@ fn the_handshake_refuses_another_major_and_an_older_minor_lacks_the_newer_method
     assert_eq!(*unversioned.skel_version(), SkelVersion::Unversioned, "AEE_EUNSUPPORTED to version: from before it");
     assert_eq!(unversioned.skel_version().interface(), Some(Version { major: 1, minor: 0 }));
 }
+
+/// One call as [`Recording`] saw it.
+struct Recorded {
+    /// The method id.
+    method: u32,
+    /// The input buffers' bytes, the primary input first.
+    inputs: Vec<Vec<u8>>,
+}
+
+/// Keeps each call; answers a load with context 5 of 2 graphs.
+struct Recording {
+    calls: Rc<std::cell::RefCell<Vec<Recorded>>>,
+}
+
+impl Transport for Recording {
+    fn name(&self) -> &'static str {
+        "recording"
+    }
+
+    fn place(&self) -> String {
+        "the test".into()
+    }
+
+    fn open(&mut self, _uri: &CStr) -> Result<u64, i32> {
+        Ok(1)
+    }
+
+    unsafe fn invoke(&mut self, _handle: u64, scalars: u32, args: *mut RemoteArg) -> i32 {
+        if let Some(refused) = before_versioning(scalars) {
+            return refused;
+        }
+        let scalars = lpai_direct::codec::Scalars::of(scalars);
+        // SAFETY: the stub's first `in_buffers` arguments are input buffers of their lengths.
+        let inputs = (0..scalars.in_buffers as usize)
+            .map(|arg| unsafe {
+                std::slice::from_raw_parts((*args.add(arg)).buf.pv.cast::<u8>(), (*args.add(arg)).buf.len)
+            })
+            .map(<[u8]>::to_vec)
+            .collect();
+        self.calls.borrow_mut().push(Recorded { method: scalars.method, inputs });
+        let index = scalars.method as usize - 2;
+        let (method, plan) = (&codec::METHODS[index], &codec::PLANS[index]);
+        for (name, value) in [("context_id", 5u32), ("graph_count", 2)] {
+            let param = method.params.iter().position(|param| param.name == name).unwrap();
+            let Some(lpai_direct::codec::Slot::PrimaryOut { offset }) = plan.slot(param) else { panic!("a rout") };
+            let primary = method.primary_out_arg().unwrap();
+            // SAFETY: a load's primary output holds its rout scalars at their offsets.
+            unsafe { (*args.add(primary)).buf.pv.cast::<u8>().add(offset).cast::<u32>().write_unaligned(value) };
+        }
+        0
+    }
+
+    fn close(&mut self, _handle: u64) -> i32 {
+        0
+    }
+}
+
+#[test]
+fn each_load_request_goes_by_the_method_that_carries_it() {
+    use lpai_direct::codec::Slot;
+    let calls = Rc::new(std::cell::RefCell::new(Vec::new()));
+    let mut stub = Stub::open(Box::new(Recording { calls: calls.clone() }), c"uri").unwrap();
+    let (binary, record, path) = (&b"context binary"[..], &b"metadata record"[..], c"/data/model.bin");
+    let requests = [
+        (LoadRequest::bytes(binary), codec::load::METHOD, (codec::load::BINARY, binary), None),
+        (LoadRequest::file(path), codec::load_file::METHOD, (codec::load_file::PATH, path.to_bytes_with_nul()), None),
+        (
+            LoadRequest::bytes(binary).with_record(record),
+            codec::load_with_metadata::METHOD,
+            (codec::load_with_metadata::BINARY, binary),
+            Some(codec::load_with_metadata::METADATA),
+        ),
+        (
+            LoadRequest::file(path).with_record(record),
+            codec::load_file_with_metadata::METHOD,
+            (codec::load_file_with_metadata::PATH, path.to_bytes_with_nul()),
+            Some(codec::load_file_with_metadata::METADATA),
+        ),
+    ];
+    for (request, method, (binary_param, binary_bytes), metadata_param) in requests {
+        let flags = flags::ISLAND | flags::PERSISTENT_BINARY;
+        let loaded = stub.load(&request.with_flags(flags)).unwrap();
+        assert_eq!(loaded, Loaded { context: 5, graph_count: 2 }, "{}", method.name);
+        let Recorded { method: id, inputs } = calls.borrow_mut().pop().unwrap();
+        assert_eq!(id, method.id, "{}", method.name);
+        let plan = &codec::PLANS[method.id as usize - 2];
+        let Some(Slot::PrimaryIn { offset }) = plan.slot(0) else { panic!("{}: flags first", method.name) };
+        assert_eq!(inputs[0][offset..offset + 4], flags.to_le_bytes(), "{}", method.name);
+        let argument = |param| match plan.slot(param) {
+            Some(Slot::Buffer { arg, .. }) => inputs[arg].clone(),
+            _ => panic!("{}: parameter {param} is a buffer", method.name),
+        };
+        assert_eq!(argument(binary_param), binary_bytes, "{}", method.name);
+        assert_eq!(metadata_param.map(argument), request.record.map(<[u8]>::to_vec), "{}", method.name);
+    }
+}

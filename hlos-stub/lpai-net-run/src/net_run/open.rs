@@ -10,7 +10,7 @@ use anyhow::{anyhow, Context as _, Result};
 use lpai_direct_stub::stub::fastrpc::{self, Domain};
 use lpai_direct_stub::stub::{dsp_search::SearchPath, first_contact};
 use lpai_direct_stub::stub::{flags, Configuration, GraphDescription, SkelVersion, Stub, StubError, Transport};
-use lpai_direct_stub::stub::{TransportKind, TARGET_DEFAULT};
+use lpai_direct_stub::stub::{Binary, LoadRequest, Loaded, TransportKind, TARGET_DEFAULT};
 use std::ffi::CString;
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
@@ -128,22 +128,20 @@ pub fn open_and_load(
     let record_bytes = settings.dsp_system_library.is_none().then_some(load.metadata.record.as_slice());
     let load_flags = load_flags(settings, load.config);
     let load_started = Instant::now();
-    let binary_path = &settings.retrieve_context;
-    let loaded = match (settings.dsp_reads_context, record_bytes) {
-        (true, None) => path_for_skel(binary_path).map(|path| stub.load_file(&path, load_flags)),
-        (true, Some(record)) => {
-            path_for_skel(binary_path).map(|path| stub.load_file_with_metadata(&path, record, load_flags))
-        }
-        (false, None) => Ok(stub.load(load.binary, load_flags)),
-        (false, Some(record)) => Ok(stub.load_with_metadata(load.binary, record, load_flags)),
+    // A skel that reads the binary itself gets its absolute path; else it gets the bytes read here.
+    let path = settings.dsp_reads_context.then(|| path_for_skel(&settings.retrieve_context));
+    let path = path.transpose().map_err(|error| fail(&mut stub, error))?;
+    let binary = match &path {
+        Some(path) => Binary::File(path),
+        None => Binary::Bytes(load.binary),
     };
-    let (context, graph_count) = match loaded {
-        Ok(Ok(loaded)) => loaded,
-        Ok(Err(error)) => {
+    let request = LoadRequest { binary, record: record_bytes, flags: load_flags };
+    let Loaded { context, graph_count } = match stub.load(&request) {
+        Ok(loaded) => loaded,
+        Err(error) => {
             let error = load_failure(&mut stub, load, load_flags, error);
             return Err(fail(&mut stub, error));
         }
-        Err(error) => return Err(fail(&mut stub, error)),
     };
     let load_us = load_started.elapsed().as_micros() as u64;
     let mut graphs = Vec::new();
