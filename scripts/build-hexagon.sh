@@ -40,7 +40,7 @@ encode() { local IFS=$'\x1f'; echo "$*"; }
 
 skel_flags=(-C linker-flavor=ld.lld -C "target-cpu=hexagonv$HEX_VER" -C target-feature=-small-data
   -C relocation-model=pic -C "link-arg=-T$PWD/linker/skel.ld" -C "link-arg=--version-script=$PWD/linker/skel.ver"
-  -C link-arg=-znow)
+  -C link-arg=-znow -C force-unwind-tables=no)
 CARGO_ENCODED_RUSTFLAGS=$(encode "${skel_flags[@]}") cargo build -q -p lpai-direct-dsp --lib "${build_std[@]}"
 skel=target/$target/release/liblpai_direct_skel.so
 cargo run -q --release -p lpai-skel-fixup --bin lpai-skel-fixup -- "$skel" linker/dsp-runtime-symbols.txt
@@ -122,7 +122,8 @@ CARGO_TARGET_DIR=target/hexagon-embed CARGO_ENCODED_RUSTFLAGS=$(encode "${selfte
 # functions: linked as a PD library whose only roots are the lpai_direct_embed_* exports (linker/embed.ver), it
 # passes the skel's post-link checks.
 embed_device=target/hexagon-embed-device
-embed_flags=(-C "target-cpu=hexagonv$HEX_VER" -C target-feature=-small-data -C relocation-model=pic)
+embed_flags=(-C "target-cpu=hexagonv$HEX_VER" -C target-feature=-small-data -C relocation-model=pic
+  -C force-unwind-tables=no)
 CARGO_TARGET_DIR=$embed_device CARGO_ENCODED_RUSTFLAGS=$(encode "${embed_flags[@]}") \
   cargo build -q -p lpai-direct-embed "${build_std[@]}"
 ld.lld-19 -shared --gc-sections -znow -T linker/skel.ld --version-script linker/embed.ver \

@@ -84,7 +84,7 @@ pub fn fix_up(bytes: &mut [u8]) -> Result<()> {
 }
 
 /// Checks a fixed-up skel: no reachable panic ([`PANIC_MARKER`] is looked for first, among every symbol, whatever
-/// `allowed_undefined` says, and may not be on it), only LOAD/DYNAMIC headers, `DT_HEXAGON_VER = 3`, no
+/// `allowed_undefined` says, and may not be on it), no unwind tables, only LOAD/DYNAMIC headers, `DT_HEXAGON_VER = 3`, no
 /// `DT_NEEDED`, exports only `export_prefix*`, and every undefined symbol in `allowed_undefined`.
 pub fn check(bytes: &[u8], export_prefix: &str, allowed_undefined: &[String]) -> Result<Report> {
     if allowed_undefined.iter().any(|name| name == PANIC_MARKER) {
@@ -95,6 +95,7 @@ pub fn check(bytes: &[u8], export_prefix: &str, allowed_undefined: &[String]) ->
     }
     let elf = parse(bytes)?;
     check_no_panic_marker(&elf)?;
+    check_no_unwind_tables(&elf)?;
     for header in &elf.program_headers {
         if header.p_type != program_header::PT_LOAD && header.p_type != program_header::PT_DYNAMIC {
             bail!(
@@ -142,6 +143,22 @@ fn check_no_panic_marker(elf: &Elf<'_>) -> Result<()> {
             bail!("a panic is reachable from the skel's entry points: it refers to {PANIC_MARKER}");
         }
         bail!("the skel defines {PANIC_MARKER}, which must stay undefined: defining it hides reachable panics");
+    }
+    Ok(())
+}
+
+/// Fails if the library carries unwind tables (`.eh_frame`, `.eh_frame_hdr`): a PD library never unwinds (it is
+/// built with `panic = "abort"`), so they would be loaded for nothing.
+fn check_no_unwind_tables(elf: &Elf<'_>) -> Result<()> {
+    for header in &elf.section_headers {
+        let name = elf.shdr_strtab.get_at(header.sh_name).unwrap_or("");
+        if name == ".eh_frame" || name == ".eh_frame_hdr" {
+            bail!(
+                "the library has unwind tables ({name}, {} bytes), which a PD library never uses: build with \
+                 -C force-unwind-tables=no and link with linker/skel.ld, which discards them",
+                header.sh_size
+            );
+        }
     }
     Ok(())
 }
@@ -196,6 +213,19 @@ mod tests {
         );
         let error = check(&bytes, "lpai_direct_", &list(&["malloc", PANIC_MARKER])).unwrap_err();
         assert!(error.to_string().contains(PANIC_MARKER), "{error}");
+    }
+
+    #[test]
+    fn unwind_tables_are_discarded_by_the_linker_script_and_refused_when_kept() {
+        let discarded = test_elf::shared_object_with_unwind_tables(CLEAN, test_elf::Script::Skel);
+        let mut bytes = std::fs::read(&discarded.path).unwrap();
+        fix_up(&mut bytes).unwrap();
+        check(&bytes, "lpai_direct_", &list(&["malloc"])).unwrap();
+        let kept = test_elf::shared_object_with_unwind_tables(CLEAN, test_elf::Script::KeepingUnwindTables);
+        let mut bytes = std::fs::read(&kept.path).unwrap();
+        fix_up(&mut bytes).unwrap();
+        let error = check(&bytes, "lpai_direct_", &list(&["malloc"])).unwrap_err().to_string();
+        assert!(error.starts_with("the library has unwind tables (.eh_frame"), "{error}");
     }
 
     #[test]

@@ -28,9 +28,9 @@ pub struct Target {
 
 /// Every target of this crate.
 pub const TARGETS: &[Target] = &[
-    Target { name: "input_list", feeds: "hlos-stub input_list::parse", run: input_list::run },
-    Target { name: "lpai_params", feeds: "hlos-stub lpai_config::from_params", run: lpai_params::run },
-    Target { name: "config_json", feeds: "hlos-stub net_run_config::read_from", run: config_json::run },
+    Target { name: "input_list", feeds: "lpai-net-run input_list::parse", run: input_list::run },
+    Target { name: "lpai_params", feeds: "lpai-net-run lpai_config::from_params", run: lpai_params::run },
+    Target { name: "config_json", feeds: "lpai-net-run net_run_config::read_from", run: config_json::run },
     Target {
         name: "metadata_record",
         feeds: "Record::parse, the runtime's load from a record",
