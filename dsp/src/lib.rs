@@ -31,13 +31,3 @@ macro_rules! self_tests {
 
 #[cfg(all(target_arch = "hexagon", not(feature = "linux-user")))]
 lpai_direct::pd_library_panic_handler!();
-
-/// Under qemu a panic prints its message and ends the process with status 101.
-#[cfg(all(target_arch = "hexagon", feature = "linux-user"))]
-#[panic_handler]
-fn panic(info: &core::panic::PanicInfo) -> ! {
-    let mut line = heapless::String::<256>::new();
-    let _ = core::fmt::Write::write_fmt(&mut line, format_args!("panic: {info}"));
-    <crate::platform::Current as crate::platform::Platform>::log(crate::platform::Level::Error, &line);
-    crate::platform::linux_user::exit(101)
-}

@@ -352,3 +352,12 @@ impl Platform for LinuxUser {
         unsafe { syscall(SYS_MUNMAP, memory.as_ptr() as i32, bytes.max(1) as i32, 0, 0) };
     }
 }
+
+/// Under qemu a panic prints its message and ends the process with status 101.
+#[panic_handler]
+fn panic(info: &core::panic::PanicInfo) -> ! {
+    let mut line = heapless::String::<256>::new();
+    let _ = core::fmt::Write::write_fmt(&mut line, format_args!("panic: {info}"));
+    LinuxUser::log(Level::Error, &line);
+    exit(101)
+}
