@@ -5,8 +5,9 @@
 #   scripts/bench.sh                    every figure: the deterministic ones below, then wall time side by side
 #   scripts/bench.sh --deterministic    only the figures that are the same every run on the same build
 #   scripts/bench.sh --deterministic --check
-#                                       ... and fails when one grew more than 5% over tests/bench/baseline.json
-#                                       (or the baseline was measured with another rustc): the test command's step
+#                                       ... and fails when one moved more than 5% from tests/bench/baseline.json,
+#                                       up or down (or the baseline was measured with another rustc, HEX_VER or
+#                                       callgrind backend): the test command's step
 #   scripts/bench.sh --deterministic --update-baseline
 #                                       ... and writes them to tests/bench/baseline.json, to commit on purpose
 #

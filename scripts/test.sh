@@ -69,5 +69,5 @@ cargo build -q --release -p lpai-direct-stub -p lpai-net-run
 cargo test -q -p lpai-direct-idl --features reader 2>&1
 cargo test -q --workspace 2>&1
 
-step "benchmark regression check: the deterministic figures against tests/bench/baseline.json (at most +5% each)"
+step "benchmark regression check: the deterministic figures against tests/bench/baseline.json (within 5% each, either way)"
 BENCH_SKIP_BUILD=1 bash scripts/bench.sh --deterministic --check

@@ -55,8 +55,7 @@ fn build(source: &str, extra_flags: &[&str], script: Script) -> SharedObject {
         std::fs::write(&script_path, keeping).expect("writing the linker script");
     }
     let (c_text, object_text) = (text(&c_file), text(&object));
-    let mut compile =
-        vec!["--target=hexagon-unknown-linux-musl", "-mcpu=hexagonv73", "-O2", "-fPIC", "-ffreestanding"];
+    let mut compile = vec!["--target=hexagon-unknown-linux-musl", "-mcpu=hexagonv73", "-O2", "-fPIC", "-ffreestanding"];
     compile.extend_from_slice(&["-fstack-size-section", "-c", &c_text, "-o", &object_text]);
     compile.extend_from_slice(extra_flags);
     run("clang-19", &compile);
