@@ -40,8 +40,9 @@ impl<'a> Context<'a> {
     /// the context. Callers hold the vendor-calls lock ([`super::Owner::load`] does).
     ///
     /// The context is built where it is kept, in `slot` (it is large: its graphs' tensors), so no copy of it sits
-    /// on the stack; after a failure `slot` is `None` again.
-    pub fn load(
+    /// on the stack; after a failure `slot` is `None` again. [`super::Owner`] loads this way; [`Context::load`]
+    /// answers the context by value instead.
+    pub fn load_into(
         slot: &mut Option<Context<'a>>,
         libraries: &'a Libraries,
         arena: &Arena<'a>,
@@ -53,6 +54,19 @@ impl<'a> Context<'a> {
             *slot = None;
         }
         loaded
+    }
+
+    /// [`Context::load_into`] a slot of its own, answering the context by value (for callers that keep it on
+    /// their own, such as host tools and tests).
+    pub fn load(
+        libraries: &'a Libraries,
+        arena: &Arena<'a>,
+        request: &LoadRequest<'a, '_>,
+    ) -> Result<Context<'a>, RuntimeError> {
+        let mut slot = None;
+        Context::load_into(&mut slot, libraries, arena, request)?;
+        // A load that succeeded filled the slot; the error keeps this free of a panic path.
+        slot.ok_or(RuntimeError::MissingFunction("contextCreateFromBinary"))
     }
 
     fn build(

@@ -148,7 +148,7 @@ impl<'a, F: Footing<'a>> Owner<F> {
         let began = Current::now_ticks();
         let loaded = {
             let _vendor = VendorCalls::lock();
-            Context::load(&mut self.context, libraries, &arena, &request)
+            Context::load_into(&mut self.context, libraries, &arena, &request)
         };
         self.load_ticks = Current::now_ticks().saturating_sub(began);
         self.arena_used = arena.used();

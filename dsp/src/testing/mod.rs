@@ -115,7 +115,7 @@ pub(crate) fn load_copy<'a>(
     bytes: &[u8],
     options: ContextOptions<'_>,
 ) -> Result<Context<'a>, RuntimeError> {
-    load(libraries, arena, &LoadRequest::new(Binary::Copy(bytes)).with_options(options))
+    Context::load(libraries, arena, &LoadRequest::new(Binary::Copy(bytes)).with_options(options))
 }
 
 /// Loads `binary`, kept by the caller, on `libraries` with `options`: in place when aligned, else copied into `arena`.
@@ -125,19 +125,7 @@ pub(crate) fn load_in_place<'a>(
     binary: crate::runtime::PersistentBinary<'a>,
     options: ContextOptions<'_>,
 ) -> Result<Context<'a>, RuntimeError> {
-    load(libraries, arena, &LoadRequest::new(Binary::InPlace(binary)).with_options(options))
-}
-
-/// [`Context::load`] into a slot of its own, for tests that keep the context by value.
-pub(crate) fn load<'a>(
-    libraries: &'a Libraries,
-    arena: &Arena<'a>,
-    request: &LoadRequest<'a, '_>,
-) -> Result<Context<'a>, RuntimeError> {
-    let mut slot = None;
-    Context::load(&mut slot, libraries, arena, request)?;
-    // A successful load always fills the slot; the error only keeps this free of a panic path.
-    slot.ok_or(RuntimeError::MissingFunction("contextCreateFromBinary"))
+    Context::load(libraries, arena, &LoadRequest::new(Binary::InPlace(binary)).with_options(options))
 }
 
 /// A fake binary of [`BINARY_BYTES`] holding `spec`.
