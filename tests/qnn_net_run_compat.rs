@@ -277,11 +277,12 @@ fn duration_loops_over_the_list_until_its_time_is_up_in_both_modes() {
         let record: serde_json::Value =
             serde_json::from_slice(&std::fs::read(output.join("lpai_net_run.json")).unwrap()).unwrap();
         let inferences = record["inferences"].as_u64().unwrap() as usize;
-        assert!(inferences > 3, "{mode:?}: only {inferences} inferences in 0.3 s");
+        // However fast the machine: at least one whole pass of the 3-line list, then whole passes or a part.
+        assert!(inferences >= 3, "{mode:?}: {inferences} inferences, less than one pass of the list");
         let written = common::result_files(&output);
         assert_eq!(written.len(), inferences, "{mode:?}: a result per inference, numbered on");
         let reference = common::fixture("kws_conv").join("reference/float");
-        for result in [0, 3, inferences - 1] {
+        for result in 0..inferences {
             let file = format!("Result_{result}/logits.raw");
             same_bytes(&output.join(&file), &reference.join(format!("Result_{}/logits.raw", result % 3)));
         }

@@ -33,11 +33,25 @@ fn last_error(handle: u64) -> Result<Vec<u8>, u32> {
     Ok(message.get(..length.min(64)).unwrap_or(&[]).to_vec())
 }
 
+/// Calls a worker makes on its first handle while waiting for the closer to close it under them.
+const WAIT_FOR_CLOSE_CALLS: u32 = if cfg!(miri) { 20_000 } else { 10_000_000 };
+
 /// One worker round: open, fail a call, read its message, close. A handle closed under the worker by the
-/// closer answers BAD_HANDLE from then on; nothing else may come back.
-fn worker_round(published: &AtomicU64) -> Result<(), std::string::String> {
+/// closer answers BAD_HANDLE from then on; nothing else may come back. With `until_closed` the worker keeps calling
+/// until the closer has closed the handle under it, so every run sees a close race a use.
+fn worker_round(published: &AtomicU64, until_closed: bool) -> Result<(), std::string::String> {
     let handle = open().ok_or("open failed")?;
     published.store(handle, Ordering::Release);
+    if until_closed {
+        for _ in 0..WAIT_FOR_CLOSE_CALLS {
+            match unload_nothing(handle) {
+                Err(BAD_PARAMETER) => std::thread::yield_now(),
+                Err(BAD_HANDLE) => return Ok(()),
+                other => return Err(std::format!("unload on a live handle answered {other:?}")),
+            }
+        }
+        return Err("the closer never closed the handle in use".into());
+    }
     for _ in 0..3 {
         match unload_nothing(handle) {
             Err(BAD_PARAMETER) => {}
@@ -64,8 +78,8 @@ fn racing_calls_closes_and_stale_handles_answer_only_what_they_may() {
         .map(|index| {
             let published = Arc::clone(&published);
             std::thread::spawn(move || -> Result<(), std::string::String> {
-                for _ in 0..ROUNDS {
-                    worker_round(&published[index])?;
+                for round in 0..ROUNDS {
+                    worker_round(&published[index], round == 0)?;
                 }
                 Ok(())
             })
@@ -121,8 +135,10 @@ fn racing_calls_closes_and_stale_handles_answer_only_what_they_may() {
     for result in results {
         result.unwrap();
     }
-    closed.unwrap();
+    let closed = closed.unwrap();
     prowled.unwrap();
+    // Each worker's first handle was closed under it by the closer, at least.
+    assert!(closed >= WORKERS as u32, "the closer closed {closed} handles in use, fewer than the {WORKERS} workers");
     // Every handle the workers used is closed now: none answers anything but BAD_HANDLE.
     for slot in published.iter() {
         assert_eq!(unload_nothing(slot.load(Ordering::Acquire)), Err(BAD_HANDLE));

@@ -118,6 +118,8 @@ pub struct Qemu {
     broken: Option<String>,
     guard_violations: u32,
     tracing: bool,
+    /// The thread relaying the shell's stderr; it ends when the shell does.
+    relay: Option<std::thread::JoinHandle<()>>,
 }
 
 impl std::fmt::Debug for Qemu {
@@ -277,7 +279,7 @@ impl QemuLaunch {
         };
         let ready = Arc::new(AtomicBool::new(false));
         let (forward, forwarding) = (lines.clone(), ready.clone());
-        std::thread::spawn(move || relay_stderr(errors, &forward, &forwarding, log.as_deref()));
+        let relay = std::thread::spawn(move || relay_stderr(errors, &forward, &forwarding, log.as_deref()));
         let mut qemu = Qemu {
             skel,
             child,
@@ -287,6 +289,7 @@ impl QemuLaunch {
             broken: None,
             guard_violations: 0,
             tracing: options.trace.is_some(),
+            relay: Some(relay),
         };
         match qemu.read_frame() {
             Ok(body) if body == shell_frame::READY => {
@@ -295,8 +298,10 @@ impl QemuLaunch {
             }
             Err(error) if error.kind() == std::io::ErrorKind::UnexpectedEof => {
                 let status = qemu.child.wait().map_or_else(|error| error.to_string(), |status| status.to_string());
-                // The relay thread ends with the process; give it a moment to take the last line.
-                std::thread::sleep(std::time::Duration::from_millis(50));
+                // The relay thread ends with the process's stderr, after taking its last line.
+                if let Some(relay) = qemu.relay.take() {
+                    let _ = relay.join();
+                }
                 Err(QemuError::Refused { status, reason: qemu.last_line() })
             }
             // Dropping `qemu` ends the process.
