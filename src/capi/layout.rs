@@ -64,9 +64,41 @@ layout_table! {
     "capi_register_event_to_dsp_client_v2_t.event_cfg offset":
         offset_of!(RegisterEventToDspClientV2, event_config) => 24 / 20;
 
-    "capi_interface_extns_t size": size_of::<InterfaceExtensionDescriptor>() => 24 / 20;
-    "capi_interface_extns_t.is_supported offset": offset_of!(InterfaceExtensionDescriptor, is_supported) => 4 / 4;
-    "capi_interface_extns_t.capabilities offset": offset_of!(InterfaceExtensionDescriptor, capabilities) => 8 / 8;
+    "capi_interface_extn_desc_t size": size_of::<InterfaceExtensionDescriptor>() => 24 / 20;
+    "capi_interface_extn_desc_t.is_supported offset": offset_of!(InterfaceExtensionDescriptor, is_supported) => 4 / 4;
+    "capi_interface_extn_desc_t.capabilities offset": offset_of!(InterfaceExtensionDescriptor, capabilities) => 8 / 8;
     "capi_param_persistence_info_t size": size_of::<ParamPersistenceInfo>() => 12 / 12;
     "capi_param_persistence_info_t.param_id offset": offset_of!(ParamPersistenceInfo, param_id) => 8 / 8;
+}
+
+#[cfg(test)]
+mod tests {
+    /// The typedef names of audioreach-engine's CAPI headers (capi.h, capi_types.h, capi_properties.h,
+    /// capi_events.h, capi_intf_extn_*.h) for the types the table measures: a row names the header's type.
+    const HEADER_TYPES: &[&str] = &[
+        "capi_t",
+        "capi_vtbl_t",
+        "capi_buf_t",
+        "capi_port_info_t",
+        "capi_prop_t",
+        "capi_proplist_t",
+        "capi_stream_data_t",
+        "capi_stream_data_v2_t",
+        "capi_standard_data_format_t",
+        "capi_standard_data_format_v2_t",
+        "capi_event_info_t",
+        "capi_event_callback_info_t",
+        "capi_event_data_to_dsp_client_v2_t",
+        "capi_register_event_to_dsp_client_v2_t",
+        "capi_interface_extn_desc_t",
+        "capi_param_persistence_info_t",
+    ];
+
+    #[test]
+    fn every_row_names_a_type_of_the_headers() {
+        for check in super::layout_checks() {
+            let type_name = check.what.split([' ', '.']).next().unwrap_or("");
+            assert!(HEADER_TYPES.contains(&type_name), "{}: {type_name} is not a type of the CAPI headers", check.what);
+        }
+    }
 }
