@@ -283,4 +283,14 @@ pub struct CoreAffinity {
 impl CoreAffinity {
     /// The documented default: soft affinity, any core.
     pub const DEFAULT: Self = Self { affinity: CoreAffinityType::SOFT, core_selection: 0 };
+
+    /// Whether `core_selection` is a mask LPAI supports: any core (0) or exactly one (one bit). `QnnLpaiGraph.h`:
+    /// a mix of cores is not yet supported, and with several bits set the behaviour is undefined.
+    pub const fn supports(core_selection: u32) -> bool {
+        core_selection.count_ones() <= 1
+    }
 }
+
+/// Why a `core_selection` of several bits is refused, wherever the setting enters.
+pub const CORE_MIX_UNSUPPORTED: &str = "selects more than one core, which LPAI does not yet support (QnnLpaiGraph.h: \
+     with several bits set the behaviour is undefined); select one core (one bit, 1 << core) or any core (0)";

@@ -43,6 +43,7 @@ pub(crate) fn code_of(error: &RuntimeError) -> c_int {
         | RuntimeError::RecordGraphMissing { .. } => ERROR_BINARY,
         RuntimeError::Qnn { .. } | RuntimeError::NeverCompleted { .. } | RuntimeError::BadAlignment { .. } => ERROR_QNN,
         RuntimeError::NoSuchGraph
+        | RuntimeError::CoreMix(_)
         | RuntimeError::NoSuchTensor { .. }
         | RuntimeError::UnsupportedDataType { .. }
         | RuntimeError::TensorSize { .. } => ERROR_INVALID_ARGUMENT,

@@ -4,6 +4,7 @@
 
 use crate::platform::MAX_PATH_BYTES;
 use core::ffi::CStr;
+use lpai_direct::qnn::lpai;
 
 /// A library path from the configuration: UTF-8 without a NUL, kept with a NUL after it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -197,6 +198,9 @@ fn read(payload: &[u8], mut config: Option<&mut Config>) -> Result<(), ConfigErr
                 if bit == 3 && number == 0 {
                     return Err(error("hop must be at least 1"));
                 }
+                if bit == 9 && !lpai::CoreAffinity::supports(number) {
+                    return Err(error("core_selection selects more than one core: LPAI does not yet support a mix"));
+                }
                 if let Some(config) = config {
                     *setting(config) = number;
                 }
@@ -218,13 +222,13 @@ mod tests {
     #[test]
     fn every_key_is_read() {
         let text = b"backend=/vendor/lib/libQnnLpai.so\nsystem_library=\nchannel=5\nhop=160\r\nisland=1\nfps=30\n\
-                     ftrt_ratio=10\nclient_type=1\naffinity=2\ncore_selection=3\n\0garbage after the NUL";
+                     ftrt_ratio=10\nclient_type=1\naffinity=2\ncore_selection=2\n\0garbage after the NUL";
         let config = Config::parse(text).unwrap();
         assert_eq!(config.backend.as_str(), "/vendor/lib/libQnnLpai.so");
         assert_eq!((config.system_library.as_str(), config.channel, config.hop, config.island), ("", 5, 160, true));
         assert_eq!(
             config.performance,
-            Performance { fps: 30, ftrt_ratio: 10, client_type: 1, affinity: 2, core_selection: 3 }
+            Performance { fps: 30, ftrt_ratio: 10, client_type: 1, affinity: 2, core_selection: 2 }
         );
     }
 
@@ -260,6 +264,7 @@ mod tests {
             (b"channel=4294967296\0", 1, "decimal"),
             (b"hop=0\0", 1, "at least 1"),
             (b"island=2\0", 1, "0 or 1"),
+            (b"channel=1\ncore_selection=3\0", 2, "more than one core"),
             (b"backend=\0", 1, "backend"),
             (b"fps=1\nfps=2\0", 2, "twice"),
         ] {

@@ -89,6 +89,8 @@ pub enum RuntimeError {
     },
     /// A graph index or name that the context does not have.
     NoSuchGraph,
+    /// A `core_selection` of several cores ([`lpai_direct::qnn::lpai::CORE_MIX_UNSUPPORTED`]).
+    CoreMix(u32),
     /// A tensor index that the graph does not have.
     NoSuchTensor {
         /// The index asked for.
@@ -231,6 +233,9 @@ impl Say for RuntimeError {
                 say!(f, count, " ", what, ", but this runtime holds at most ", limit)
             }
             RuntimeError::NoSuchGraph => f.text("no such graph in the context"),
+            RuntimeError::CoreMix(mask) => {
+                say!(f, "core_selection ", Hex::of(*mask), " ", lpai_direct::qnn::lpai::CORE_MIX_UNSUPPORTED)
+            }
             RuntimeError::NoSuchTensor { index } => say!(f, "the graph has no tensor number ", index),
             RuntimeError::UnsupportedDataType { tensor, data_type } => {
                 let name = lpai_direct::qnn::DataType(*data_type).c_name().unwrap_or("an unknown data type");

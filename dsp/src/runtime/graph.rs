@@ -353,6 +353,9 @@ impl<'a> Graph<'a> {
         affinity: lpai::CoreAffinity,
         priority: Option<Priority>,
     ) -> Result<(), RuntimeError> {
+        if !lpai::CoreAffinity::supports(affinity.core_selection) {
+            return Err(RuntimeError::CoreMix(affinity.core_selection));
+        }
         let Some(settings) = self.lpai.as_mut() else {
             log!(Level::Info, "graph ", self.name(), ": not on LPAI: skipping PERF_CFG and CORE_AFFINITY");
             return match priority {

@@ -34,6 +34,7 @@ impl SkelError {
             | RuntimeError::BinarySize(_)
             | RuntimeError::TensorSize { .. }
             | RuntimeError::NoSuchGraph
+            | RuntimeError::CoreMix(_)
             | RuntimeError::NoSuchTensor { .. }
             | RuntimeError::BadAlignment { .. }
             | RuntimeError::RecordGraphMissing { .. }

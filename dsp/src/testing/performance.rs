@@ -2,7 +2,7 @@
 //! them again and finalizes again; on a non-LPAI backend only the priority applies.
 
 use super::fake::{self, binary, Event, GraphId, Settings};
-use crate::runtime::{Arena, Backend, BackendOptions, ContextOptions, Libraries};
+use crate::runtime::{Arena, Backend, BackendOptions, ContextOptions, GraphOptions, Libraries, RuntimeError};
 use lpai_direct::qnn::{lpai, Priority};
 
 const G0: GraphId = GraphId { context: 0, graph: 0 };
@@ -29,6 +29,29 @@ crate::self_tests! {
         expect_ok!(graph.write_input(0, &[1, 2, 3, 4]));
         check!(expect_ok!(graph.execute()).attempts == 1);
         check!(expect_some!(graph.output_bytes(0)) == [2, 3, 4, 5]);
+    }
+
+    fn a_mix_of_cores_is_refused_when_set_and_at_load_naming_the_mask() {
+        let session = fake::begin(Settings::LPAI);
+        load_one_graph!(context);
+        let graph = expect_some!(context.graph_mut(0));
+        let before = session.record().events.len();
+        let mix = lpai::CoreAffinity { affinity: lpai::CoreAffinityType::HARD, core_selection: 0b11 };
+        let refused = graph.set_performance(lpai::PerfCfg::DEFAULT, mix, None);
+        check!(matches!(refused, Err(RuntimeError::CoreMix(0b11))));
+        let Err(error) = refused else {
+            return Err(crate::selftest::Failure { file: file!(), line: line!(), condition: "a mix of cores is refused" });
+        };
+        check!(crate::message!(error).as_str().starts_with("core_selection 0x3 selects more than one core"));
+        check!(session.record().events.len() == before);
+
+        let bytes = expect_some!(super::binary(&binary::ONE_GRAPH));
+        let mut buffer = [0u8; super::ARENA_BYTES];
+        let arena = Arena::new(&mut buffer);
+        let libraries = expect_ok!(super::fake_libraries(&BackendOptions::default()));
+        let options = ContextOptions { graph: GraphOptions { affinity: mix, ..GraphOptions::default() }, ..Default::default() };
+        let refused = super::load_copy(&libraries, &arena, &bytes, options);
+        check!(matches!(refused, Err(RuntimeError::CoreMix(0b11))));
     }
 
     fn on_another_backend_only_the_priority_is_set() {

@@ -101,16 +101,21 @@ pub fn from_params(path: &Path, value: serde_json::Value) -> Result<LpaiConfig> 
             let affinity = execute.affinity.as_deref().unwrap_or("soft");
             let affinities = [("soft", 1), ("hard", 2)];
             let affinity = lpai::CoreAffinityType(choice(path, "lpai_graph.execute.affinity", affinity, &affinities)?);
+            let core_selection = execute.core_selection.unwrap_or(lpai::CoreAffinity::DEFAULT.core_selection);
+            if !lpai::CoreAffinity::supports(core_selection) {
+                bail!(
+                    "config file {}: lpai_graph.execute.core_selection {core_selection:#x} {}",
+                    path.display(),
+                    lpai::CORE_MIX_UNSUPPORTED
+                );
+            }
             (
                 Some(lpai::PerfCfg {
                     fps: execute.fps.unwrap_or(lpai::PerfCfg::DEFAULT.fps),
                     ftrt_ratio: execute.ftrt_ratio.unwrap_or(lpai::PerfCfg::DEFAULT.ftrt_ratio),
                     client_type,
                 }),
-                Some(lpai::CoreAffinity {
-                    affinity,
-                    core_selection: execute.core_selection.unwrap_or(lpai::CoreAffinity::DEFAULT.core_selection),
-                }),
+                Some(lpai::CoreAffinity { affinity, core_selection }),
             )
         }
     };
@@ -173,5 +178,19 @@ mod tests {
             message.contains("lpai_backend.enable_hw_ver is \"v9\"; expected one of v5, v5_1, v6, v7"),
             "{message}"
         );
+    }
+
+    #[test]
+    fn a_mix_of_cores_is_refused_naming_the_file_and_the_mask() {
+        let dir = tempfile::tempdir().unwrap();
+        let mix = dir.path().join("mix.conf");
+        std::fs::write(&mix, r#"{"lpai_graph": {"execute": {"affinity": "hard", "core_selection": 3}}}"#).unwrap();
+        let message = format!("{:#}", read(&mix).unwrap_err());
+        let expected =
+            format!("config file {}: lpai_graph.execute.core_selection 0x3 selects more than one core", mix.display());
+        assert!(message.starts_with(&expected) && message.contains("(0)"), "{message}");
+        let one = dir.path().join("one.conf");
+        std::fs::write(&one, r#"{"lpai_graph": {"execute": {"core_selection": 4}}}"#).unwrap();
+        assert_eq!(read(&one).unwrap().affinity.unwrap().core_selection, 4);
     }
 }
