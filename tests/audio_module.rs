@@ -302,6 +302,8 @@ fn stereo_frames_give_lpai_net_runs_results_on_channel_1_with_a_hop_and_pass_the
     assert_eq!(ResultHeader::decode(&again[0].bytes).unwrap().inferences, 1);
     assert!(again[0].bytes[RESULT_HEADER_BYTES..] == expected[0][..]);
     assert_eq!(end(table, instance), EOK);
+    // SPF destroys the module's bypass before end(): an event raised there (PROCESS_STATE off) would leak one.
+    assert!(spf.taken().is_empty(), "end() raises no event");
     assert_eq!(end(table, instance), EBADPARAM, "an ended module is not live");
 }
 

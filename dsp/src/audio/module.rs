@@ -562,9 +562,11 @@ impl Module {
         result
     }
 
-    /// `end`: frees the model and the record copy, in that order, and ends the state.
+    /// `end`: frees the model and the record copy, in that order, and ends the state. It raises no event: SPF
+    /// has destroyed the module's bypass before calling `end`, and a PROCESS_STATE now would make it a new one
+    /// that nothing frees.
     pub fn end(&mut self) -> CapiError {
-        self.unload();
+        self.model = None;
         self.metadata = None;
         self.magic = 0;
         EOK
