@@ -1,0 +1,27 @@
+//! The skel's output sequences from C, as a qaic-generated stub calls them: a short or null `last_error` buffer
+//! answers success and the size it needed (tests/c/skel_short_buffers.c on the host skel); `describe` and
+//! `profile` follow the same rule (the IDL's comments say so, and `dsp/src/testing` checks them on the Rust side).
+
+mod common;
+
+use std::process::Command;
+
+#[test]
+fn a_short_or_null_output_buffer_answers_success_and_the_size_needed() {
+    let work = tempfile::tempdir().unwrap();
+    let program = work.path().join("skel_short_buffers");
+    let source = common::root().join("tests/c/skel_short_buffers.c");
+    let compiled = Command::new("cc")
+        .args(["-std=c99", "-Wall", "-Wextra", "-Werror", "-o"])
+        .arg(&program)
+        .arg(&source)
+        .arg("-ldl")
+        .status()
+        .expect("the C compiler (cc) runs");
+    assert!(compiled.success(), "compiling {} failed", source.display());
+    let output = Command::new(&program).arg(common::host_skel()).output().unwrap();
+    let printed = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{printed}{}", String::from_utf8_lossy(&output.stderr));
+    assert!(printed.contains("whole: ") && printed.contains("no loaded context has id 7"), "{printed}");
+    assert!(printed.contains("short: status 0, needed ") && printed.contains("null: status 0, needed "), "{printed}");
+}
