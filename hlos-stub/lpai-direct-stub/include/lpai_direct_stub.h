@@ -4,6 +4,11 @@
  *
  * Every function returns 0 on success or an error code (an AEE code from the skel, e.g. 0x8000040E for a bad
  * parameter); lpai_direct_stub_last_error() then gives a message saying what went wrong.
+ *
+ * Output sizes: the skel's describe, profile and last_error methods answer success with a short or null output
+ * buffer and report the size they needed (idl/lpai_direct.idl). This library compares and asks again with room
+ * enough (a last_error message is cut at 512 bytes); a C caller of a stub qaic generates from the IDL must compare
+ * the *_bytes out-value with its buffer itself.
  */
 #ifndef LPAI_DIRECT_STUB_H
 #define LPAI_DIRECT_STUB_H
