@@ -119,10 +119,14 @@ fn execute(settings: &Settings, checked: &Checked, transport: ChosenTransport, r
         }
     };
     record.times.load_us = opened.load_us;
-    let lists = lists::check(settings, &opened.graphs, &checked.config, &checked.native_inputs)?;
+    // What the lists are checked against and what runs come from the binary: a mismatch or a refusal names it
+    // (a flipped shape in a corrupt binary reads as inputs of the wrong size).
+    let lists = lists::check(settings, &opened.graphs, &checked.config, &checked.native_inputs)
+        .with_context(|| checked.what.clone())?;
     describe(record, &mut opened, &lists);
     let mut events = Vec::new();
-    let ran = run_lists(&mut opened, &lists, settings, &checked.config, &mut events, record);
+    let ran = run_lists(&mut opened, &lists, settings, &checked.config, &mut events, record)
+        .with_context(|| checked.what.clone());
     let Opened { stub, configuration, .. } = opened;
     record.inferences = record.times.dsp_execute_us.len();
     // The close that ends the run counts too.
