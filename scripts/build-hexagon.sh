@@ -5,7 +5,8 @@
 #       for the aDSP (HEX_VER), exporting capi_lpai_direct_get_static_properties and capi_lpai_direct_init alone
 #   target/hexagon-capi-stack/hexagon-unknown-linux-musl/release/liblpai_direct_capi.so  the module's build plus
 #       -Z emit-stack-sizes, whose worst-case stack depth (entry points and function table) lpai-stack-check prints
-#   target/hexagon-selftest/hexagon-unknown-linux-musl/release/lpai-dsp-selftest  the qemu-hexagon self-test (v73)
+#   target/hexagon-selftest/hexagon-unknown-linux-musl/release/lpai-dsp-selftest  the qemu-hexagon self-test (v73,
+#       tests/dsp-selftest: dsp's self-tests, with the contract model of libQnnLpai registered as built-in libraries)
 #   target/hexagon-panic-probe/hexagon-unknown-linux-musl/release/liblpai_direct_skel.so  the skel's build plus one
 #       reachable panic (feature panic-probe), left as linked: tests/stack_and_panic.rs expects lpai-skel-fixup to
 #       refuse it
@@ -18,9 +19,11 @@
 #       liblpai_direct_capi.so  the audio module, likewise (run by `lpai-pd-shell --capi`)
 #       lpai-pd-shell           the PD shell that loads it with its own ELF loader (tests/pd-shell)
 #       libQnnLpaiContract.so, libQnnSystemContract.so  the contract model of libQnnLpai (tests/contract-model)
-#   target/hexagon-embed/  the embedding API's qemu programs' parts (v73, static): liblpai_direct_embed.a with the
-#       Linux user-mode platform and the contract model built in (feature qemu-example), which tests/embed_api.rs
-#       links dsp/examples/c/sensor_loop.c against, and examples/sensor-loop, the Rust sensor-style loop
+#   target/hexagon-embed/  the embedding API's qemu programs' parts (v73, static): liblpai_embed_qemu.a
+#       (tests/embed-qemu: the C library with the Linux user-mode platform, feature qemu-example, plus the contract
+#       model of libQnnLpai and lpai_embed_qemu_register_contract_model), which tests/embed_api.rs links
+#       dsp/examples/c/sensor_loop.c against, and examples/sensor-loop, the Rust sensor-style loop (which registers
+#       the contract model itself)
 #   target/hexagon-embed-device/  liblpai_direct_embed.a for a device (QuRT platform, HEX_VER), and
 #       liblpai_direct_embed_check.so: that library linked as a PD library keeping only what the
 #       lpai_direct_embed_* functions reach, checked by lpai-skel-fixup (no reachable panic, PD services only)
@@ -110,14 +113,14 @@ CARGO_TARGET_DIR=target/hexagon-shell CARGO_ENCODED_RUSTFLAGS=$(encode "${selfte
 cp "target/hexagon-shell/$target/release/lpai-pd-shell" "$virtual/lpai-pd-shell"
 
 CARGO_TARGET_DIR=target/hexagon-selftest CARGO_ENCODED_RUSTFLAGS=$(encode "${selftest_flags[@]}") \
-  cargo build -q -p lpai-direct-dsp --bin lpai-dsp-selftest --features linux-user,self-test "${build_std[@]}"
+  cargo build -q -p lpai-dsp-selftest --bin lpai-dsp-selftest "${build_std[@]}"
 
-# The embedding API: its C library with the qemu platform and the contract model, and the Rust example, for the
-# qemu-hexagon programs of tests/embed_api.rs.
+# The embedding API: its C library with the qemu platform plus the contract model and its registration
+# (tests/embed-qemu), and the Rust example, for the qemu-hexagon programs of tests/embed_api.rs.
 CARGO_TARGET_DIR=target/hexagon-embed CARGO_ENCODED_RUSTFLAGS=$(encode "${selftest_flags[@]}") \
-  cargo build -q -p lpai-direct-embed --features qemu-example "${build_std[@]}"
+  cargo build -q -p lpai-embed-qemu --lib "${build_std[@]}"
 CARGO_TARGET_DIR=target/hexagon-embed CARGO_ENCODED_RUSTFLAGS=$(encode "${selftest_flags[@]}") \
-  cargo build -q -p lpai-direct-dsp --example sensor-loop --features linux-user,contract-model "${build_std[@]}"
+  cargo build -q -p lpai-direct-dsp --example sensor-loop --features linux-user "${build_std[@]}"
 # The device build of the C library (as firmware links it), and the proof that no panic is reachable from its
 # functions: linked as a PD library whose only roots are the lpai_direct_embed_* exports (linker/embed.ver), it
 # passes the skel's post-link checks.

@@ -20,19 +20,25 @@ cargo clippy -q -p lpai-direct-idl --features reader --all-targets -- -D warning
 
 step "clippy (Hexagon: the QuRT skel, the qemu platform alone, the qemu self-test build, the embedding API; -D warnings)"
 for features in "" "--features=linux-user" "--features=linux-user,self-test"; do
-  CARGO_PROFILE_DEV_PANIC=abort CARGO_TARGET_DIR=target/hexagon-clippy cargo clippy -q -p lpai-direct-dsp --lib --bins $features \
+  CARGO_PROFILE_DEV_PANIC=abort CARGO_TARGET_DIR=target/hexagon-clippy cargo clippy -q -p lpai-direct-dsp --lib $features \
     --target hexagon-unknown-linux-musl -Z build-std=core -Z build-std-features=compiler-builtins-mem -- -D warnings
 done
-# The embedding API's C library (device build, and the qemu-example build) and its Rust example.
+# The qemu self-test program (tests/dsp-selftest: dsp's self-tests with the contract model registered).
+CARGO_PROFILE_DEV_PANIC=abort CARGO_TARGET_DIR=target/hexagon-clippy cargo clippy -q -p lpai-dsp-selftest \
+  --target hexagon-unknown-linux-musl -Z build-std=core -Z build-std-features=compiler-builtins-mem -- -D warnings
+# The embedding API's C library (device build, and the qemu-example build), the qemu programs' library over it
+# (tests/embed-qemu, with the contract model) and its Rust example.
 for features in "" "--features=qemu-example"; do
   CARGO_PROFILE_DEV_PANIC=abort CARGO_TARGET_DIR=target/hexagon-clippy cargo clippy -q -p lpai-direct-embed $features \
     --target hexagon-unknown-linux-musl -Z build-std=core -Z build-std-features=compiler-builtins-mem -- -D warnings
 done
+CARGO_PROFILE_DEV_PANIC=abort CARGO_TARGET_DIR=target/hexagon-clippy cargo clippy -q -p lpai-embed-qemu \
+  --target hexagon-unknown-linux-musl -Z build-std=core -Z build-std-features=compiler-builtins-mem -- -D warnings
 # The audio module's C shell (AudioReach CAPI).
 CARGO_PROFILE_DEV_PANIC=abort CARGO_TARGET_DIR=target/hexagon-clippy cargo clippy -q -p lpai-direct-capi --lib --target hexagon-unknown-linux-musl \
   -Z build-std=core -Z build-std-features=compiler-builtins-mem -- -D warnings
 CARGO_PROFILE_DEV_PANIC=abort CARGO_TARGET_DIR=target/hexagon-clippy cargo clippy -q -p lpai-direct-dsp --example sensor-loop \
-  --features linux-user,contract-model --target hexagon-unknown-linux-musl -Z build-std=core \
+  --features linux-user --target hexagon-unknown-linux-musl -Z build-std=core \
   -Z build-std-features=compiler-builtins-mem -- -D warnings
 CARGO_PROFILE_DEV_PANIC=abort CARGO_TARGET_DIR=target/hexagon-clippy cargo clippy -q -p lpai-pd-shell -p lpai-contract-model -p lpai-contract-lpai \
   -p lpai-contract-system --target hexagon-unknown-linux-musl -Z build-std=core \

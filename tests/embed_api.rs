@@ -1,8 +1,9 @@
 //! The embedding API from C and from Rust on the contract model of libQnnLpai: `dsp/examples/c/sensor_loop.c`,
-//! compiled by clang-19 against `dsp/include/lpai_direct_embed.h` for Hexagon (static and freestanding, linked by
-//! ld.lld-19 against the `qemu-example` build of liblpai_direct_embed.a, run under qemu-hexagon) and for the host
-//! (against the host build, loading the host contract model), and the Rust example `sensor-loop` under
-//! qemu-hexagon, all feed the `contract_single` fixture's native inputs frame by frame: they print the same lines,
+//! compiled by clang-19 against `dsp/include/lpai_direct_embed.h` for Hexagon (static and freestanding, with
+//! `-DLPAI_DIRECT_EMBED_QEMU`, linked by ld.lld-19 against liblpai_embed_qemu.a of `tests/embed-qemu`: the
+//! `qemu-example` build of the C library plus the contract model, which the program registers as built-in libraries;
+//! run under qemu-hexagon) and for the host (against the host build, loading the host contract model), and the Rust
+//! example `sensor-loop` under qemu-hexagon, all feed the `contract_single` fixture's native inputs frame by frame: they print the same lines,
 //! and every frame's output is the fixture's reference. The C example does the same with no system library, from
 //! the metadata record `lpai-net-run inspect` writes on the host (on the host and under qemu-hexagon). The header,
 //! both static libraries and the device check library agree on the functions, and no skel exports any of them.
@@ -19,7 +20,7 @@ const BUILT_BY_HOST: &str = "cargo build --release -p lpai-direct-embed -p lpai-
 const HOST_SYSTEM_LIBRARIES: [&str; 7] = ["-ldl", "-lgcc_s", "-lutil", "-lrt", "-lpthread", "-lm", "-lc"];
 
 fn hexagon_library() -> PathBuf {
-    common::artifact(&format!("target/hexagon-embed/{TARGET}/release/liblpai_direct_embed.a"), BUILT_BY_HEXAGON)
+    common::artifact(&format!("target/hexagon-embed/{TARGET}/release/liblpai_embed_qemu.a"), BUILT_BY_HEXAGON)
 }
 
 fn rust_example() -> PathBuf {
@@ -65,15 +66,16 @@ fn succeeded(what: &str, output: &Output) -> String {
 
 const C_FLAGS: [&str; 5] = ["-O2", "-std=c11", "-Wall", "-Wextra", "-Werror"];
 
-/// The C example for Hexagon: compiled freestanding (no libc: it makes its own syscalls), linked statically
-/// against the qemu-example static library, whose Linux user-mode platform has the `_start` that calls
-/// `lpai_program_main`.
+/// The C example for Hexagon: compiled freestanding (no libc: it makes its own syscalls) with
+/// `LPAI_DIRECT_EMBED_QEMU` (it registers the contract model first), linked statically against the qemu static
+/// library (`tests/embed-qemu`), whose Linux user-mode platform has the `_start` that calls `lpai_program_main`.
 fn build_c_for_hexagon(work: &Path) -> PathBuf {
     let root = common::root();
     let object = work.join("sensor_loop.o");
     let program = work.join("sensor_loop_hexagon");
     let compiled = run_tool("clang-19", |command| {
         command.arg(format!("--target={TARGET}")).args(["-mcpu=hexagonv73", "-ffreestanding", "-nostdlib", "-G0"]);
+        command.arg("-DLPAI_DIRECT_EMBED_QEMU");
         command.args(C_FLAGS).arg("-I").arg(root.join("dsp/include"));
         command.arg("-c").arg(root.join("dsp/examples/c/sensor_loop.c")).arg("-o").arg(&object);
     });
@@ -273,7 +275,7 @@ fn the_header_and_the_libraries_agree_and_no_skel_exports_the_embedding_api() {
     let declared = header_functions();
     assert!(declared.len() >= 15 && declared.contains(&"lpai_direct_embed_execute_frame".to_string()), "{declared:?}");
     assert_eq!(defined_functions(&host_library(), false), declared, "the host static library");
-    assert_eq!(defined_functions(&hexagon_library(), false), declared, "the qemu-example Hexagon static library");
+    assert_eq!(defined_functions(&hexagon_library(), false), declared, "the qemu Hexagon static library");
     let device = common::artifact("target/hexagon-embed-device/liblpai_direct_embed_check.so", BUILT_BY_HEXAGON);
     assert_eq!(defined_functions(&device, true), declared, "the device check library's exports");
     let host_skel = host_artifact("liblpai_direct_skel.so", "cargo build --release -p lpai-direct-dsp");
@@ -286,4 +288,37 @@ fn the_header_and_the_libraries_agree_and_no_skel_exports_the_embedding_api() {
         let exported = defined_functions(&skel, true);
         assert!(exported.is_empty(), "{} exports {exported:?}", skel.display());
     }
+}
+
+/// Every symbol an archive lists (defined or not), from llvm-nm-19.
+fn symbols(file: &Path) -> String {
+    let listed = run_tool("llvm-nm-19", |command| {
+        command.args(["--format=just-symbols"]).arg(file);
+    });
+    succeeded("llvm-nm-19", &listed)
+}
+
+#[test]
+fn the_shipped_c_library_has_no_contract_model_and_the_qemu_one_registers_it() {
+    let device = common::artifact(
+        &format!("target/hexagon-embed-device/{TARGET}/release/liblpai_direct_embed.a"),
+        BUILT_BY_HEXAGON,
+    );
+    for library in [host_library(), device] {
+        let listed = symbols(&library);
+        assert!(listed.contains("lpai_direct_embed_create"), "{} lists no embedding API", library.display());
+        for foreign in ["lpai_contract_model", "lpai_embed_qemu"] {
+            assert!(!listed.contains(foreign), "{} has {foreign} in it", library.display());
+        }
+    }
+    let qemu = defined_functions_all(&hexagon_library());
+    assert!(qemu.iter().any(|name| name == "lpai_embed_qemu_register_contract_model"), "{qemu:?}");
+}
+
+/// The names an archive defines, from llvm-nm-19.
+fn defined_functions_all(file: &Path) -> Vec<String> {
+    let listed = run_tool("llvm-nm-19", |command| {
+        command.args(["--defined-only", "--format=just-symbols"]).arg(file);
+    });
+    succeeded("llvm-nm-19", &listed).lines().map(str::to_string).collect()
 }

@@ -6,19 +6,35 @@
 //! qemu-hexagon -cpu v73 sensor-loop BACKEND SYSTEM_LIBRARY BINARY FRAME...
 //! ```
 //!
-//! The contract model of libQnnLpai is built in (feature `contract-model`) under `libQnnLpaiContract.so` and
-//! `libQnnSystemContract.so` (a path's last component is what counts). Prints exactly what
+//! The contract model of libQnnLpai is linked in (from the dsp crate's dev-dependency `lpai-contract-model`) and
+//! registered as built-in libraries under `libQnnLpaiContract.so` and `libQnnSystemContract.so` (a path's last
+//! component is what counts), as firmware registers a libQnnLpai it links into its image. Prints exactly what
 //! `dsp/examples/c/sensor_loop.c` prints on stdout (graph, tensors, `frame <i> <output name> <hex bytes>`,
 //! `binary in place: yes|no`), timings and the arena's high-water mark on stderr; `tests/embed_api.rs` compares
-//! the two. Build: `scripts/build-hexagon.sh` (features `linux-user,contract-model`, static, v73).
+//! the two. Build: `scripts/build-hexagon.sh` (feature `linux-user`, static, v73).
 #![no_std]
 #![no_main]
 
 use core::ffi::{c_char, CStr};
-use lpai_direct_skel::embed::{contract_model, Binary, Borrowed, Direction, Embed, Libraries, LoadRequest};
+use lpai_direct_skel::embed::{Binary, Borrowed, Direction, Embed, Libraries, LoadRequest};
+use lpai_direct_skel::platform::libraries::{
+    register_builtin_libraries, BuiltinLibrary, BuiltinRefused, BuiltinSymbol,
+};
 use lpai_direct_skel::platform::linux_user::{exit, write_all};
 use lpai_direct_skel::platform::{Current, Platform};
 use lpai_direct_skel::runtime::{BackendOptions, PersistentBinary, RuntimeError, TensorInfo};
+
+/// The contract model of libQnnLpai and its system library, linked in as built-in libraries.
+static CONTRACT_MODEL: [BuiltinLibrary; 2] = [
+    BuiltinLibrary {
+        name: lpai_contract_model::LPAI_LIBRARY_NAME,
+        symbols: &[BuiltinSymbol::backend_providers(lpai_contract_model::lpai_providers)],
+    },
+    BuiltinLibrary {
+        name: lpai_contract_model::SYSTEM_LIBRARY_NAME,
+        symbols: &[BuiltinSymbol::system_providers(lpai_contract_model::system_providers)],
+    },
+];
 
 /// Most outputs the loop prints.
 const MAX_OUTPUTS: usize = 8;
@@ -82,6 +98,7 @@ fn describe(out: &mut Out, direction: Direction, index: usize, tensor: &TensorIn
 /// Why the loop stopped.
 enum Stop {
     Usage,
+    Register(BuiltinRefused),
     Runtime(&'static str, RuntimeError),
     File(&'static str, &'static CStr),
 }
@@ -93,7 +110,7 @@ fn sensor_loop(arguments: &[&'static CStr]) -> Result<(), Stop> {
     if frames.is_empty() {
         return Err(Stop::Usage);
     }
-    let _ = contract_model::register();
+    register_builtin_libraries(&CONTRACT_MODEL).map_err(Stop::Register)?;
     let mut model = Model([0; 64 * 1024]);
     let model_bytes = Current::read_file(binary, &mut model.0).map_err(|_| Stop::File("the context binary", binary))?;
     let options = BackendOptions::default();
@@ -187,6 +204,10 @@ unsafe extern "C" fn lpai_program_main(initial_stack: *const u32) -> ! {
         Err(Stop::Usage) => {
             put!(error, "usage: sensor-loop BACKEND SYSTEM_LIBRARY BINARY FRAME...\n");
             exit(2)
+        }
+        Err(Stop::Register(refused)) => {
+            put!(error, "sensor-loop: the contract model cannot be registered: ", refused, "\n");
+            exit(1)
         }
         Err(Stop::Runtime(step, runtime)) => {
             put!(error, "sensor-loop: ", step, " failed: ", runtime, "\n");

@@ -236,30 +236,3 @@ impl<F> Embed<F> {
         self.owner.arena_capacity()
     }
 }
-
-/// The contract model of libQnnLpai and its system library as built-in libraries, for the qemu examples of
-/// the embedding API (feature `contract-model`) and the self-tests; never part of a device build.
-#[cfg(any(test, feature = "contract-model", feature = "self-test"))]
-pub mod contract_model {
-    use crate::platform::libraries::{register_builtin_libraries, BuiltinLibrary, BuiltinSymbol, BuiltinsFixed};
-
-    /// `libQnnLpaiContract.so` and `libQnnSystemContract.so`, linked in.
-    pub const LIBRARIES: [BuiltinLibrary; 2] = [
-        BuiltinLibrary {
-            name: lpai_contract_model::LPAI_LIBRARY_NAME,
-            symbols: &[BuiltinSymbol::backend_providers(lpai_contract_model::lpai_providers)],
-        },
-        BuiltinLibrary {
-            name: lpai_contract_model::SYSTEM_LIBRARY_NAME,
-            symbols: &[BuiltinSymbol::system_providers(lpai_contract_model::system_providers)],
-        },
-    ];
-
-    /// [`LIBRARIES`] as a set to register.
-    pub static BUILTINS: &[BuiltinLibrary] = &LIBRARIES;
-
-    /// Registers [`BUILTINS`] (once per program; the same set again is fine).
-    pub fn register() -> Result<(), BuiltinsFixed> {
-        register_builtin_libraries(&BUILTINS)
-    }
-}

@@ -2,7 +2,8 @@
 //! in builds with the `self-test` feature or under `cargo test`.
 //!
 //! A module declares its tests with [`self_tests!`]; each becomes a plain function listed in the module's
-//! `SELF_TESTS`, plus a `#[test]` wrapper for the host. `testing::all` gathers every module's list.
+//! `SELF_TESTS`, plus a `#[test]` wrapper for the host, which registers the contract model of libQnnLpai first (as
+//! the Hexagon self-test program does before it runs them). `testing::all` gathers every module's list.
 
 use core::fmt;
 
@@ -54,6 +55,7 @@ macro_rules! self_tests {
             $(
                 #[test]
                 fn $name() -> Result<(), std::string::String> {
+                    $crate::testing::host::register_contract_model();
                     super::$name().map_err(|failure| std::string::ToString::to_string(&failure))
                 }
             )*

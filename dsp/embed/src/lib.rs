@@ -10,8 +10,11 @@
 //! when create is given no system library, from a metadata record passed with the binary
 //! ([`lpai_direct_embed_load_with_metadata`]).
 //!
-//! With the feature `qemu-example` (qemu-hexagon programs only, never a device build) the contract model of
-//! libQnnLpai is built in as `libQnnLpaiContract.so` and `libQnnSystemContract.so`.
+//! With the feature `qemu-example` (qemu-hexagon programs only, never a device build) the library runs on the Linux
+//! user-mode platform; the qemu programs link it through `tests/embed-qemu`, which adds the contract model of
+//! libQnnLpai and a function that registers it as the built-in libraries `libQnnLpaiContract.so` and
+//! `libQnnSystemContract.so`, as firmware registers a libQnnLpai it links in
+//! (`lpai_direct_skel::platform::libraries::register_builtin_libraries`).
 #![no_std]
 
 mod call;
@@ -20,8 +23,7 @@ mod frames;
 mod handle;
 mod lifecycle;
 mod queries;
-// Not with `qemu-example`, whose create registers its own built-in set (the contract model alone).
-#[cfg(all(test, not(feature = "qemu-example")))]
+#[cfg(test)]
 mod tests;
 
 pub use errors::{

@@ -61,14 +61,6 @@ pub unsafe extern "C" fn lpai_direct_embed_create(
     let state = unsafe { &mut *slot };
     // From here on the handle is live: the caller destroys it, even after a failure, so that last_error can say why.
     out.write(slot.cast());
-    // The qemu-example build's built-in libraries: the contract model alone.
-    #[cfg(feature = "qemu-example")]
-    if lpai_direct_skel::embed::contract_model::register().is_err() {
-        return state.refuse(
-            crate::errors::ERROR_LIBRARY,
-            "another set of built-in libraries is registered: no contract model",
-        );
-    }
     let libraries = match Libraries::open(backend, system, &BackendOptions::default()) {
         Ok(libraries) => libraries,
         Err(error) => return state.fail(&error.error),

@@ -8,15 +8,25 @@ use crate::handle::State;
 use crate::*;
 use core::ffi::{c_char, c_int, c_void, CStr};
 use core::ptr;
-use lpai_direct_skel::platform::libraries::register_builtin_libraries;
+use lpai_direct_skel::platform::libraries::{register_builtin_libraries, BuiltinLibrary, BuiltinSymbol};
 use lpai_direct_skel::testing::contract_record;
 use lpai_direct_skel::testing::contract_single::{BINARY, FRAMES};
-use lpai_direct_skel::testing::fake::BUILTINS;
 use std::string::{String, ToString};
 use std::vec::Vec;
 
-const LPAI: &CStr = c"libQnnLpaiContract.so";
-const SYSTEM: &CStr = c"libQnnSystemContract.so";
+const LPAI: &CStr = lpai_contract_model::LPAI_LIBRARY_NAME;
+const SYSTEM: &CStr = lpai_contract_model::SYSTEM_LIBRARY_NAME;
+
+/// The contract model of libQnnLpai and its system library as built-in libraries.
+static CONTRACT_MODEL: [BuiltinLibrary; 2] = [
+    BuiltinLibrary { name: LPAI, symbols: &[BuiltinSymbol::backend_providers(lpai_contract_model::lpai_providers)] },
+    BuiltinLibrary { name: SYSTEM, symbols: &[BuiltinSymbol::system_providers(lpai_contract_model::system_providers)] },
+];
+
+/// Registers the contract model as built-in libraries (again: fine).
+fn register() {
+    register_builtin_libraries(&CONTRACT_MODEL).unwrap();
+}
 
 /// Memory at the contract model's start alignment.
 #[repr(C, align(128))]
@@ -29,7 +39,7 @@ fn last_error(embed: *mut EmbedHandle) -> String {
 
 /// A created embedding on the contract model over `arena`.
 fn create(arena: &mut [u8]) -> *mut EmbedHandle {
-    register_builtin_libraries(&BUILTINS).unwrap();
+    register();
     let mut embed = ptr::null_mut();
     // SAFETY: a live arena and NUL-terminated names.
     let created = unsafe {
@@ -189,7 +199,7 @@ fn pointers_sizes_and_order_are_checked() {
 
 /// The contract model's metadata record (made through its system library, as `lpai-net-run inspect` does).
 fn record() -> Vec<u8> {
-    register_builtin_libraries(&BUILTINS).unwrap();
+    register();
     let mut record = [0u8; 256];
     let length = contract_record(&mut record).expect("the contract model's record");
     record[..length].to_vec()

@@ -14,14 +14,22 @@
  * stderr. Exit status 0 when every call succeeded.
  *
  * The same source builds two ways: a static, freestanding Hexagon program for qemu-hexagon (clang-19
- * --target=hexagon-unknown-linux-musl, linked with ld.lld-19 against liblpai_direct_embed.a built with the
- * `qemu-example` feature, whose Linux user-mode platform provides `_start`, which calls lpai_program_main), and a
- * host program with libc (against the host build of liblpai_direct_embed.a). tests/embed_api.rs builds and runs
- * both. */
+ * --target=hexagon-unknown-linux-musl -DLPAI_DIRECT_EMBED_QEMU, linked with ld.lld-19 against liblpai_embed_qemu.a
+ * from tests/embed-qemu: the embedding API's library with the `qemu-example` feature, whose Linux user-mode platform
+ * provides `_start`, which calls lpai_program_main, plus the contract model of libQnnLpai, which the program
+ * registers as built-in libraries first, as firmware registers a libQnnLpai it links in), and a host program with
+ * libc (against the host build of liblpai_direct_embed.a, loading the contract model's shared objects by path).
+ * tests/embed_api.rs builds and runs both. */
 #include "lpai_direct_embed.h"
 
 #include <stddef.h>
 #include <stdint.h>
+
+#ifdef LPAI_DIRECT_EMBED_QEMU
+/* tests/embed-qemu (the qemu programs only): registers the contract model of libQnnLpai and its system library as
+ * the built-in libraries libQnnLpaiContract.so and libQnnSystemContract.so; 0, or nonzero when refused. */
+int lpai_embed_qemu_register_contract_model(void);
+#endif
 
 /* ---- the little the program needs from its platform: read a file, write bytes, exit ---- */
 #ifdef __hexagon__
@@ -247,6 +255,13 @@ static int sensor_loop(int argc, char** argv) {
     }
 
     lpai_direct_embed* embed = NULL;
+#ifdef LPAI_DIRECT_EMBED_QEMU
+    /* The qemu program's libQnnLpai: the contract model linked in, registered under its library names. */
+    if (lpai_embed_qemu_register_contract_model() != 0) {
+        put(2, "sensor_loop: the contract model cannot be registered as built-in libraries\n");
+        return 1;
+    }
+#endif
     /* With a record: no system library (NULL), and the record passed with the binary. */
     CHECK(lpai_direct_embed_create(arena, sizeof arena, argv[1], record_path != NULL ? NULL : argv[2], &embed));
     /* The model stays in `model` until destroy; the static buffer's zeroed tail is the size padding. */

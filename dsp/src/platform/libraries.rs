@@ -1,9 +1,12 @@
 //! Opening libraries: built-in libraries (linked into the program and registered by name) first, then the
 //! platform's dynamic loader; an open [`Library`] is owned and closed when it drops. Firmware that links libQnnLpai
-//! into a static PD image registers it as built-in; so do the qemu programs for the fake backend and the contract
-//! model, since there is no loader there.
+//! into a static PD image registers it as built-in ([`register_builtin_libraries`]); so do the qemu programs and
+//! the tests, for the fake backend and the contract model of libQnnLpai, since there is no loader there. The
+//! registry is additive and append-only: each caller registers its own set, up to [`MAX_BUILTIN_LIBRARIES`] in
+//! all, and a registered name keeps meaning the same library for the life of the program.
 
-use super::{Current, LibraryHandle, Platform, PlatformError};
+use super::{Current, LibraryHandle, Line, Platform, PlatformError, Say};
+use crate::say;
 use core::ffi::{c_void, CStr};
 use core::ptr::NonNull;
 use core::sync::atomic::{AtomicPtr, Ordering};
@@ -38,45 +41,127 @@ impl BuiltinSymbol {
     }
 }
 
-/// A library linked into the program.
+/// A library linked into the program. Register it from a `static` (as [`register_builtin_libraries`] takes a
+/// `'static` slice): a registration is recognised again by the entry's address.
 #[derive(Clone, Copy, Debug)]
 pub struct BuiltinLibrary {
-    /// The name `open_library` answers to (compared with the path's last component).
+    /// The name [`Library::open`] answers to (compared with the path's last component).
     pub name: &'static CStr,
     /// What it exports.
     pub symbols: &'static [BuiltinSymbol],
 }
 
-/// The registered set: null until registered, then one pointer to a `'static` slice reference, never changed
-/// again, so that a name means the same library for the life of the program.
-static BUILTINS: AtomicPtr<&'static [BuiltinLibrary]> = AtomicPtr::new(core::ptr::null_mut());
+/// Most built-in libraries a program can register, over all its [`register_builtin_libraries`] calls.
+pub const MAX_BUILTIN_LIBRARIES: usize = 8;
 
-/// Why [`register_builtin_libraries`] refused.
+/// Why [`register_builtin_libraries`] refused an entry. The entries of the set before it stay registered.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct BuiltinsFixed;
+pub enum BuiltinRefused {
+    /// Another library is registered under this name: a name means the same library for the life of the program.
+    NameTaken(&'static CStr),
+    /// [`MAX_BUILTIN_LIBRARIES`] libraries are registered already.
+    Full,
+}
 
-/// Makes `libraries` loadable by name. The set is fixed from then on: registering the same set again is
-/// fine, any other set is refused.
-pub fn register_builtin_libraries(libraries: &'static &'static [BuiltinLibrary]) -> Result<(), BuiltinsFixed> {
-    let set = (libraries as *const &'static [BuiltinLibrary]).cast_mut();
-    match BUILTINS.compare_exchange(core::ptr::null_mut(), set, Ordering::AcqRel, Ordering::Acquire) {
-        Ok(_) => Ok(()),
-        Err(current) if current == set => Ok(()),
-        Err(_) => Err(BuiltinsFixed),
+impl Say for BuiltinRefused {
+    fn say(&self, line: &mut Line) {
+        match self {
+            BuiltinRefused::NameTaken(name) => say!(
+                line,
+                "another built-in library is registered as ",
+                name.to_str().unwrap_or("(a name that is not UTF-8)")
+            ),
+            BuiltinRefused::Full => say!(line, "the table of built-in libraries is full (", MAX_BUILTIN_LIBRARIES, ")"),
+        }
     }
 }
 
-fn builtins() -> &'static [BuiltinLibrary] {
-    let set = BUILTINS.load(Ordering::Acquire);
-    if set.is_null() {
-        return &[];
-    }
-    // SAFETY: `register_builtin_libraries` stored a pointer to a `'static` slice reference, never replaced.
-    unsafe { *set }
+/// An append-only table of built-in libraries: slots filled in order, never cleared or changed once filled, so it
+/// has no holes and a registered entry stays what its name means. Every non-null slot points at a `'static`
+/// [`BuiltinLibrary`] (only [`BuiltinTable::register`] writes a slot). Lock-free: a registration scans the slots
+/// once, claiming the first empty one with a compare-exchange.
+pub(crate) struct BuiltinTable<const N: usize> {
+    slots: [AtomicPtr<BuiltinLibrary>; N],
 }
 
-fn file_name(path: &CStr) -> &[u8] {
-    let bytes = path.to_bytes();
+impl<const N: usize> BuiltinTable<N> {
+    /// An empty table.
+    pub(crate) const fn new() -> Self {
+        BuiltinTable { slots: [const { AtomicPtr::new(core::ptr::null_mut()) }; N] }
+    }
+
+    /// The entry a slot's pointer names: `None` for an empty slot.
+    ///
+    /// # Safety
+    /// `pointer` was read from a slot of a table: null, or made from a `&'static BuiltinLibrary` by
+    /// `register_one`.
+    unsafe fn entry(pointer: *mut BuiltinLibrary) -> Option<&'static BuiltinLibrary> {
+        // SAFETY: null or made from a `&'static BuiltinLibrary` (the caller's promise); the entry is only ever read.
+        unsafe { pointer.cast_const().as_ref() }
+    }
+
+    /// The entry in `slot`: `None` while it is empty.
+    fn slot_entry(slot: &AtomicPtr<BuiltinLibrary>) -> Option<&'static BuiltinLibrary> {
+        // SAFETY: read from a slot, which only `register_one` writes.
+        unsafe { Self::entry(slot.load(Ordering::Acquire)) }
+    }
+
+    /// Appends every entry of `libraries` that is not registered already, in order; stops at the first refusal.
+    pub(crate) fn register(&self, libraries: &'static [BuiltinLibrary]) -> Result<(), BuiltinRefused> {
+        libraries.iter().try_for_each(|library| self.register_one(library))
+    }
+
+    /// Registers `library`: already there (the same `'static` entry) is fine, another entry of its name is refused,
+    /// otherwise it takes the first empty slot. A lost compare-exchange means another registration filled that slot
+    /// first; its entry is judged like any other, then the scan goes on, so two registrations of one name always meet.
+    fn register_one(&self, library: &'static BuiltinLibrary) -> Result<(), BuiltinRefused> {
+        let pointer = (library as *const BuiltinLibrary).cast_mut();
+        for slot in &self.slots {
+            let mut current = slot.load(Ordering::Acquire);
+            if current.is_null() {
+                match slot.compare_exchange(core::ptr::null_mut(), pointer, Ordering::AcqRel, Ordering::Acquire) {
+                    Ok(_) => return Ok(()),
+                    Err(winner) => current = winner,
+                }
+            }
+            // SAFETY: read from the slot (a load, or the winner a lost compare-exchange answers).
+            let Some(existing) = (unsafe { Self::entry(current) }) else { continue };
+            if core::ptr::eq(existing, library) {
+                return Ok(());
+            }
+            if existing.name == library.name {
+                return Err(BuiltinRefused::NameTaken(library.name));
+            }
+        }
+        Err(BuiltinRefused::Full)
+    }
+
+    /// The registered library whose name is `name`.
+    pub(crate) fn find(&self, name: &[u8]) -> Option<&'static BuiltinLibrary> {
+        self.slots.iter().map_while(Self::slot_entry).find(|library| library.name.to_bytes() == name)
+    }
+}
+
+/// The program's built-in libraries.
+static BUILTINS: BuiltinTable<MAX_BUILTIN_LIBRARIES> = BuiltinTable::new();
+
+/// Makes each of `libraries` loadable by its name, adding to what earlier calls registered (firmware, a test
+/// program and its test backends may each register their own set). A name keeps meaning the same library for the
+/// life of the program: registering the same `'static` entries again is fine, another entry under a registered
+/// name is refused ([`BuiltinRefused::NameTaken`]), and so is an entry past [`MAX_BUILTIN_LIBRARIES`]
+/// ([`BuiltinRefused::Full`]). The entries before a refused one stay registered. Lock-free, safe to call from
+/// several threads at once.
+pub fn register_builtin_libraries(libraries: &'static [BuiltinLibrary]) -> Result<(), BuiltinRefused> {
+    BUILTINS.register(libraries)
+}
+
+/// The registered built-in library whose name is the last component of `path`.
+pub(crate) fn find_builtin_library(path: &[u8]) -> Option<&'static BuiltinLibrary> {
+    BUILTINS.find(file_name(path))
+}
+
+/// The last component of a path.
+fn file_name(bytes: &[u8]) -> &[u8] {
     match bytes.iter().rposition(|&byte| byte == b'/') {
         Some(slash) => bytes.get(slash + 1..).unwrap_or(bytes),
         None => bytes,
@@ -101,8 +186,7 @@ enum Opened {
 impl Library {
     /// Opens a built-in library by name (the path's last component), or asks the platform's loader.
     pub fn open(path: &CStr) -> Result<Library, PlatformError> {
-        let name = file_name(path);
-        let opened = match builtins().iter().find(|builtin| builtin.name.to_bytes() == name) {
+        let opened = match find_builtin_library(path.to_bytes()) {
             Some(builtin) => Opened::Builtin(builtin),
             None => Opened::Loaded(Current::open_library(path)?),
         };

@@ -1,21 +1,20 @@
 //! Self-test: the skel runs a contract-model fixture with the contract model of libQnnLpai and its system library
-//! linked into the program and registered as built-in libraries (as firmware with no dynamic loader would link
-//! the vendor library): every native input line gives the fixture's reference output. On Hexagon it runs under
-//! qemu, with the PD services the model needs provided by the self-test program.
+//! linked into the program and registered as built-in libraries by the program (as firmware with no dynamic loader
+//! would link the vendor library; see [`crate::testing`]): every native input line gives the fixture's reference
+//! output. On Hexagon it runs under qemu, with the PD services the model needs provided by the self-test program.
 
-use crate::platform::libraries::register_builtin_libraries;
 use crate::runtime::SystemLibrary;
 use crate::testing::contract_single::{BINARY, FRAMES as LINES};
-use crate::testing::fake::BUILTINS;
 use crate::testing::record_metadata::with_first_input_id;
 use crate::testing::skel_end_to_end::{call, close, open};
+use crate::testing::{contract_model_registered, CONTRACT_LPAI_LIBRARY, CONTRACT_SYSTEM_LIBRARY};
 use lpai_direct::codec;
 use lpai_direct::metadata::{from_qnn, Record, Writer};
 
 /// The contract model's system library's description of [`BINARY`] as a metadata record in `out`; its length
-/// (the contract model's built-in libraries registered first). Also for the embedding API's tests.
+/// (the program registered the contract model's built-in libraries first). Also for the embedding API's tests.
 pub fn contract_record(out: &mut [u8]) -> Option<usize> {
-    let system = SystemLibrary::load(lpai_contract_model::SYSTEM_LIBRARY_NAME).ok()?;
+    let system = SystemLibrary::load(CONTRACT_SYSTEM_LIBRARY).ok()?;
     let description = system.describe(BINARY).ok()?;
     let graphs = description.graphs().ok()?;
     let mut writer = Writer::new(out);
@@ -26,12 +25,12 @@ pub fn contract_record(out: &mut [u8]) -> Option<usize> {
 
 crate::self_tests! {
     fn the_skel_runs_the_contract_model_linked_in_as_a_built_in_library() {
-        check!(register_builtin_libraries(&BUILTINS).is_ok());
+        check!(contract_model_registered());
         let handle = expect_some!(open());
         use codec::configure as c;
         let configured = call(handle, c::METHOD, |e| {
-            e.u32(c::LOG_LEVEL, 1)?.string(c::BACKEND, lpai_contract_model::LPAI_LIBRARY_NAME)?;
-            e.string(c::SYSTEM_LIBRARY, lpai_contract_model::SYSTEM_LIBRARY_NAME).map(drop)
+            e.u32(c::LOG_LEVEL, 1)?.string(c::BACKEND, CONTRACT_LPAI_LIBRARY)?;
+            e.string(c::SYSTEM_LIBRARY, CONTRACT_SYSTEM_LIBRARY).map(drop)
         }, |_| Ok(()));
         check!(configured.is_ok());
         let loaded = call(handle, codec::load::METHOD, |e| {
@@ -53,14 +52,14 @@ crate::self_tests! {
     }
 
     fn the_skel_runs_the_contract_model_with_a_metadata_record_and_no_system_library() {
-        check!(register_builtin_libraries(&BUILTINS).is_ok());
+        check!(contract_model_registered());
         let mut record = [0u8; 256];
         let length = expect_some!(contract_record(&mut record));
         let record = expect_some!(record.get(..length));
         let handle = expect_some!(open());
         use codec::configure as c;
         let configured = call(handle, c::METHOD, |e| {
-            e.u32(c::LOG_LEVEL, 1)?.string(c::BACKEND, lpai_contract_model::LPAI_LIBRARY_NAME)?;
+            e.u32(c::LOG_LEVEL, 1)?.string(c::BACKEND, CONTRACT_LPAI_LIBRARY)?;
             e.string(c::SYSTEM_LIBRARY, c"").map(drop)
         }, |_| Ok(()));
         check!(configured.is_ok());

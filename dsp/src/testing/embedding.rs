@@ -1,5 +1,5 @@
-//! Self-tests of the embedding API ([`crate::embed`]): the contract model of libQnnLpai, linked in as a built-in
-//! library, runs the `contract_single` fixture frame by frame from a binary used in place (and from one that has
+//! Self-tests of the embedding API ([`crate::embed`]): the contract model of libQnnLpai, linked in and registered
+//! as a built-in library by the program (see [`crate::testing`]), runs the `contract_single` fixture frame by frame from a binary used in place (and from one that has
 //! to be copied) with the fixture's reference outputs, with libQnnSystem or with a metadata record and no
 //! libQnnSystem at all; the fake backend shows the teardown order and the refusals.
 
@@ -7,9 +7,9 @@ use super::fake::{self, Event, Settings};
 use crate::embed::{Direction, Embed};
 use crate::platform::libraries::register_builtin_libraries;
 use crate::runtime::{BackendOptions, Binary, Borrowed, Libraries, LoadRequest, PersistentBinary, RuntimeError};
-use crate::testing::contract_record;
 use crate::testing::contract_single::{BINARY, FRAMES};
-use lpai_contract_model::{LPAI_LIBRARY_NAME, SYSTEM_LIBRARY_NAME};
+use crate::testing::{contract_model_registered, contract_record};
+use crate::testing::{CONTRACT_LPAI_LIBRARY as LPAI_LIBRARY_NAME, CONTRACT_SYSTEM_LIBRARY as SYSTEM_LIBRARY_NAME};
 use lpai_direct::metadata::{Record, Writer};
 use lpai_direct::qnn::DataType;
 
@@ -79,7 +79,7 @@ fn run_frames(embed: &mut Embed<Borrowed<'_>>) -> Result<bool, RuntimeError> {
 
 crate::self_tests! {
     fn the_embedding_runs_the_contract_fixture_frame_by_frame_on_a_binary_in_place() {
-        check!(register_builtin_libraries(&fake::BUILTINS).is_ok());
+        check!(contract_model_registered());
         let model = Model::at(0);
         let libraries = expect_ok!(Libraries::open(LPAI_LIBRARY_NAME, Some(SYSTEM_LIBRARY_NAME), &BackendOptions::default()));
         let mut arena = [0u8; ARENA_BYTES];
@@ -116,7 +116,7 @@ crate::self_tests! {
     }
 
     fn the_embedding_copies_a_binary_it_cannot_use_in_place_and_gives_the_same_outputs() {
-        check!(register_builtin_libraries(&fake::BUILTINS).is_ok());
+        check!(contract_model_registered());
         for (offset, padded) in [(8, true), (0, false)] {
             let model = Model::at(offset);
             let memory = expect_some!(model.0.get(offset..));
@@ -138,7 +138,7 @@ crate::self_tests! {
 
     fn dropping_the_embedding_frees_the_context_then_the_libraries() {
         let session = fake::begin(Settings::LPAI);
-        check!(register_builtin_libraries(&fake::BUILTINS).is_ok());
+        check!(register_builtin_libraries(fake::BUILTINS).is_ok());
         let bytes = expect_some!(super::binary(&fake::binary::ONE_GRAPH));
         let mut model = Model([0; 384]);
         lpai_direct::codec::copy_prefix(&mut model.0, &bytes);
@@ -169,7 +169,7 @@ crate::self_tests! {
 
     fn an_arena_too_small_for_the_model_is_refused_and_frees_what_it_made() {
         let session = fake::begin(Settings::LPAI);
-        check!(register_builtin_libraries(&fake::BUILTINS).is_ok());
+        check!(register_builtin_libraries(fake::BUILTINS).is_ok());
         let bytes = expect_some!(super::binary(&fake::binary::ONE_GRAPH));
         let mut model = Model([0; 384]);
         lpai_direct::codec::copy_prefix(&mut model.0, &bytes);
@@ -186,7 +186,7 @@ crate::self_tests! {
     }
 
     fn the_embedding_runs_the_contract_fixture_from_a_metadata_record_with_no_system_library() {
-        check!(register_builtin_libraries(&fake::BUILTINS).is_ok());
+        check!(contract_model_registered());
         let mut record = [0u8; RECORD_BYTES];
         let length = expect_some!(contract_record(&mut record));
         let record = expect_some!(record.get(..length));
@@ -218,7 +218,7 @@ crate::self_tests! {
     }
 
     fn a_metadata_record_that_does_not_match_the_binary_or_is_malformed_is_refused() {
-        check!(register_builtin_libraries(&fake::BUILTINS).is_ok());
+        check!(contract_model_registered());
         let mut record = [0u8; RECORD_BYTES];
         let length = expect_some!(contract_record(&mut record));
         let record = expect_some!(record.get(..length));
@@ -251,7 +251,7 @@ crate::self_tests! {
     }
 
     fn a_record_works_with_a_system_library_too_and_gives_the_same_outputs() {
-        check!(register_builtin_libraries(&fake::BUILTINS).is_ok());
+        check!(contract_model_registered());
         let mut record = [0u8; RECORD_BYTES];
         let length = expect_some!(contract_record(&mut record));
         let record = expect_some!(record.get(..length));

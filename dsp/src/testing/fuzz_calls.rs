@@ -10,7 +10,8 @@
 //! alone and checks that every parameter it hands out lies inside its own buffer.
 //!
 //! What the skel may touch outside the call's memory is fenced, so that a fuzzer cannot load arbitrary libraries or
-//! write files: `configure` may only name the built-in libraries ([`fake::BUILTINS`]), names starting with `fuzz-`
+//! write files: `configure` may only name registered built-in libraries ([`fake::BUILTINS`], which [`skel_invoke`]
+//! registers, and the contract model of libQnnLpai, which the program registers), names starting with `fuzz-`
 //! without a `/` (found nowhere) or paths under [`SANDBOX`] (a directory that does not exist); `load_file`,
 //! `load_file_with_metadata` and `run_job` may only name paths under [`SANDBOX`] (for `run_job`, the output
 //! directory strictly inside it), so they are fuzzed up to their first file access. A call that breaks the fence
@@ -29,7 +30,7 @@
 //! ```
 
 use crate::entry::{lpai_direct_close, lpai_direct_open, lpai_direct_skel_handle_invoke};
-use crate::platform::libraries::register_builtin_libraries;
+use crate::platform::libraries::{find_builtin_library, register_builtin_libraries};
 use crate::platform::Hex;
 use crate::platform::{set_log_level, Level};
 use crate::testing::fake::{self, Settings, BUILTINS};
@@ -273,15 +274,10 @@ impl Call {
     }
 }
 
-/// The last component of a path.
-fn file_name(path: &[u8]) -> &[u8] {
-    path.rsplit(|&byte| byte == b'/').next().unwrap_or(path)
-}
-
 /// A library name `configure` may send: see the module documentation.
 fn allowed_library(name: &[u8]) -> bool {
     name.is_empty()
-        || BUILTINS.iter().any(|builtin| builtin.name.to_bytes() == file_name(name))
+        || find_builtin_library(name).is_some()
         || (name.starts_with(b"fuzz-") && !name.contains(&b'/'))
         || name.starts_with(SANDBOX)
 }
@@ -316,7 +312,7 @@ fn open() -> Option<u64> {
 /// first property it saw broken.
 pub fn skel_invoke(data: &[u8]) -> Result<Summary, Violation> {
     let _session = fake::begin(Settings::LPAI);
-    let _ = register_builtin_libraries(&BUILTINS);
+    let _ = register_builtin_libraries(BUILTINS);
     set_log_level(Some(Level::Warn));
     let Some(live) = open() else { return Ok(Summary::default()) };
     let mut handles = Handles { live, opened: heapless::Vec::new(), closed: live & NOT_A_HANDLE };
@@ -526,6 +522,7 @@ crate::self_tests! {
     }
 
     fn the_fence_keeps_files_and_libraries_out_of_reach() {
+        check!(register_builtin_libraries(BUILTINS).is_ok() && crate::testing::contract_model_registered());
         check!(allowed_library(b"libQnnLpaiContract.so") && allowed_library(b"/any/dir/libQnnSystemFake.so"));
         check!(allowed_library(b"fuzz-backend") && allowed_library(b""));
         check!(!allowed_library(b"libc.so.6") && !allowed_library(b"fuzz-/lib/libc.so.6"));

@@ -1,6 +1,12 @@
-//! Self-tests of the real runtime against a fake LPAI backend and libQnnSystem (see [`fake`]).
+//! Self-tests of the real runtime against a fake LPAI backend and libQnnSystem (see [`fake`]), and against the
+//! contract model of libQnnLpai and its system library (`tests/contract-model`).
 //!
-//! Only in host tests and in the Hexagon self-test executable (feature `self-test`), never in the skel.
+//! Only in host tests and in the Hexagon self-test executable (feature `self-test`), never in the skel. The fake
+//! is part of this module (the tests register [`fake::BUILTINS`] themselves); the contract model is not: the
+//! program that runs the self-tests registers it as built-in libraries under [`CONTRACT_LPAI_LIBRARY`] and
+//! [`CONTRACT_SYSTEM_LIBRARY`] before [`run_all`] (the Hexagon self-test program `tests/dsp-selftest`; on the host,
+//! each `#[test]` of a `self_tests!` block, from this crate's dev-dependency), and the tests that run it fail,
+//! saying so, when it is not ([`contract_model_registered`]).
 
 /// Loads the fake's one-graph binary on the fake LPAI backend with default options, binding `$context` (the
 /// arena and libraries it borrows live in the caller's scope, hidden by macro hygiene).
@@ -33,6 +39,7 @@ pub(crate) mod persistent_binary;
 pub(crate) mod platform;
 pub(crate) mod record_metadata;
 pub(crate) mod refusals;
+pub(crate) mod registry;
 pub(crate) mod sequence;
 #[cfg(test)]
 mod skel_concurrency;
@@ -41,13 +48,27 @@ pub mod skel_fuzz;
 
 pub use contract::contract_record;
 
+use crate::platform::libraries::find_builtin_library;
 use crate::selftest::{Failure, SelfTest, Summary};
+use core::ffi::CStr;
+
+/// The name the contract model of libQnnLpai is registered under (`lpai_contract_model::LPAI_LIBRARY_NAME`).
+pub const CONTRACT_LPAI_LIBRARY: &CStr = c"libQnnLpaiContract.so";
+/// The name the contract model's system library is registered under (`lpai_contract_model::SYSTEM_LIBRARY_NAME`).
+pub const CONTRACT_SYSTEM_LIBRARY: &CStr = c"libQnnSystemContract.so";
+
+/// Whether the program registered the contract model of libQnnLpai and its system library as built-in libraries
+/// ([`CONTRACT_LPAI_LIBRARY`], [`CONTRACT_SYSTEM_LIBRARY`]), as the tests that run it need.
+pub fn contract_model_registered() -> bool {
+    [CONTRACT_LPAI_LIBRARY, CONTRACT_SYSTEM_LIBRARY].iter().all(|name| find_builtin_library(name.to_bytes()).is_some())
+}
 
 /// Every module's self-tests, in a fixed order.
 pub fn all() -> impl Iterator<Item = &'static SelfTest> {
     [
         abi::SELF_TESTS,
         platform::SELF_TESTS,
+        registry::SELF_TESTS,
         handles::SELF_TESTS,
         arena::SELF_TESTS,
         skel_fuzz::SELF_TESTS,
@@ -69,7 +90,8 @@ pub fn all() -> impl Iterator<Item = &'static SelfTest> {
     .flatten()
 }
 
-/// Runs every self-test, reporting each result through `report`.
+/// Runs every self-test, reporting each result through `report`. The program registers the contract model first
+/// (see the module documentation).
 pub fn run_all(mut report: impl FnMut(&SelfTest, Result<(), Failure>)) -> Summary {
     let mut summary = Summary::default();
     for test in all() {
@@ -140,4 +162,42 @@ pub(crate) fn floats<const N: usize>(bytes: &[u8]) -> [f32; N] {
         let four = bytes.get(index * 4..index * 4 + 4).unwrap_or(&[0xFF; 4]);
         f32::from_le_bytes([four[0], four[1], four[2], four[3]])
     })
+}
+
+/// The host's test program: the contract model of libQnnLpai from this crate's dev-dependency, registered by every
+/// `#[test]` of a `self_tests!` block before it runs its self-test.
+#[cfg(test)]
+pub(crate) mod host {
+    use crate::platform::libraries::{register_builtin_libraries, BuiltinLibrary, BuiltinSymbol};
+
+    /// The contract model of libQnnLpai and its system library as built-in libraries.
+    static CONTRACT_MODEL: [BuiltinLibrary; 2] = [
+        BuiltinLibrary {
+            name: lpai_contract_model::LPAI_LIBRARY_NAME,
+            symbols: &[BuiltinSymbol::backend_providers(lpai_contract_model::lpai_providers)],
+        },
+        BuiltinLibrary {
+            name: lpai_contract_model::SYSTEM_LIBRARY_NAME,
+            symbols: &[BuiltinSymbol::system_providers(lpai_contract_model::system_providers)],
+        },
+    ];
+
+    /// Registers [`CONTRACT_MODEL`] (again: fine).
+    pub(crate) fn register_contract_model() {
+        if let Err(refused) = register_builtin_libraries(&CONTRACT_MODEL) {
+            panic!("the contract model cannot be registered: {refused:?}");
+        }
+    }
+
+    #[test]
+    fn the_contract_model_s_names_are_the_ones_the_tests_use() {
+        assert_eq!(super::CONTRACT_LPAI_LIBRARY, lpai_contract_model::LPAI_LIBRARY_NAME);
+        assert_eq!(super::CONTRACT_SYSTEM_LIBRARY, lpai_contract_model::SYSTEM_LIBRARY_NAME);
+    }
+
+    #[test]
+    fn every_self_test_sees_the_contract_model_registered() {
+        register_contract_model();
+        assert!(super::contract_model_registered());
+    }
 }

@@ -176,7 +176,7 @@ crate::self_tests! {
 
     fn a_skel_without_a_system_library_loads_with_the_record_and_refuses_what_does_not_match() {
         let _session = fake::begin(Settings::LPAI);
-        check!(register_builtin_libraries(&BUILTINS).is_ok());
+        check!(register_builtin_libraries(BUILTINS).is_ok());
         let handle = expect_some!(open());
         use codec::configure as c;
         let configured = call(handle, c::METHOD, |e| {

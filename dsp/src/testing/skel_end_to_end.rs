@@ -41,7 +41,7 @@ pub(crate) fn close(handle: u64) -> i32 {
 crate::self_tests! {
     fn the_skel_runs_a_model_end_to_end_through_its_entry_point() {
         let session = fake::begin(Settings::LPAI);
-        check!(register_builtin_libraries(&BUILTINS).is_ok());
+        check!(register_builtin_libraries(BUILTINS).is_ok());
         let handle = expect_some!(open());
         use codec::configure as c;
         let configured = call(handle, c::METHOD, |e| {

@@ -8,12 +8,16 @@
 use lpai_direct::codec::{self, Encoder, Method, RemoteArg, Scalars};
 use lpai_direct::job;
 use lpai_direct::metadata::{from_qnn, Writer};
-use lpai_direct_skel::embed::contract_model;
 use lpai_direct_skel::runtime::SystemLibrary;
 use lpai_direct_skel::testing::fake::binary;
 use lpai_direct_skel::testing::fuzz_calls;
+use lpai_fuzz_targets::runtime::register_contract_model;
 use std::ffi::CStr;
 use std::path::{Path, PathBuf};
+
+/// The contract model's library names.
+const LPAI: &CStr = lpai_contract_model::LPAI_LIBRARY_NAME;
+const SYSTEM: &CStr = lpai_contract_model::SYSTEM_LIBRARY_NAME;
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -131,7 +135,7 @@ fn leak(bytes: Vec<u8>) -> &'static [u8] {
 
 /// The contract system library's record of a contract fixture binary.
 fn contract_record(binary: &[u8]) -> Vec<u8> {
-    let system = SystemLibrary::load(contract_model::LIBRARIES[1].name).unwrap();
+    let system = SystemLibrary::load(SYSTEM).unwrap();
     let description = system.describe(binary).unwrap();
     let mut record = vec![0u8; 4096];
     let mut writer = Writer::new(&mut record);
@@ -144,7 +148,7 @@ fn contract_record(binary: &[u8]) -> Vec<u8> {
 }
 
 fn skel_invoke_seeds(single: &'static [u8], record: &'static [u8]) -> Vec<(String, Script)> {
-    let (lpai, system) = (contract_model::LIBRARIES[0].name, contract_model::LIBRARIES[1].name);
+    let (lpai, system) = (LPAI, SYSTEM);
     let mut seeds = Vec::new();
 
     let mut script = Script::default();
@@ -245,7 +249,7 @@ fn skel_invoke_seeds(single: &'static [u8], record: &'static [u8]) -> Vec<(Strin
 fn main() {
     let single = leak(std::fs::read(root().join("tests/fixtures/contract_single/contract_single.bin")).unwrap());
     let stream = std::fs::read(root().join("tests/fixtures/contract_stream/contract_stream.bin")).unwrap();
-    contract_model::register().ok();
+    register_contract_model().expect("the contract model registers as built-in libraries");
     let record = leak(contract_record(single));
 
     for (name, Script(script, starts)) in skel_invoke_seeds(single, record) {
@@ -261,7 +265,7 @@ fn main() {
 
     write("metadata_record", "contract-single", record);
     write("metadata_record", "contract-stream", &contract_record(&stream));
-    let system = SystemLibrary::load(contract_model::LIBRARIES[1].name).unwrap();
+    let system = SystemLibrary::load(SYSTEM).unwrap();
     for (name, binary) in [("contract-single", single), ("contract-stream", &stream[..])] {
         let description = system.describe(binary).unwrap();
         for version in 1..=3 {

@@ -1,8 +1,28 @@
 //! The runtime on the contract model of libQnnLpai (built in), as the targets that end in a load use it: the
 //! backend, an arena, the contract fixture's binary, and a walk over every graph of a loaded context.
 
-use lpai_direct_skel::embed::contract_model;
+use lpai_direct_skel::platform::libraries::{
+    register_builtin_libraries, BuiltinLibrary, BuiltinRefused, BuiltinSymbol,
+};
 use lpai_direct_skel::runtime::{Backend, BackendOptions, Context};
+
+/// The contract model of libQnnLpai and its system library as built-in libraries, under
+/// `lpai_contract_model::LPAI_LIBRARY_NAME` and `SYSTEM_LIBRARY_NAME`.
+pub static CONTRACT_MODEL: [BuiltinLibrary; 2] = [
+    BuiltinLibrary {
+        name: lpai_contract_model::LPAI_LIBRARY_NAME,
+        symbols: &[BuiltinSymbol::backend_providers(lpai_contract_model::lpai_providers)],
+    },
+    BuiltinLibrary {
+        name: lpai_contract_model::SYSTEM_LIBRARY_NAME,
+        symbols: &[BuiltinSymbol::system_providers(lpai_contract_model::system_providers)],
+    },
+];
+
+/// Registers [`CONTRACT_MODEL`] (again: fine).
+pub fn register_contract_model() -> Result<(), BuiltinRefused> {
+    register_builtin_libraries(&CONTRACT_MODEL)
+}
 
 /// `contract_single`'s context binary: the one context binary the contract model's backend creates contexts from.
 pub const CONTRACT_BINARY: &[u8] = include_bytes!("../../fixtures/contract_single/contract_single.bin");
@@ -13,8 +33,8 @@ pub const ARENA_BYTES: usize = 1 << 20;
 
 /// The contract model's backend, registered as a built-in library and loaded.
 pub fn contract_backend() -> Option<Backend> {
-    contract_model::register().ok()?;
-    Backend::load(contract_model::LIBRARIES[0].name, &BackendOptions::default()).ok()
+    register_contract_model().ok()?;
+    Backend::load(lpai_contract_model::LPAI_LIBRARY_NAME, &BackendOptions::default()).ok()
 }
 
 /// Walks a loaded context as the skel does: every graph's name and tensors, float input written, one execute,

@@ -143,11 +143,10 @@ pub(crate) fn index_of(handle: *mut c_void, base: usize, limit: usize) -> Option
     handle.addr().checked_sub(base).filter(|&index| index < limit)
 }
 
-/// The fake backend and system library, and the contract model of libQnnLpai with its system library
-/// (`tests/contract-model`), as built-in libraries, so code that loads libraries by name (the skel's `configure`)
-/// reaches them without a dynamic loader.
+/// The fake backend and system library as built-in libraries, so code that loads libraries by name (the skel's
+/// `configure`) reaches them without a dynamic loader. The tests that run the contract model of libQnnLpai expect
+/// the program to have registered it (see [`crate::testing::contract_model_registered`]).
 pub static BUILTINS: &[crate::platform::libraries::BuiltinLibrary] = &{
-    use crate::embed::contract_model::LIBRARIES as CONTRACT_MODEL;
     use crate::platform::libraries::{BuiltinLibrary, BuiltinSymbol};
     [
         BuiltinLibrary {
@@ -158,7 +157,5 @@ pub static BUILTINS: &[crate::platform::libraries::BuiltinLibrary] = &{
             name: c"libQnnSystemFake.so",
             symbols: &[BuiltinSymbol::system_providers(system::system_providers)],
         },
-        CONTRACT_MODEL[0],
-        CONTRACT_MODEL[1],
     ]
 };
