@@ -51,11 +51,10 @@ fn two_contexts_live_at_once_on_one_backend() {
     let arena = Arena::new(&mut memory);
     let kws = std::fs::read(common::fixture("kws_conv/kws_conv_qnn.bin")).unwrap();
     let u16_path = c_path(common::fixture("u16_act/u16_act_qnn.bin"));
-    let (mut first, mut second) = (None, None);
-    Context::load(&mut first, &libraries, &arena, &LoadRequest::new(Binary::Copy(&kws))).unwrap();
-    Context::load(&mut second, &libraries, &arena, &LoadRequest::new(Binary::File(&u16_path))).unwrap();
+    let mut first = Context::load(&libraries, &arena, &LoadRequest::new(Binary::Copy(&kws))).unwrap();
+    let mut second = Context::load(&libraries, &arena, &LoadRequest::new(Binary::File(&u16_path))).unwrap();
     for (context, fixture) in [(&mut first, "kws_conv"), (&mut second, "u16_act")] {
-        let graph = context.as_mut().unwrap().graph_mut(0).unwrap();
+        let graph = context.graph_mut(0).unwrap();
         let input = std::fs::read(common::fixture(fixture).join("inputs/native/1_0.raw")).unwrap();
         graph.write_input(0, &input).unwrap();
         assert_eq!(graph.execute().unwrap().attempts, 1);
@@ -64,7 +63,7 @@ fn two_contexts_live_at_once_on_one_backend() {
         assert_eq!(graph.output_bytes(0).unwrap(), reference.unwrap().as_slice(), "{fixture}");
     }
     drop(first);
-    let graph = second.as_mut().unwrap().graph_mut(0).unwrap();
+    let graph = second.graph_mut(0).unwrap();
     assert!(graph.execute().is_ok(), "the second context still runs after the first is freed");
 }
 

@@ -64,9 +64,8 @@ fn write_execute_read_allocates_nothing() {
     let mut memory = vec![0u8; 1 << 20];
     let arena = Arena::new(&mut memory);
     let binary = c_path(common::fixture("kws_conv/kws_conv_qnn.bin"));
-    let mut slot = None;
-    Context::load(&mut slot, &libraries, &arena, &LoadRequest::new(Binary::File(&binary))).unwrap();
-    let graph = slot.as_mut().unwrap().graph_mut(0).unwrap();
+    let mut context = Context::load(&libraries, &arena, &LoadRequest::new(Binary::File(&binary))).unwrap();
+    let graph = context.graph_mut(0).unwrap();
     let float_input = std::fs::read(common::fixture("kws_conv/inputs/float/2_0.raw")).unwrap();
     let native_input = std::fs::read(common::fixture("kws_conv/inputs/native/2_0.raw")).unwrap();
     let mut output = vec![0u8; graph.output(0).unwrap().elements * 4];

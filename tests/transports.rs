@@ -24,9 +24,8 @@ fn direct_outputs(fixture: &str, native: bool) -> Vec<(String, Vec<u8>)> {
     let mut memory = vec![0u8; 8 << 20];
     let arena = Arena::new(&mut memory);
     let binary = c_path(common::fixture(fixture).join(format!("{fixture}_qnn.bin")));
-    let mut slot = None;
-    Context::load(&mut slot, &libraries, &arena, &LoadRequest::new(Binary::File(&binary))).unwrap();
-    let graph = slot.as_mut().unwrap().graph_mut(0).unwrap();
+    let mut context = Context::load(&libraries, &arena, &LoadRequest::new(Binary::File(&binary))).unwrap();
+    let graph = context.graph_mut(0).unwrap();
     let mode = if native { "native" } else { "float" };
     let mut outputs = Vec::new();
     for line in 0..3 {

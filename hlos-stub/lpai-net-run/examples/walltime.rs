@@ -297,10 +297,8 @@ fn main() -> Result<()> {
     let mut memory = vec![0u8; 4 << 20];
     let arena = Arena::new(&mut memory);
     let binary = c_path(&binary_path)?;
-    let mut slot = None;
-    Context::load(&mut slot, &libraries, &arena, &LoadRequest::new(Binary::File(&binary)))
-        .map_err(|e| anyhow!("{e}"))?;
-    let context = slot.ok_or_else(|| anyhow!("the load left no context"))?;
+    let context =
+        Context::load(&libraries, &arena, &LoadRequest::new(Binary::File(&binary))).map_err(|e| anyhow!("{e}"))?;
     let mut floor = Floor { context, natives, position: 0, micros: Vec::new() };
     // The floor does the real work: its outputs are the fixture's native reference.
     for line in 0..floor.natives.len() {

@@ -418,12 +418,9 @@ fn runtime_reader() {
     let mut memory = vec![0u8; ARENA_BYTES];
     let arena = Arena::new(&mut memory);
     let libraries = Libraries::new(backend, Some(system));
-    // The context is built in `slot`, which a failed load leaves empty.
-    let mut slot = None;
-    if Context::load(&mut slot, &libraries, &arena, &LoadRequest::new(Binary::Copy(CONTRACT_BINARY))).is_ok() {
-        if let Some(context) = slot.as_mut() {
-            exercise(context);
-        }
+    let loaded = Context::load(&libraries, &arena, &LoadRequest::new(Binary::Copy(CONTRACT_BINARY)));
+    if let Ok(mut context) = loaded {
+        exercise(&mut context);
     }
 }
 

@@ -41,11 +41,8 @@ pub fn run(data: &[u8]) {
     let arena = Arena::new(&mut memory);
     let libraries = Libraries::new(backend, None);
     let request = LoadRequest { record: Some(record), ..LoadRequest::new(Binary::Copy(CONTRACT_BINARY)) };
-    // The context is built in `slot`, which a failed load leaves empty.
-    let mut slot = None;
-    if Context::load(&mut slot, &libraries, &arena, &request).is_ok() {
-        if let Some(context) = slot.as_mut() {
-            exercise(context);
-        }
+    let loaded = Context::load(&libraries, &arena, &request);
+    if let Ok(mut context) = loaded {
+        exercise(&mut context);
     }
 }
