@@ -28,10 +28,10 @@ const MAGIC: u32 = u32::from_le_bytes(*b"LPCA");
 /// an allowance to confirm on a device.
 pub const FOREIGN_STACK_BYTES: u32 = 4096;
 /// Stack the module asks for (STACK_SIZE): its deepest own use, measured by `lpai-stack-check --capi-module` on its
-/// Hexagon build (8,248 bytes in set_param, loading a model; foreign code entered at up to 8,160), with
+/// Hexagon build (5,464 bytes in set_param, loading a model; foreign code entered at up to 5,376), with
 /// [`FOREIGN_STACK_BYTES`] on top of that entry, rounded up to 1 KiB. `tests/stack_and_panic.rs` holds it to the
 /// measurement: at least the need, less than 2 KiB above it.
-pub const STACK_BYTES: u32 = 12_288;
+pub const STACK_BYTES: u32 = 10_240;
 /// What the module's own code costs on the DSP, for its KPPS and BANDWIDTH votes, as `lpai-packet-bench` measures
 /// it on the virtual aDSP (`target/bench/figures.json`, which fails when a figure outgrows these): packets per
 /// `process` call (116 for a frame that runs no inference), per inference (476) and per element of its conversions
