@@ -66,6 +66,66 @@ TARGETS = [
 ]
 
 
+# How the README's figure table names each deterministic figure, and its unit.
+LABELS = {
+    "skel_text_bytes": ("skel `.text`", "bytes"),
+    "skel_rodata_bytes": ("skel `.rodata`", "bytes"),
+    "skel_data_bss_bytes": ("skel `.data` + `.data.rel.ro` + `.bss`", "bytes"),
+    "skel_stack_worst_bytes": ("worst stack of a skel entry point (budget 8,192)", "bytes"),
+    "packets_trivial_call": ("`last_error` on a valid handle: decode, lookup, dispatch, reply", "packets"),
+    "packets_per_inference_native": ("`execute`, 1 uint8 input and output of 16 elements, native", "packets"),
+    "packets_per_inference_float_16": ("the same in float", "packets"),
+    "packets_per_element_quantize": ("float to uint8, per element", "packets"),
+    "packets_per_element_dequantize": ("uint8 to float, per element", "packets"),
+    "packets_per_frame_embedded": ("embedding API, one pre-bound `execute_frame`", "packets"),
+    "packets_audio_frame_480": ("audio module, a 10 ms stereo Q15 frame, no inference", "packets"),
+    "packets_audio_frame_480_with_inference_480": ("the same frame with an inference on a 480-sample window", "packets"),
+    "packets_audio_frame_480_with_inference_16": ("the same frame with an inference on a 16-sample window", "packets"),
+    "capi_text_bytes": ("audio module `.text`", "bytes"),
+    "capi_stack_worst_bytes": ("worst stack of an audio module entry point", "bytes"),
+    "arena_overhead_bytes": ("arena beyond the tensors, LPAI scratch and persistent memory, binary in place", "bytes"),
+    "host_instructions_per_inference_traditional": ("our host instructions per inference, traditional mode", ""),
+    "host_instructions_per_inference_direct": ("our host instructions per inference, direct mode", ""),
+}
+
+
+def readme_table(baseline):
+    """The README's figure table, every value from the baseline (tests/bench_check.rs holds the README to it)."""
+    targets = {key: limit for key, limit, _ in TARGETS}
+    lines = [
+        f"Measured {baseline['measured']} with {baseline['rustc']}, HEX_VER={baseline['hex_ver']}, host instructions "
+        f"on {baseline['host_instructions_backend']} (`tests/bench/baseline.json`; targets are issue 12's):",
+        "",
+        "| figure (`figures.json` key) | value | target |",
+        "| --- | --- | --- |",
+    ]
+    for key in DETERMINISTIC:
+        label, unit = LABELS[key]
+        value = baseline["figures"][key]
+        shown = f"{value:,}" + (f" {unit}" if unit else "")
+        target = ""
+        if key in targets:
+            met = "met" if value <= targets[key] else "**not met**"
+            target = f"≤ {targets[key]:,} ({met})"
+        lines.append(f"| {label} (`{key}`) | {shown} | {target} |")
+    return "\n".join(lines) + "\n"
+
+
+def write_readme_table(baseline, path="README.md"):
+    """Puts the figure table between README.md's bench-figures markers (whole or not at all)."""
+    start, end = "<!-- bench-figures:start -->\n", "<!-- bench-figures:end -->"
+    with open(path) as file:
+        text = file.read()
+    if start not in text or end not in text:
+        sys.exit(f"bench: {path} has no {start.strip()} ... {end} markers for the figure table")
+    before, rest = text.split(start, 1)
+    after = rest[rest.index(end):]
+    partial = path + ".partial"
+    with open(partial, "w") as file:
+        file.write(before + start + readme_table(baseline) + after)
+    os.replace(partial, path)
+
+
 def read_json(name, required=True):
     path = os.path.join(BENCH, name)
     if not os.path.exists(path):
@@ -181,14 +241,21 @@ def write_atomically(path, value):
 def main():
     global BENCH, BASELINE
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--skel", required=True)
-    parser.add_argument("--hex-ver", type=int, required=True)
+    parser.add_argument("--skel")
+    parser.add_argument("--hex-ver", type=int)
     parser.add_argument("--check", action="store_true")
     parser.add_argument("--update-baseline", action="store_true")
     parser.add_argument("--bench-dir", default=BENCH, help="where the inputs are and figures.json goes")
     parser.add_argument("--baseline", default=BASELINE, help="the baseline to check against or write")
+    parser.add_argument("--readme-table", action="store_true", help="print the README's figure table and stop")
     arguments = parser.parse_args()
     BENCH, BASELINE = arguments.bench_dir, arguments.baseline
+    if arguments.readme_table:
+        with open(BASELINE) as file:
+            sys.stdout.write(readme_table(json.load(file)))
+        return
+    if arguments.skel is None or arguments.hex_ver is None:
+        parser.error("--skel and --hex-ver are needed to measure")
     figures = gather(arguments.skel, arguments.hex_ver)
     write_atomically(os.path.join(BENCH, "figures.json"), figures)
     print_targets(figures)
@@ -199,7 +266,9 @@ def main():
         baseline["measured"] = datetime.date.today().isoformat()
         baseline["figures"] = {key: figures[key] for key in DETERMINISTIC}
         write_atomically(BASELINE, baseline)
-        print(f"baseline written to {BASELINE}: commit it, saying why the figures moved")
+        if BASELINE == "tests/bench/baseline.json":
+            write_readme_table(baseline)
+        print(f"baseline written to {BASELINE} and README.md's figure table: commit both, saying why they moved")
     if arguments.check:
         check(figures)
 

@@ -125,3 +125,24 @@ fn a_baseline_of_another_hexagon_version_or_backend_is_not_compared() {
     assert!(!checked.status.success(), "{message}");
     assert!(message.contains("host_instructions_backend 'libQnnLpaiContract.so', this is 'libQnnHtp.so'"), "{message}");
 }
+
+#[test]
+fn the_readme_figure_table_is_the_baseline() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let table = Command::new("python3")
+        .arg(root.join("scripts/bench_figures.py"))
+        .arg("--readme-table")
+        .output()
+        .expect("python3 runs");
+    assert!(table.status.success(), "{}", said(&table));
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let (start, end) = ("<!-- bench-figures:start -->\n", "<!-- bench-figures:end -->");
+    let from = readme.find(start).expect("README has the bench-figures markers") + start.len();
+    let to = readme.find(end).expect("README has the bench-figures end marker");
+    let generated = String::from_utf8(table.stdout).unwrap();
+    assert!(
+        readme[from..to] == generated,
+        "README's figure table is not tests/bench/baseline.json's: put this between its markers \
+         (python3 scripts/bench_figures.py --readme-table):\n{generated}"
+    );
+}
