@@ -4,6 +4,7 @@
 //! the commands `inspect`, `stage`, `doctor` and `chart`; and the command line ([`cli`], the only part that links
 //! clap). The binary's `main` parses with [`cli`] and prints.
 
+pub mod backend_output;
 pub mod chart;
 pub mod cli;
 mod contained;

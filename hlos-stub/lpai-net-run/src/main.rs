@@ -29,6 +29,8 @@ fn ignore_file_size_signal() {
 }
 
 fn main() -> std::process::ExitCode {
+    // SAFETY: first thing in main: no other thread exists yet, let alone one using C's stdout.
+    unsafe { lpai_net_run::backend_output::filter_backend_notices() };
     ignore_file_size_signal();
     match parse_invocation(std::env::args_os()) {
         Invocation::Run(options) => run(&options),

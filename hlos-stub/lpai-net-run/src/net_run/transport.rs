@@ -155,15 +155,51 @@ pub fn attempted(settings: &Settings) -> TransportKind {
 /// exist there. A bare library name (no `/`) is left to the dynamic loader's search; FastRPC's are the DSP's.
 pub fn check_backend(settings: &Settings, kind: TransportKind) -> Result<()> {
     let is_path = settings.backend.as_os_str().as_bytes().contains(&b'/');
-    if kind != TransportKind::Fastrpc && is_path && !settings.backend.is_file() {
+    if kind == TransportKind::Fastrpc || !is_path {
+        return Ok(());
+    }
+    if !settings.backend.is_file() {
         bail!("backend library {} does not exist", settings.backend.display());
     }
+    // Before the system library beside it is looked for: a backend that is no library is the first thing wrong.
+    if !is_shared_object(&settings.backend) {
+        bail!(
+            "backend library {} (from --backend) is not a shared object: it is not an ELF file of type ET_DYN",
+            settings.backend.display()
+        );
+    }
     Ok(())
+}
+
+/// Whether `path` starts as an ELF shared object does (its magic, then `e_type` ET_DYN in either byte order).
+fn is_shared_object(path: &std::path::Path) -> bool {
+    use std::io::Read;
+    let mut header = [0u8; 18];
+    let read = std::fs::File::open(path).and_then(|mut file| file.read_exact(&mut header));
+    let et_dyn = match header[5] {
+        1 => u16::from_le_bytes([header[16], header[17]]),
+        _ => u16::from_be_bytes([header[16], header[17]]),
+    };
+    read.is_ok() && header.starts_with(b"\x7fELF") && et_dyn == 3
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_backend_that_is_not_a_shared_object_is_named_before_anything_beside_it() {
+        let work = tempfile::tempdir().unwrap();
+        let text = work.path().join("libQnnLpai.so");
+        std::fs::write(&text, "not a library").unwrap();
+        let mut settings = Settings::new(text.to_str().unwrap(), "c", "l");
+        let message = check_backend(&settings, TransportKind::Local).unwrap_err().to_string();
+        let expected = format!("backend library {} (from --backend) is not a shared object", text.display());
+        assert!(message.starts_with(&expected), "{message}");
+        assert!(check_backend(&settings, TransportKind::Fastrpc).is_ok(), "a DSP path is not checked here");
+        settings.backend = std::env::current_exe().unwrap();
+        assert!(check_backend(&settings, TransportKind::Local).is_ok(), "a test executable is a PIE: ET_DYN");
+    }
 
     #[test]
     fn a_named_skel_that_is_missing_is_named_with_its_flag() {
