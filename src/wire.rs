@@ -5,6 +5,7 @@
 //! A profile is `"LPPE" u32 version u32 count` + that many [`EventRecord`]s. Text is `u32 length` + UTF-8 bytes.
 
 use crate::bytes::{self, Sink};
+use crate::qnn::lpai;
 
 /// `load` / `load_file` flag: ask for QNN's PERSISTENT_BINARY context config.
 pub const LOAD_PERSISTENT_BINARY: u32 = 1;
@@ -132,6 +133,27 @@ pub struct BackendRecord<'t> {
     pub build_id: &'t str,
     /// The system library's API version; `None` when `configure` named none.
     pub system_api: Option<[u32; 3]>,
+    /// The eNPU cores (`ENPU_CORE_NUM`) and the first [`lpai::MAX_ENPU_CORES`]'s `ENPU_CORE_INFO`; `None` when the
+    /// backend is not LPAI or does not answer them. Written after the fields above, so a reader from before
+    /// them still reads those, and a report from before them reads as `None`.
+    pub enpu: Option<EnpuCores>,
+}
+
+/// The eNPU cores a backend reports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EnpuCores {
+    /// How many there are.
+    pub count: u32,
+    /// The first `count.min(MAX_ENPU_CORES)` cores' index, MAC units and version.
+    pub info: [lpai::EnpuCoreInfo; lpai::MAX_ENPU_CORES],
+}
+
+impl EnpuCores {
+    /// The cores described (at most [`lpai::MAX_ENPU_CORES`]).
+    pub fn described(&self) -> &[lpai::EnpuCoreInfo] {
+        let count = (self.count as usize).min(lpai::MAX_ENPU_CORES);
+        self.info.get(..count).unwrap_or(&[])
+    }
 }
 
 /// The first word of a `probe` report.
@@ -209,6 +231,14 @@ impl<'b> Writer<'b> {
         self.0.u32(u32::from(backend.system_api.is_some()));
         for word in backend.system_api.unwrap_or_default() {
             self.0.u32(word);
+        }
+        if let Some(enpu) = &backend.enpu {
+            self.0.u32(enpu.count);
+            for core in enpu.described() {
+                for word in [core.core_index, core.mac_cnt, core.version] {
+                    self.0.u32(word);
+                }
+            }
         }
     }
 
@@ -301,7 +331,19 @@ impl<'b> Reader<'b> {
             1 => Some(system_api),
             _ => return None,
         };
-        Some(BackendRecord { provider, backend_id, core_api, backend_api, build_id, system_api })
+        // A report that ends here is from before the cores; one that goes on must hold them whole.
+        let enpu = if self.0.at_end() {
+            None
+        } else {
+            let count = self.0.u32()?;
+            let mut info = [lpai::EnpuCoreInfo::default(); lpai::MAX_ENPU_CORES];
+            for core in info.iter_mut().take((count as usize).min(lpai::MAX_ENPU_CORES)) {
+                let (core_index, mac_cnt, version) = (self.0.u32()?, self.0.u32()?, self.0.u32()?);
+                *core = lpai::EnpuCoreInfo { core_index, mac_cnt, version };
+            }
+            Some(EnpuCores { count, info })
+        };
+        Some(BackendRecord { provider, backend_id, core_api, backend_api, build_id, system_api, enpu })
     }
 
     /// A profile header: the number of events that follow.
@@ -378,14 +420,26 @@ mod tests {
             backend_api: [2, 26, 1],
             build_id: "v2.43.0",
             system_api: Some([1, 15, 0]),
+            enpu: None,
         };
-        for backend in [backend, BackendRecord { system_api: None, ..backend }] {
+        let mut info = [lpai::EnpuCoreInfo::default(); lpai::MAX_ENPU_CORES];
+        info[0] = lpai::EnpuCoreInfo { core_index: 0, mac_cnt: 256, version: 6 };
+        info[1] = lpai::EnpuCoreInfo { core_index: 1, mac_cnt: 128, version: 6 };
+        let two_cores = BackendRecord { enpu: Some(EnpuCores { count: 2, info }), ..backend };
+        let mut base_bytes = 0;
+        for backend in [backend, BackendRecord { system_api: None, ..backend }, two_cores] {
             let mut writer = Writer::new(&mut buffer);
             writer.backend(&backend);
             let needed = writer.needed();
             assert_eq!(Reader::new(&buffer[..needed]).backend(), Some(backend));
+            if backend.enpu.is_none() {
+                base_bytes = needed;
+            }
             for cut in 0..needed {
-                assert_eq!(Reader::new(&buffer[..cut]).backend(), None, "cut at {cut}");
+                // A report from before the cores (cut where they begin) reads as one without them.
+                let expected =
+                    (cut == base_bytes && backend.enpu.is_some()).then_some(BackendRecord { enpu: None, ..backend });
+                assert_eq!(Reader::new(&buffer[..cut]).backend(), expected, "cut at {cut}");
             }
         }
     }

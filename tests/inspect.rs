@@ -146,6 +146,8 @@ fn contract_single_on_the_contract_backend_reports_its_lpai_memory() {
         .contains(&format!("  output out id 2 APP_READ UFIXED_POINT_8 [1, 16] scale 0.125 offset -100\n{memory}")));
     let load = format!("load: backend {} through the host skel {}: arena used ", backend.display(), skel.display());
     assert!(stdout.contains(&load), "{stdout}");
+    // The contract model's ENPU_CORE_NUM and ENPU_CORE_INFO (tests/contract-model/src/backend.rs).
+    assert!(stdout.contains("\neNPU cores: 1 (core 0: 256 MACs, version 6)\n"), "{stdout}");
     assert!(stdout.ends_with(&format!("lpai-net-run: metadata record written to {}\n", record.display())));
     let written = std::fs::read(&record).unwrap();
     assert_eq!(&written[..4], b"LPMD");
@@ -169,6 +171,8 @@ fn contract_single_on_the_contract_backend_reports_its_lpai_memory() {
     let load = &json["load"];
     assert_eq!(load["backend"], backend.display().to_string());
     assert_eq!(load["skel"], skel.display().to_string());
+    assert_eq!(load["enpu_cores"], 1);
+    assert_eq!(load["enpu_core_info"], serde_json::json!([{"index": 0, "macs": 256, "version": 6}]));
     let (used, capacity) = (load["arena_used_bytes"].as_u64().unwrap(), load["arena_capacity_bytes"].as_u64().unwrap());
     // The arena holds at least the binary, both tensors and both LPAI memories.
     let binary_bytes = json["binary_bytes"].as_u64().unwrap();

@@ -122,6 +122,9 @@ pub struct BufferAlignmentReq {
 /// `QnnLpaiBackend_eNPUCoreNum_t`.
 pub type EnpuCoreNum = u32;
 
+/// Most eNPU cores whose [`EnpuCoreInfo`] the runtime asks for and the probe report carries.
+pub const MAX_ENPU_CORES: usize = 4;
+
 /// `QnnLpaiBackend_eNPUCoreInfo_t`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -288,6 +291,14 @@ impl CoreAffinity {
     /// a mix of cores is not yet supported, and with several bits set the behaviour is undefined.
     pub const fn supports(core_selection: u32) -> bool {
         core_selection.count_ones() <= 1
+    }
+
+    /// Whether `core_selection` names only cores there are, when the backend said how many (`ENPU_CORE_NUM`).
+    pub const fn selects_a_core_of(core_selection: u32, cores: Option<u32>) -> bool {
+        match cores {
+            Some(cores) if cores < 32 => core_selection >> cores == 0,
+            _ => true,
+        }
     }
 }
 

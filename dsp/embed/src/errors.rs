@@ -44,6 +44,7 @@ pub(crate) fn code_of(error: &RuntimeError) -> c_int {
         RuntimeError::Qnn { .. } | RuntimeError::NeverCompleted { .. } | RuntimeError::BadAlignment { .. } => ERROR_QNN,
         RuntimeError::NoSuchGraph
         | RuntimeError::CoreMix(_)
+        | RuntimeError::NoSuchCore { .. }
         | RuntimeError::NoSuchTensor { .. }
         | RuntimeError::UnsupportedDataType { .. }
         | RuntimeError::TensorSize { .. } => ERROR_INVALID_ARGUMENT,

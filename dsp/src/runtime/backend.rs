@@ -13,6 +13,7 @@ use core::ffi::{c_void, CStr};
 use core::ptr;
 use lpai_direct::qnn::{self, lpai, BackendConfig, BackendConfigOption, BackendConfigValue, BackendHandle};
 use lpai_direct::qnn::{BackendProperty, BackendPropertyOption, Interface, InterfaceGetProvidersFn, InterfaceTable};
+use lpai_direct::wire::EnpuCores;
 
 /// What the caller wants from the backend.
 #[derive(Clone, Copy, Debug)]
@@ -61,6 +62,9 @@ pub struct BackendProperties {
     /// What an I/O tensor's `clientBuf.dataSize` is rounded up to: LPAI's size alignment, at least
     /// [`LPAI_IO_SIZE_GRANULE`]; 1 (the exact size) for other backends.
     pub io_size_granule: usize,
+    /// LPAI's eNPU cores (`ENPU_CORE_NUM`, `ENPU_CORE_INFO`); `None` for other backends and an LPAI backend that
+    /// does not answer them.
+    pub enpu: Option<EnpuCores>,
 }
 
 /// LPAI I/O buffers carry a `dataSize` padded to a multiple of this, as the one public working LPAI direct mode
@@ -166,6 +170,7 @@ impl Backend {
                 size_alignment: 1,
                 requires_persistent_binary: false,
                 io_size_granule: 1,
+                enpu: None,
             },
         };
         if is_lpai {
@@ -222,7 +227,42 @@ impl Backend {
             size_alignment: size,
             requires_persistent_binary: persistent != 0,
             io_size_granule: size.max(LPAI_IO_SIZE_GRANULE),
+            enpu: self.enpu_cores(),
         })
+    }
+
+    /// Asks one LPAI custom property, `option`, into `value`; whether the backend answered it.
+    fn lpai_property<T>(&self, option: lpai::BackendPropertyOption, value: &mut T) -> bool {
+        let Some(get_property) = self.table().backend_get_property else { return false };
+        let mut custom = lpai::BackendCustomProperty { option, property: (value as *mut T).cast() };
+        let mut property = BackendProperty {
+            option: BackendPropertyOption::CUSTOM,
+            custom_property: (&mut custom as *mut lpai::BackendCustomProperty).cast(),
+        };
+        let mut list: [*mut BackendProperty; 2] = [&mut property, ptr::null_mut()];
+        // SAFETY: a NULL-terminated list of one property whose target, `value`, is of the type `option` names (the
+        // callers pair them as QnnLpaiBackend.h does) and outlives the call.
+        check(unsafe { get_property(self.handle, list.as_mut_ptr()) }, "backendGetProperty").is_ok()
+    }
+
+    /// The eNPU cores and the first [`lpai::MAX_ENPU_CORES`]'s information; `None` when the backend does not say
+    /// (an LPAI older than these properties): then nothing is checked against them.
+    fn enpu_cores(&self) -> Option<EnpuCores> {
+        let mut count: lpai::EnpuCoreNum = 0;
+        if !self.lpai_property(lpai::BackendPropertyOption::ENPU_CORE_NUM, &mut count) {
+            log!(Level::Info, "the backend does not report ENPU_CORE_NUM: core_selection is not checked against it");
+            return None;
+        }
+        let mut info = [lpai::EnpuCoreInfo::default(); lpai::MAX_ENPU_CORES];
+        for (index, core) in info.iter_mut().enumerate().take((count as usize).min(lpai::MAX_ENPU_CORES)) {
+            // ENPU_CORE_INFO answers for the core whose index the caller puts in `coreIndex`.
+            core.core_index = index as u32;
+            if !self.lpai_property(lpai::BackendPropertyOption::ENPU_CORE_INFO, core) {
+                *core = lpai::EnpuCoreInfo { core_index: index as u32, mac_cnt: 0, version: 0 };
+            }
+        }
+        log!(Level::Info, "LPAI eNPU cores: ", count);
+        Some(EnpuCores { count, info })
     }
 
     /// The provider's function table.

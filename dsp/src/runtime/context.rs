@@ -78,10 +78,8 @@ impl<'a> Context<'a> {
         let backend = libraries.backend();
         let metadata = libraries.metadata(request.record)?;
         let options = &request.options;
-        let core_selection = options.graph.affinity.core_selection;
-        if !lpai::CoreAffinity::supports(core_selection) {
-            return Err(RuntimeError::CoreMix(core_selection));
-        }
+        let enpu_cores = backend.properties().enpu.map(|enpu| enpu.count);
+        super::graph::check_core_selection(options.graph.affinity.core_selection, enpu_cores)?;
         let Placed { bytes: binary, in_place: binary_in_place } =
             placement::place(backend.properties(), arena, request.binary)?;
         let description = Description::of(metadata, binary, arena)?;

@@ -91,6 +91,13 @@ pub enum RuntimeError {
     NoSuchGraph,
     /// A `core_selection` of several cores ([`lpai_direct::qnn::lpai::CORE_MIX_UNSUPPORTED`]).
     CoreMix(u32),
+    /// A `core_selection` naming a core the backend does not have (it reported `cores` with ENPU_CORE_NUM).
+    NoSuchCore {
+        /// The mask asked for.
+        mask: u32,
+        /// The cores there are.
+        cores: u32,
+    },
     /// A tensor index that the graph does not have.
     NoSuchTensor {
         /// The index asked for.
@@ -233,6 +240,15 @@ impl Say for RuntimeError {
                 say!(f, count, " ", what, ", but this runtime holds at most ", limit)
             }
             RuntimeError::NoSuchGraph => f.text("no such graph in the context"),
+            RuntimeError::NoSuchCore { mask, cores } => say!(
+                f,
+                "core_selection ",
+                Hex::of(*mask),
+                " names a core this LPAI does not have: it reports ",
+                cores,
+                " eNPU core(s) (ENPU_CORE_NUM), bits 0 to ",
+                cores.saturating_sub(1)
+            ),
             RuntimeError::CoreMix(mask) => {
                 say!(f, "core_selection ", Hex::of(*mask), " ", lpai_direct::qnn::lpai::CORE_MIX_UNSUPPORTED)
             }

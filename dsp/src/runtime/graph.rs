@@ -96,6 +96,22 @@ pub struct Graph<'a> {
     from_record: bool,
     /// Ticks the last graphFinalize took.
     finalize_ticks: u64,
+    /// The eNPU cores the backend reported (ENPU_CORE_NUM), which a core_selection must stay within.
+    enpu_cores: Option<u32>,
+}
+
+/// Refuses a `core_selection` LPAI cannot honour: several cores (not yet supported), or a core beyond the `cores`
+/// the backend reported. The one check, at load and when the performance settings change.
+pub(crate) fn check_core_selection(mask: u32, cores: Option<u32>) -> Result<(), RuntimeError> {
+    if !lpai::CoreAffinity::supports(mask) {
+        return Err(RuntimeError::CoreMix(mask));
+    }
+    match cores {
+        Some(cores) if !lpai::CoreAffinity::selects_a_core_of(mask, Some(cores)) => {
+            Err(RuntimeError::NoSuchCore { mask, cores })
+        }
+        _ => Ok(()),
+    }
 }
 
 /// The LPAI perf and affinity configs of a graph, kept in the arena so they can be changed and set again.
@@ -185,6 +201,7 @@ impl<'a> Graph<'a> {
             lpai: None,
             from_record,
             finalize_ticks: 0,
+            enpu_cores: backend.properties().enpu.map(|enpu| enpu.count),
         };
         if backend.is_lpai() {
             graph.configure_lpai(backend, arena, options)?;
@@ -353,9 +370,7 @@ impl<'a> Graph<'a> {
         affinity: lpai::CoreAffinity,
         priority: Option<Priority>,
     ) -> Result<(), RuntimeError> {
-        if !lpai::CoreAffinity::supports(affinity.core_selection) {
-            return Err(RuntimeError::CoreMix(affinity.core_selection));
-        }
+        check_core_selection(affinity.core_selection, self.enpu_cores)?;
         let Some(settings) = self.lpai.as_mut() else {
             log!(Level::Info, "graph ", self.name(), ": not on LPAI: skipping PERF_CFG and CORE_AFFINITY");
             return match priority {

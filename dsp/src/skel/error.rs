@@ -35,6 +35,7 @@ impl SkelError {
             | RuntimeError::TensorSize { .. }
             | RuntimeError::NoSuchGraph
             | RuntimeError::CoreMix(_)
+            | RuntimeError::NoSuchCore { .. }
             | RuntimeError::NoSuchTensor { .. }
             | RuntimeError::BadAlignment { .. }
             | RuntimeError::RecordGraphMissing { .. }

@@ -161,6 +161,7 @@ pub(super) fn probe(session: &mut Session, call: &mut Decoded<'_>) -> Answer {
         backend_api: three(info.backend_api),
         build_id: libraries.backend().build_id(),
         system_api: libraries.system().map(|system| three(system.api_version())),
+        enpu: libraries.backend().properties().enpu,
     });
     let needed = writer.needed();
     Ok(call.set_u32(m::REPORT_BYTES, u32::try_from(needed).unwrap_or(u32::MAX))?)

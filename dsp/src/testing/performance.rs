@@ -54,6 +54,29 @@ crate::self_tests! {
         check!(matches!(refused, Err(RuntimeError::CoreMix(0b11))));
     }
 
+    fn a_core_the_backend_does_not_report_is_refused_and_one_it_does_not_count_is_not_checked() {
+        let session = fake::begin(Settings::LPAI); // two eNPU cores
+        load_one_graph!(context);
+        let graph = expect_some!(context.graph_mut(0));
+        let third = lpai::CoreAffinity { affinity: lpai::CoreAffinityType::HARD, core_selection: 0b100 };
+        let refused = graph.set_performance(lpai::PerfCfg::DEFAULT, third, None);
+        check!(matches!(refused, Err(RuntimeError::NoSuchCore { mask: 0b100, cores: 2 })));
+        let Err(error) = refused else {
+            return Err(crate::selftest::Failure { file: file!(), line: line!(), condition: "core 2 of 2 is refused" });
+        };
+        check!(crate::message!(error).as_str().contains("it reports 2 eNPU core(s) (ENPU_CORE_NUM), bits 0 to 1"));
+        let second = lpai::CoreAffinity { core_selection: 0b10, ..third };
+        expect_ok!(graph.set_performance(lpai::PerfCfg::DEFAULT, second, None));
+        drop(context);
+        drop(session);
+
+        // A backend that does not answer ENPU_CORE_NUM: nothing to check the selection against.
+        let _session = fake::begin(Settings { enpu_cores: 0, ..Settings::LPAI });
+        load_one_graph!(older);
+        let graph = expect_some!(older.graph_mut(0));
+        expect_ok!(graph.set_performance(lpai::PerfCfg::DEFAULT, third, None));
+    }
+
     fn on_another_backend_only_the_priority_is_set() {
         let generic = Settings { require_persistent: false, start_alignment: 64, size_alignment: 1, ..Settings::LPAI };
         let session = fake::begin(generic);

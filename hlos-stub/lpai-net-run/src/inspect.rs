@@ -152,6 +152,21 @@ pub struct LoadReport {
     pub arena_used_bytes: u32,
     /// The context arena's size, in bytes.
     pub arena_capacity_bytes: u32,
+    /// The backend's eNPU cores (`None`: not LPAI, or it does not say).
+    pub enpu_cores: Option<u32>,
+    /// Each core's index, MAC units and version (at most [`lpai_direct::qnn::lpai::MAX_ENPU_CORES`]).
+    pub enpu_core_info: Vec<CoreReport>,
+}
+
+/// One eNPU core, as ENPU_CORE_INFO describes it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct CoreReport {
+    /// Its index (the bit of `core_selection` that selects it).
+    pub index: u32,
+    /// Its MAC (multiply-accumulate) units.
+    pub macs: u32,
+    /// Its version.
+    pub version: u32,
 }
 
 /// The name of a QNN backend id known here.
@@ -224,7 +239,7 @@ fn c_path(path: &Path, what: &str) -> Result<CString> {
 
 /// Loads `binary` with `record` through the host skel on `load.backend`, describes every graph, unloads; answers the
 /// descriptions and the skel's path. `what` names the binary in errors.
-fn measure(load: &LoadSettings, binary: &[u8], record: &[u8], what: &str) -> Result<(Vec<GraphDescription>, String)> {
+fn measure(load: &LoadSettings, binary: &[u8], record: &[u8], what: &str) -> Result<Measured> {
     let backend = &load.backend;
     // A bare library name (no `/`) is left to the dynamic loader's search, as with lpai-net-run.
     if backend.as_os_str().as_bytes().contains(&b'/') && !backend.is_file() {
@@ -249,6 +264,8 @@ fn measure(load: &LoadSettings, binary: &[u8], record: &[u8], what: &str) -> Res
         arena_bytes: 0,
     };
     stub.configure(&configuration).map_err(|error| anyhow!("{error}"))?;
+    // The backend as the skel created it: its eNPU cores (a skel from before `probe` answers nothing here).
+    let enpu = stub.probe().ok().and_then(|backend| backend.enpu);
     let Loaded { context, graph_count } = stub
         .load(&LoadRequest::bytes(binary).with_record(record))
         .map_err(|error| anyhow!("{what} does not load on backend {}: {error}", backend.display()))?;
@@ -260,7 +277,14 @@ fn measure(load: &LoadSettings, binary: &[u8], record: &[u8], what: &str) -> Res
     }
     stub.unload(context).map_err(|error| anyhow!("{what}: unloading the context: {error}"))?;
     stub.close().map_err(|error| anyhow!("closing the skel {skel}: {error}"))?;
-    Ok((graphs, skel))
+    Ok(Measured { graphs, skel, enpu })
+}
+
+/// What loading the binary measured.
+struct Measured {
+    graphs: Vec<GraphDescription>,
+    skel: String,
+    enpu: Option<lpai_direct::wire::EnpuCores>,
 }
 
 /// Reads the binary (and loads it when `load` names a backend); writes the metadata record when asked to, only once
@@ -286,7 +310,7 @@ pub fn examine(settings: &InspectSettings, load: Option<&LoadSettings>) -> Resul
         load: None,
     };
     if let Some(load) = load {
-        let (described, skel) = measure(load, &binary, &read.record, &what)?;
+        let Measured { graphs: described, skel, enpu } = measure(load, &binary, &read.record, &what)?;
         for graph in &mut inspection.graphs {
             let found = described
                 .iter()
@@ -301,6 +325,12 @@ pub fn examine(settings: &InspectSettings, load: Option<&LoadSettings>) -> Resul
             skel,
             arena_used_bytes: arena.0,
             arena_capacity_bytes: arena.1,
+            enpu_cores: enpu.map(|enpu| enpu.count),
+            enpu_core_info: enpu
+                .iter()
+                .flat_map(|enpu| enpu.described().to_vec())
+                .map(|core| CoreReport { index: core.core_index, macs: core.mac_cnt, version: core.version })
+                .collect(),
         });
     }
     if let Some(file) = &settings.emit_metadata {
@@ -387,6 +417,17 @@ impl Inspection {
                 "load: backend {} through the host skel {}: arena used {} of {} bytes",
                 load.backend, load.skel, load.arena_used_bytes, load.arena_capacity_bytes
             );
+            match load.enpu_cores {
+                None => _ = writeln!(text, "eNPU cores: (not reported: not LPAI, or an LPAI without ENPU_CORE_NUM)"),
+                Some(cores) => {
+                    let each: Vec<String> = load
+                        .enpu_core_info
+                        .iter()
+                        .map(|core| format!("core {}: {} MACs, version {}", core.index, core.macs, core.version))
+                        .collect();
+                    _ = writeln!(text, "eNPU cores: {cores} ({})", each.join("; "));
+                }
+            }
         }
         text
     }

@@ -151,7 +151,13 @@ unsafe extern "C" fn backend_create(
     }
 }
 
-/// backendGetProperty: ALIGNMENT_REQ {128, 64} and REQUIRE_PERSISTENT_BINARY (true).
+/// MAC units the model reports for each eNPU core (ENPU_CORE_INFO).
+pub const ENPU_CORE_MACS: u32 = 256;
+/// The version the model reports for each eNPU core (ENPU_CORE_INFO): the default LPAI hardware version, v6.
+pub const ENPU_CORE_VERSION: u32 = 6;
+
+/// backendGetProperty: ALIGNMENT_REQ {128, 64}, REQUIRE_PERSISTENT_BINARY (true), ENPU_CORE_NUM (the DSP's
+/// cores, [`enpu_cores`]) and ENPU_CORE_INFO for a core there is ([`ENPU_CORE_MACS`], [`ENPU_CORE_VERSION`]).
 ///
 /// # Safety
 /// `properties` is null or a NULL-terminated list of valid properties whose targets are valid for writes.
@@ -184,6 +190,24 @@ unsafe extern "C" fn backend_get_property(
             },
             // SAFETY: REQUIRE_PERSISTENT_BINARY points at a C bool (one byte), valid for writes.
             lpai::BackendPropertyOption::REQUIRE_PERSISTENT_BINARY => unsafe { custom.property.cast::<u8>().write(1) },
+            // SAFETY: ENPU_CORE_NUM points at a QnnLpaiBackend_eNPUCoreNum_t (u32), valid for writes.
+            lpai::BackendPropertyOption::ENPU_CORE_NUM => unsafe {
+                custom.property.cast::<lpai::EnpuCoreNum>().write_unaligned(enpu_cores())
+            },
+            lpai::BackendPropertyOption::ENPU_CORE_INFO => {
+                let info = custom.property.cast::<lpai::EnpuCoreInfo>();
+                // SAFETY: ENPU_CORE_INFO points at a QnnLpaiBackend_eNPUCoreInfo_t whose coreIndex names the core.
+                let index = unsafe { info.read_unaligned() }.core_index;
+                let cores = enpu_cores();
+                if index >= cores {
+                    let breach = rules::BACKEND_PROPERTY.breach().text("ENPU_CORE_INFO of core ").num(index.into());
+                    return breach.text(", of ").num(cores.into()).text(" core(s)").report();
+                }
+                let answer =
+                    lpai::EnpuCoreInfo { core_index: index, mac_cnt: ENPU_CORE_MACS, version: ENPU_CORE_VERSION };
+                // SAFETY: as above, valid for writes.
+                unsafe { info.write_unaligned(answer) };
+            }
             other => {
                 return rules::BACKEND_PROPERTY.breach().text("custom option ").num(other.0.into()).report();
             }

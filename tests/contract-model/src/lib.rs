@@ -1,7 +1,8 @@
 //! A model of the documented contract of the LPAI QNN backend (libQnnLpai) and of its system library — not the
 //! vendor library.
 //!
-//! It answers like LPAI (backend id 12, core API 2.32, ALIGNMENT_REQ {128, 64}, REQUIRE_PERSISTENT_BINARY, scratch
+//! It answers like LPAI (backend id 12, core API 2.32, ALIGNMENT_REQ {128, 64}, REQUIRE_PERSISTENT_BINARY,
+//! ENPU_CORE_NUM (1 on the host and the virtual aDSP) and ENPU_CORE_INFO (each core 256 MACs, version 6), scratch
 //! and persistent graph memory, EARLY_TERMINATION), fails loudly on any breach of the rules in [`rules`] (the
 //! rule's QNN error code and one log line `contract: rule <name>: ...`), and computes documented deterministic
 //! outputs (see [Outputs](#outputs)) from its own context-binary format ([`format`], "LPCM").

@@ -55,7 +55,7 @@ rules! {
         "only HW_INFO custom configs, with a known target and hardware version";
     /// Backend properties.
     BACKEND_PROPERTY = "backend-property", code::BACKEND_ERROR_NOT_SUPPORTED, "backendGetProperty",
-        "only ALIGNMENT_REQ and REQUIRE_PERSISTENT_BINARY";
+        "only ALIGNMENT_REQ, REQUIRE_PERSISTENT_BINARY, ENPU_CORE_NUM and ENPU_CORE_INFO of a core there is";
     /// Contexts go before their backend.
     FREE_ORDER = "free-order", code::BACKEND_ERROR_TERMINATE_FAILED, "backendFree",
         "every context of the backend was freed first";

@@ -119,15 +119,32 @@ fn other_rules_answer_their_codes() {
             qnn_error::BACKEND_ERROR_TERMINATE_FAILED
         );
         one_rule("free-order");
-        let mut value = 0u32;
+        // ENPU_CORE_NUM: the one core of the host; ENPU_CORE_INFO of it; of a core beyond it, refused.
+        let mut cores = 0u32;
         let mut custom = lpai::BackendCustomProperty {
             option: lpai::BackendPropertyOption::ENPU_CORE_NUM,
-            property: (&raw mut value).cast(),
+            property: (&raw mut cores).cast(),
         };
         let mut property =
             BackendProperty { option: BackendPropertyOption::CUSTOM, custom_property: (&raw mut custom).cast() };
         let mut list = [&raw mut property, null_mut()];
-        assert_eq!(code(lpai_table().backend_get_property.unwrap()(session.backend, list.as_mut_ptr())), 4003);
+        assert_eq!(code(lpai_table().backend_get_property.unwrap()(session.backend, list.as_mut_ptr())), 0);
+        assert_eq!(cores, 1);
+        for (index, expected) in [(0u32, 0u32), (1, 4003)] {
+            let mut info = lpai::EnpuCoreInfo { core_index: index, mac_cnt: 0, version: 0 };
+            let mut custom = lpai::BackendCustomProperty {
+                option: lpai::BackendPropertyOption::ENPU_CORE_INFO,
+                property: (&raw mut info).cast(),
+            };
+            let mut property =
+                BackendProperty { option: BackendPropertyOption::CUSTOM, custom_property: (&raw mut custom).cast() };
+            let mut list = [&raw mut property, null_mut()];
+            let answer = code(lpai_table().backend_get_property.unwrap()(session.backend, list.as_mut_ptr()));
+            assert_eq!(answer, expected, "core {index}");
+            if expected == 0 {
+                assert_eq!(info, lpai::EnpuCoreInfo { core_index: 0, mac_cnt: 256, version: 6 });
+            }
+        }
         one_rule("backend-property");
         let binary = Buffer::of(&file(&SINGLE, 0));
         let mut context = null_mut();

@@ -132,7 +132,8 @@ unsafe extern "C" fn backend_create(
     0
 }
 
-/// backendGetProperty: ALIGNMENT_REQ and REQUIRE_PERSISTENT_BINARY from the settings.
+/// backendGetProperty: ALIGNMENT_REQ, REQUIRE_PERSISTENT_BINARY, ENPU_CORE_NUM and ENPU_CORE_INFO (core `i` has
+/// `128 << i` MACs, version 6) from the settings.
 ///
 /// # Safety
 /// `properties` is a NULL-terminated list of valid properties whose targets are valid for writes.
@@ -167,6 +168,20 @@ unsafe extern "C" fn backend_get_property(
                 lpai::BackendPropertyOption::REQUIRE_PERSISTENT_BINARY => unsafe {
                     *custom.property.cast::<u8>() = u8::from(settings.require_persistent);
                 },
+                // SAFETY: as above (a QnnLpaiBackend_eNPUCoreNum_t, a u32).
+                lpai::BackendPropertyOption::ENPU_CORE_NUM if settings.enpu_cores > 0 => unsafe {
+                    *custom.property.cast::<lpai::EnpuCoreNum>() = settings.enpu_cores;
+                },
+                lpai::BackendPropertyOption::ENPU_CORE_INFO if settings.enpu_cores > 0 => {
+                    let info = custom.property.cast::<lpai::EnpuCoreInfo>();
+                    // SAFETY: as above; the caller names the core in `coreIndex`.
+                    let index = unsafe { (*info).core_index };
+                    if index >= settings.enpu_cores || index >= 8 {
+                        return u64::from(BACKEND_ERROR_NOT_SUPPORTED);
+                    }
+                    // SAFETY: as above.
+                    unsafe { *info = lpai::EnpuCoreInfo { core_index: index, mac_cnt: 128 << index, version: 6 } };
+                }
                 _ => return u64::from(BACKEND_ERROR_NOT_SUPPORTED),
             }
         }

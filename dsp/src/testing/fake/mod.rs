@@ -40,6 +40,8 @@ pub struct Settings {
     pub early_terminations: u32,
     /// graphExecute always answers EARLY_TERMINATION.
     pub always_early: bool,
+    /// ENPU_CORE_NUM reported (and ENPU_CORE_INFO for each); 0: neither property is answered, as an older LPAI.
+    pub enpu_cores: u32,
 }
 
 impl Settings {
@@ -51,6 +53,7 @@ impl Settings {
         refuse_persistent: false,
         early_terminations: 0,
         always_early: false,
+        enpu_cores: 2,
     };
 }
 

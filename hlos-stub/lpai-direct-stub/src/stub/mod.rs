@@ -364,6 +364,9 @@ pub struct BackendInfo {
     pub build_id: String,
     /// The system library's API version, when the skel loaded one.
     pub system_api: Option<lpai_direct::qnn::Version>,
+    /// LPAI's eNPU cores and what each is (ENPU_CORE_NUM, ENPU_CORE_INFO); `None` when the backend is not LPAI,
+    /// does not say, or the skel is from before it reported them.
+    pub enpu: Option<lpai_direct::wire::EnpuCores>,
 }
 
 impl From<BackendRecord<'_>> for BackendInfo {
@@ -376,6 +379,7 @@ impl From<BackendRecord<'_>> for BackendInfo {
             backend_api: version(record.backend_api),
             build_id: record.build_id.to_string(),
             system_api: record.system_api.map(version),
+            enpu: record.enpu,
         }
     }
 }
