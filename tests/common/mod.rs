@@ -51,8 +51,12 @@ pub fn fixture(name: &str) -> PathBuf {
     root().join("tests/fixtures").join(name)
 }
 
-/// The fixtures made from ONNX models by scripts/make_fixtures.py, each with ORT-on-QNN references.
-pub const FIXTURES: [&str; 5] = ["kws_conv", "multi_io", "u16_act", "float_out", "audio_frame"];
+/// The fixtures made from ONNX models by scripts/make_fixtures.py, each with ORT-on-QNN references (one graph each;
+/// `two_graphs` has tests of its own). Between them their graph inputs and outputs have every type the real HTP
+/// backend gives a graph's I/O: UFIXED_POINT_8/16, SFIXED_POINT_8 (`s8_act`), SFIXED_POINT_16 (`s16_act`), FLOAT_32
+/// (`float_out`), plain UINT_8 and BOOL_8 (`u8_bool_io`).
+pub const FIXTURES: [&str; 8] =
+    ["kws_conv", "multi_io", "u16_act", "float_out", "audio_frame", "s8_act", "s16_act", "u8_bool_io"];
 
 /// Rewrites a fixture's input list with absolute paths (qnn-net-run reads relative paths from the current
 /// directory) into `into`, returning the new list's path.
