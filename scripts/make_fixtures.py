@@ -15,9 +15,13 @@ For every fixture this script:
      context binary `<name>_qnn.bin` plus the EPContext ONNX wrapper `<name>_ctx.onnx`,
   4. reads the binary's own graph/tensor metadata through libQnnSystem (graph name, tensor ids,
      names, data types, scale/offset),
-  5. runs the wrapper with ORT + QNN EP on 3 random input lines and stores float and native
-     (quantized, exactly what crosses the EPContext node) inputs and reference outputs,
+  5. runs the wrapper with ORT + QNN EP on 3 random input lines (for the fixtures whose cfg sets
+     edge_line, line 0 then gets saturating values and exact ties: put_edges) and stores float and
+     native (quantized, exactly what crosses the EPContext node) inputs and reference outputs,
   6. checks that numpy's QuantizeLinear / DequantizeLinear formulas reproduce ORT bit for bit.
+
+A plain (unquantized) uint8 or bool graph input or output (u8_bool_io) has no Q/DQ in the wrapper: ORT
+feeds and returns the integer or bool tensor itself, its float file is those values as float32.
 
 `two_graphs` is built by make_multi_graph_fixture: its model is split by the QNN EP into two
 partitions, which end up as two graphs in one context binary; graphs/<g>/ then holds the input
@@ -63,7 +67,8 @@ EP_NAME = "QNNExecutionProvider"
 BASE_PROVIDER_OPTIONS = {"backend_type": "htp"}
 
 NP_TO_ONNX = {np.dtype(np.uint8): TensorProto.UINT8, np.dtype(np.uint16): TensorProto.UINT16,
-              np.dtype(np.int8): TensorProto.INT8, np.dtype(np.int16): TensorProto.INT16}
+              np.dtype(np.int8): TensorProto.INT8, np.dtype(np.int16): TensorProto.INT16,
+              np.dtype(np.bool_): TensorProto.BOOL}
 
 # Qnn_DataType_t values (see /work/shared/docs/qnn-abi.md)
 QNN_DTYPES = {
@@ -74,8 +79,13 @@ QNN_DTYPES = {
     0x0408: "UFIXED_POINT_8", 0x0416: "UFIXED_POINT_16", 0x0432: "UFIXED_POINT_32",
     0x0508: "BOOL_8",
 }
-QNN_NATIVE_NP = {0x0408: "uint8", 0x0416: "uint16", 0x0108: "uint8", 0x0116: "uint16",
-                 0x0232: "float32"}
+# The numpy dtype of a QNN tensor's native bytes (a BOOL_8 element is one byte, 0 or 1).
+QNN_NATIVE_NP = {0x0408: "uint8", 0x0416: "uint16", 0x0308: "int8", 0x0316: "int16",
+                 0x0108: "uint8", 0x0116: "uint16", 0x0008: "int8", 0x0016: "int16",
+                 0x0508: "bool", 0x0232: "float32"}
+# The ONNX element type of those native dtypes.
+NP_DTYPE_TO_ELEM = {"uint8": TensorProto.UINT8, "uint16": TensorProto.UINT16, "int8": TensorProto.INT8,
+                    "int16": TensorProto.INT16, "bool": TensorProto.BOOL, "float32": TensorProto.FLOAT}
 
 
 # --------------------------------------------------------------------------------------------
@@ -290,6 +300,102 @@ def build_audio_frame():
     return _model(g), {"pcm": pcm}, cfg
 
 
+def build_s8_act():
+    """Small conv net with signed 8-bit activations and weights (QInt8 A8W8): SFIXED_POINT_8 graph I/O."""
+    rng = np.random.default_rng(7007)
+    inits = [
+        _init(rng, "c1_w", (6, 2, 3, 3), 18), _bias(rng, "c1_b", 6),
+        _init(rng, "c2_w", (3, 6, 1, 1), 6), _bias(rng, "c2_b", 3),
+    ]
+    nodes = [
+        helper.make_node("Conv", ["feat", "c1_w", "c1_b"], ["c1"], name="conv1", pads=[1, 1, 1, 1]),
+        helper.make_node("Relu", ["c1"], ["r1"], name="relu1"),
+        helper.make_node("MaxPool", ["r1"], ["p1"], name="pool1", kernel_shape=[2, 2], strides=[2, 2]),
+        # No Relu at the end: the output has both signs, so its int8 bytes use the whole signed range.
+        helper.make_node("Conv", ["p1", "c2_w", "c2_b"], ["delta"], name="conv2"),
+    ]
+    g = helper.make_graph(
+        nodes, "s8_act",
+        [helper.make_tensor_value_info("feat", TensorProto.FLOAT, [1, 2, 8, 8])],
+        [helper.make_tensor_value_info("delta", TensorProto.FLOAT, [1, 3, 4, 4])], inits)
+    # An input range off centre (about [-1, 2]), so that the zero point is not 0.
+    samplers = {"feat": lambda r: (r.standard_normal((1, 2, 8, 8)) * 0.7 + 0.5).astype(np.float32)}
+    cfg = {"activation_type": QuantType.QInt8, "weight_type": QuantType.QInt8, "edge_line": True,
+           "description": "feat[1,2,8,8] -> Conv3x3(6)+Relu, MaxPool 2x2, Conv1x1(3) -> delta[1,3,4,4]. "
+                          "int8 activations, int8 weights (A8W8 signed): the QNN graph's input and output "
+                          "are SFIXED_POINT_8. Line 0's input saturates at both ends and holds exact ties "
+                          "(line_0_edges)."}
+    return _model(g), samplers, cfg
+
+
+def build_s16_act():
+    """Two dense layers with signed 16-bit activations and int8 weights (QInt16 A16W8): SFIXED_POINT_16 graph I/O."""
+    rng = np.random.default_rng(8008)
+    inits = [
+        _init(rng, "w1", (48, 16), 48), _bias(rng, "b1", 16),
+        _init(rng, "w2", (16, 6), 16), _bias(rng, "b2", 6),
+    ]
+    nodes = [
+        helper.make_node("MatMul", ["wave", "w1"], ["h1"], name="mm1"),
+        helper.make_node("Add", ["h1", "b1"], ["h1b"], name="add1"),
+        helper.make_node("Relu", ["h1b"], ["h1r"], name="relu1"),
+        helper.make_node("MatMul", ["h1r", "w2"], ["h2"], name="mm2"),
+        helper.make_node("Add", ["h2", "b2"], ["level"], name="add2"),
+    ]
+    g = helper.make_graph(
+        nodes, "s16_act",
+        [helper.make_tensor_value_info("wave", TensorProto.FLOAT, [1, 48])],
+        [helper.make_tensor_value_info("level", TensorProto.FLOAT, [1, 6])], inits)
+    samplers = {"wave": lambda r: (r.standard_normal((1, 48)) * 1.2 - 0.4).astype(np.float32)}
+    cfg = {"activation_type": QuantType.QInt16, "weight_type": QuantType.QInt8, "edge_line": True,
+           "description": "wave[1,48] -> MatMul+Add+Relu -> 16, MatMul+Add -> level[1,6]. int16 activations, "
+                          "int8 weights (A16W8 signed): the QNN graph's input and output are SFIXED_POINT_16. "
+                          "Line 0's input saturates at both ends and holds exact ties (line_0_edges)."}
+    return _model(g), samplers, cfg
+
+
+def build_u8_bool_io():
+    """Plain (unquantized) uint8 and bool graph inputs and outputs: a Cast from each input, a Greater and a
+    Cast to uint8 at the outputs, which the QNN EP keeps in the graph (UINT_8 and BOOL_8 graph I/O)."""
+    rng = np.random.default_rng(9009)
+    # Counts up to 255 times weights of about 1/255: the dense layer's output stays within about +-8, so the
+    # Cast to uint8 of its Relu never saturates.
+    w = rng.standard_normal((16, 12)).astype(np.float32) * np.float32(4.0 / 255.0)
+    inits = [
+        numpy_helper.from_array(w, "w1"), _bias(rng, "b1", 12),
+        numpy_helper.from_array(np.array([4.0], dtype=np.float32), "gain"),
+        numpy_helper.from_array(np.array([0.0], dtype=np.float32), "zero"),
+    ]
+    nodes = [
+        helper.make_node("Cast", ["counts"], ["counts_f"], name="cast_counts", to=TensorProto.FLOAT),
+        helper.make_node("Cast", ["mask"], ["mask_f"], name="cast_mask", to=TensorProto.FLOAT),
+        helper.make_node("Mul", ["counts_f", "mask_f"], ["kept"], name="apply_mask"),
+        helper.make_node("MatMul", ["kept", "w1"], ["h1"], name="mm1"),
+        helper.make_node("Add", ["h1", "b1"], ["score"], name="add1"),
+        helper.make_node("Greater", ["score", "zero"], ["active"], name="is_active"),
+        helper.make_node("Relu", ["score"], ["pos"], name="relu"),
+        helper.make_node("Mul", ["pos", "gain"], ["scaled"], name="gain4"),
+        helper.make_node("Cast", ["scaled"], ["level"], name="cast_level", to=TensorProto.UINT8),
+    ]
+    g = helper.make_graph(
+        nodes, "u8_bool_io",
+        [helper.make_tensor_value_info("counts", TensorProto.UINT8, [1, 16]),
+         helper.make_tensor_value_info("mask", TensorProto.BOOL, [1, 16])],
+        [helper.make_tensor_value_info("score", TensorProto.FLOAT, [1, 12]),
+         helper.make_tensor_value_info("active", TensorProto.BOOL, [1, 12]),
+         helper.make_tensor_value_info("level", TensorProto.UINT8, [1, 12])], inits)
+    samplers = {
+        "counts": lambda r: r.integers(0, 256, (1, 16)).astype(np.uint8),
+        "mask": lambda r: r.integers(0, 4, (1, 16)) > 0,
+    }
+    cfg = {"activation_type": QuantType.QUInt8, "weight_type": QuantType.QUInt8,
+           "description": "counts[1,16] uint8, mask[1,16] bool -> Cast to float each, Mul, MatMul+Add -> "
+                          "score[1,12]; active[1,12] = Greater(score, 0) (bool); level[1,12] = Cast(Relu(score) * 4) "
+                          "to uint8. uint8 QDQ between. The QNN graph's inputs are UINT_8 and BOOL_8 (the "
+                          "Casts from them are in the graph), its outputs UFIXED_POINT_8, BOOL_8 and UINT_8."}
+    return _model(g), samplers, cfg
+
+
 FIXTURES = {
     "kws_conv": build_kws_conv,
     "multi_io": build_multi_io,
@@ -297,8 +403,12 @@ FIXTURES = {
     "float_out": build_float_out,
     "two_graphs": build_two_graphs,
     "audio_frame": build_audio_frame,
+    "s8_act": build_s8_act,
+    "s16_act": build_s16_act,
+    "u8_bool_io": build_u8_bool_io,
 }
-SEEDS = {"kws_conv": 11, "multi_io": 22, "u16_act": 33, "float_out": 44, "two_graphs": 55, "audio_frame": 66}
+SEEDS = {"kws_conv": 11, "multi_io": 22, "u16_act": 33, "float_out": 44, "two_graphs": 55, "audio_frame": 66,
+         "s8_act": 77, "s16_act": 88, "u8_bool_io": 99}
 # Fixtures whose context binary holds several graphs (built by make_multi_graph_fixture).
 MULTI_GRAPH_FIXTURES = {"two_graphs": 2}
 
@@ -623,7 +733,8 @@ def boundary_model(wrapper, inputs, outputs):
         shapes[vi.name] = [d.dim_value for d in vi.type.tensor_type.shape.dim]
     for rec in inputs + outputs:
         name = rec["epcontext_name"]
-        if name in existing:
+        if name in existing or rec.get("offloaded_q") is False:
+            # A graph output already, or a wrapper input fed to the EPContext node as it is.
             continue
         elem = NP_TO_ONNX[np.dtype(rec["native_np"])] if "native_np" in rec else TensorProto.FLOAT
         m.graph.output.append(helper.make_tensor_value_info(name, elem, shapes[rec["onnx_name"]]))
@@ -646,13 +757,12 @@ def epcontext_only_model(wrapper, ep, manifest_inputs, manifest_outputs):
     del g.value_info[:]
     by_ep_in = {d["epcontext_name"]: d for d in manifest_inputs}
     by_ep_out = {d["epcontext_name"]: d for d in manifest_outputs}
-    np_to_elem = {"uint8": TensorProto.UINT8, "uint16": TensorProto.UINT16, "float32": TensorProto.FLOAT}
     for n in ep.input:
         d = by_ep_in[n]
-        g.input.append(helper.make_tensor_value_info(n, np_to_elem[d["native_dtype"]], d["shape"]))
+        g.input.append(helper.make_tensor_value_info(n, NP_DTYPE_TO_ELEM[d["native_dtype"]], d["shape"]))
     for n in ep.output:
         d = by_ep_out[n]
-        g.output.append(helper.make_tensor_value_info(n, np_to_elem[d["native_dtype"]], d["shape"]))
+        g.output.append(helper.make_tensor_value_info(n, NP_DTYPE_TO_ELEM[d["native_dtype"]], d["shape"]))
     return m
 
 
@@ -719,6 +829,37 @@ def rel(p, root):
     return os.path.relpath(p, root).replace(os.sep, "/")
 
 
+def put_edges(qmodel, feed, ties=6, beyond=100):
+    """Writes into `feed` (one input line) the values where a conversion can go wrong: for every float input the
+    QDQ model quantizes, its first element lies `beyond` steps below the lowest representable value and its second
+    as far above the highest (both saturate), and the next `ties` are exact half-way points (x / scale in float32
+    is k + 0.5), spread over the range.  Returns what was written, per input, for the manifest."""
+    written = {}
+    for q in qmodel.graph.node:
+        if q.op_type != "QuantizeLinear" or q.input[0] not in feed:
+            continue
+        x = feed[q.input[0]]
+        scale = np.float32(scalar_init(qmodel, q.input[1]).reshape(()))
+        zp_arr = scalar_init(qmodel, q.input[2])
+        zp, info = int(zp_arr.reshape(())), np.iinfo(zp_arr.dtype)
+        flat = x.reshape(-1)
+        flat[0] = np.float32((info.min - zp - beyond) * np.float64(scale))
+        flat[1] = np.float32((info.max - zp + beyond) * np.float64(scale))
+        found = []
+        for start in np.linspace(info.min - zp, info.max - zp - 1, ties).astype(np.int64):
+            for k in range(int(start), int(start) + 64):
+                v = np.float32((k + 0.5) * np.float64(scale))
+                if v / scale == np.float32(k + 0.5) and k + zp + 1 <= info.max:
+                    found.append(v)
+                    break
+        if len(found) != ties:
+            raise RuntimeError(f"put_edges: only {len(found)} exact ties found for {q.input[0]}")
+        flat[2:2 + ties] = found
+        written[q.input[0]] = {"elements": f"0..{1 + ties}", "saturating_low": 1, "saturating_high": 1,
+                               "exact_half_ties": ties}
+    return written
+
+
 def compile_fixture(name, out_root, work_root):
     """Steps 1-3: float model, QDQ quantization, QNN EP compile.  Creates the fixture directory
     (emptied first) with `<name>_qnn.bin` and `<name>_ctx.onnx` in it."""
@@ -748,6 +889,8 @@ def compile_fixture(name, out_root, work_root):
         extra_options={"ActivationSymmetric": False, "WeightSymmetric": True},
     )
     qmodel = onnx.load(qpath)
+    # After calibration, so that the calibration range is that of the ordinary inputs.
+    edges = put_edges(qmodel, lines[0]) if cfg.get("edge_line") else None
 
     # Compile to <work>/ctx/<name>.onnx + <name>_qnn.bin
     ctx_dir = os.path.join(work, "ctx")
@@ -766,7 +909,7 @@ def compile_fixture(name, out_root, work_root):
     wrapper = onnx.load(os.path.join(ctx_dir, f"{name}.onnx"))
     ctx_onnx = os.path.join(fx, f"{name}_ctx.onnx")
     onnx.save(wrapper, ctx_onnx)
-    return dict(cfg=cfg, provider_options=provider_options, fpath=fpath, qpath=qpath, ctx_dir=ctx_dir,
+    return dict(cfg=cfg, provider_options=provider_options, fpath=fpath, qpath=qpath, ctx_dir=ctx_dir, edges=edges,
                 seed=seed, lines=lines, fx=fx, bin_name=bin_name, wrapper=wrapper, ctx_onnx=ctx_onnx)
 
 
@@ -903,18 +1046,26 @@ def make_fixture(name, out_root, work_root, log):
 
     # Sanity: the QNN results must stay close to ORT's CPU run of the same QDQ model (catches a
     # wrong I/O scale); the distance to the float model is only recorded (uint8 error is large).
+    # Integer and bool outputs are compared as float32 values; a bool output, where one flipped element is
+    # the whole range, may differ from the CPU run in at most a tenth of its elements.
     sanity = {}
     for oi, d in enumerate(outputs_m):
-        qnn = np.stack([results[li][oi] for li in range(LINES)])
-        flt = np.stack([cpu_results[li][0][d["onnx_name"]] for li in range(LINES)])
-        qdq = np.stack([cpu_results[li][1][d["onnx_name"]] for li in range(LINES)])
+        qnn = np.stack([results[li][oi] for li in range(LINES)]).astype(np.float32)
+        flt = np.stack([cpu_results[li][0][d["onnx_name"]] for li in range(LINES)]).astype(np.float32)
+        qdq = np.stack([cpu_results[li][1][d["onnx_name"]] for li in range(LINES)]).astype(np.float32)
         span = float(flt.max() - flt.min())
         e_f = float(np.abs(qnn - flt).max())
         e_q = float(np.abs(qnn - qdq).max())
         sanity[d["qnn_name"]] = {"float_model_range": span, "max_abs_diff_vs_cpu_float_model": e_f,
                                  "max_abs_diff_vs_cpu_qdq_model": e_q}
         log(f"    sanity {d['qnn_name']}: range {span:.4g}, |qnn-float| {e_f:.4g}, |qnn-cpu_qdq| {e_q:.4g}")
-        if e_q > 0.05 * span:
+        if d["native_dtype"] == "bool":
+            differing = int(np.sum(qnn != qdq))
+            sanity[d["qnn_name"]]["elements_differing_from_cpu_qdq_model"] = differing
+            log(f"    sanity {d['qnn_name']}: {differing} of {qnn.size} elements differ from the CPU QDQ run")
+            if differing > qnn.size // 10:
+                raise AssertionError(f"{name}: {d['onnx_name']} differs from ORT's CPU QDQ result too often")
+        elif e_q > 0.05 * span:
             raise AssertionError(f"{name}: {d['onnx_name']} is too far from ORT's CPU QDQ result")
 
     with open(os.path.join(fx, "input_list_float.txt"), "w") as f:
@@ -948,6 +1099,7 @@ def make_fixture(name, out_root, work_root, log):
         "sanity": sanity,
         "reciprocal_multiply_quantize_mismatches": recip_mismatch,
         "quantize_probe": probes,
+        **({"line_0_edges": c["edges"]} if c["edges"] else {}),
         "quantization": {
             "activation_type": cfg["activation_type"].name,
             "weight_type": cfg["weight_type"].name,
@@ -1075,9 +1227,6 @@ def with_extra_outputs(model, names):
             m.graph.output.append(helper.make_tensor_value_info(n, TensorProto.FLOAT, None))
             have.add(n)
     return m.SerializeToString()
-
-
-NP_DTYPE_TO_ELEM = {"uint8": TensorProto.UINT8, "uint16": TensorProto.UINT16, "float32": TensorProto.FLOAT}
 
 
 def make_multi_graph_fixture(name, out_root, work_root, log):

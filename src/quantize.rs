@@ -407,4 +407,87 @@ mod tests {
             }
         }
     }
+
+    /// The plain types have no scale: a float converts by value (`round_half_even`, saturated to the type; NaN is 0)
+    /// and back exactly. INT_8, INT_16 and UINT_16 have no ORT fixture (the HTP backend refuses every op on them), so
+    /// this formula is all that checks them; UINT_8 and BOOL_8 are also held to ORT by the `u8_bool_io` fixture.
+    #[test]
+    fn plain_integers_and_bool_convert_by_value() {
+        use crate::qnn::DataType;
+        let values = [
+            0.0,
+            -0.0,
+            1.0,
+            -1.0,
+            0.5,
+            1.5,
+            2.5,
+            -2.5,
+            3.5,
+            126.6,
+            127.0,
+            127.5,
+            128.0,
+            -128.0,
+            -128.5,
+            -129.0,
+            255.0,
+            255.5,
+            256.0,
+            32_767.0,
+            32_767.5,
+            32_768.0,
+            -32_768.0,
+            -32_769.0,
+            65_535.0,
+            65_536.0,
+            1e30,
+            -1e30,
+            f32::INFINITY,
+            f32::NAN,
+        ];
+        let float_bytes: Vec<u8> = values.iter().flat_map(|value| value.to_le_bytes()).collect();
+        let types = [
+            (DataType::INT_8, -128.0, 127.0, 1),
+            (DataType::UINT_8, 0.0, 255.0, 1),
+            (DataType::BOOL_8, 0.0, 255.0, 1),
+            (DataType::INT_16, -32_768.0, 32_767.0, 2),
+            (DataType::UINT_16, 0.0, 65_535.0, 2),
+        ];
+        for (data_type, low, high, width) in types {
+            let signed = low < 0.0;
+            let encoding = super::Encoding::of(data_type, None).unwrap();
+            assert_eq!(encoding.element_bytes(), width, "{data_type:?}");
+            let read = |bytes: &[u8]| -> i32 {
+                match (width, signed) {
+                    (1, true) => i32::from(bytes[0] as i8),
+                    (1, false) => i32::from(bytes[0]),
+                    (_, true) => i32::from(i16::from_le_bytes([bytes[0], bytes[1]])),
+                    (_, false) => i32::from(u16::from_le_bytes([bytes[0], bytes[1]])),
+                }
+            };
+            let mut native = vec![0u8; values.len() * width];
+            assert!(super::quantize(encoding, &float_bytes, &mut native));
+            let got: Vec<i32> = native.chunks_exact(width).map(read).collect();
+            let expected: Vec<i32> = values
+                .iter()
+                .map(|&value| if value.is_nan() { 0 } else { libm::rintf(value).max(low).min(high) as i32 })
+                .collect();
+            assert_eq!(got, expected, "{data_type:?}");
+            // Every native value (every 257th under Miri) back to float32 by value.
+            let all: Vec<i32> = (low as i32..=high as i32).step_by(if cfg!(miri) { 257 } else { 1 }).collect();
+            let native: Vec<u8> = all.iter().flat_map(|&q| q.to_le_bytes()[..width].to_vec()).collect();
+            let mut back = vec![0u8; all.len() * 4];
+            assert!(super::dequantize(encoding, &native, &mut back));
+            let floats: Vec<f32> =
+                back.chunks_exact(4).map(|word| f32::from_le_bytes(word.try_into().unwrap())).collect();
+            assert_eq!(floats, all.iter().map(|&q| q as f32).collect::<Vec<_>>(), "{data_type:?}");
+        }
+        // A scale recorded on a plain tensor changes nothing.
+        let recorded = Some(crate::qnn::ScaleOffset { scale: 0.5, offset: 3 });
+        assert_eq!(
+            super::Encoding::of(DataType::INT_16, recorded),
+            Some(super::Encoding::Signed16 { scale: 1.0, offset: 0 })
+        );
+    }
 }

@@ -1,7 +1,10 @@
 //! The audio module (AudioReach CAPI, `dsp/capi`) driven as SPF drives it, on the real libQnnHtp.so with the
 //! audio_frame fixture: static properties, init, configuration, media format, model, client registration, frames
-//! of stereo PCM in place; every result equals lpai-net-run's on the same windows, bit for bit, and the audio
-//! passes through untouched. Formats the module cannot handle are refused with an error code.
+//! of stereo PCM in place; every result equals, bit for bit, ONNX Runtime's on its QNN execution provider for the
+//! windows the module was fed (cut from the test's PCM by window and hop, the samples as x / 2^q; the fixture's
+//! EPContext wrapper run by `scripts/ort_audio_scores.py`, so neither the runtime nor the quantizer the module
+//! shares with lpai-net-run takes part; one stream holds the values where quantization is easiest to get wrong),
+//! and the audio passes through untouched. Formats the module cannot handle are refused with an error code.
 
 mod common;
 
@@ -193,6 +196,16 @@ fn result_events(events: Vec<Raised>) -> Vec<Raised> {
     events.into_iter().filter(|event| event.id == event::DATA_TO_DSP_CLIENT_V2).collect()
 }
 
+/// Checks each result's scores (the float32 values after its header) are ORT's for its window, bit for bit.
+fn scores_are_orts(results: &[Raised], expected: &[Vec<u8>]) {
+    assert_eq!(results.len(), expected.len());
+    for (index, (result, expected)) in results.iter().zip(expected).enumerate() {
+        let scores = &result.bytes[RESULT_HEADER_BYTES..];
+        let (ours, ort) = (common::floats(scores), common::floats(expected));
+        assert!(scores == expected, "result {index}: {ours:?} differs from ORT on the QNN EP: {ort:?}");
+    }
+}
+
 /// Registers the test's client for the result event.
 fn register(table: &FunctionTable, instance: *mut Instance) {
     let mut registration = common::client_registration();
@@ -228,7 +241,7 @@ fn static_properties_are_what_spf_asks_for() {
 }
 
 #[test]
-fn stereo_frames_give_lpai_net_runs_results_on_channel_1_with_a_hop_and_pass_the_audio_through() {
+fn stereo_frames_give_orts_results_on_channel_1_with_a_hop_and_pass_the_audio_through() {
     let _guard = common::qnn_lock();
     let work = tempfile::tempdir().unwrap();
     let mut spf = Spf::new();
@@ -272,9 +285,11 @@ fn stereo_frames_give_lpai_net_runs_results_on_channel_1_with_a_hop_and_pass_the
     let results = result_events(spf.taken());
     let ends = [160usize, 260, 360, 460, 560];
     assert_eq!(results.len(), ends.len());
-    let windows: Vec<Vec<f32>> =
-        ends.iter().map(|&end| tone[end - 160..end].iter().map(|&s| f32::from(s) / 32768.0).collect()).collect();
-    let expected = common::audio_frame_scores(&windows, work.path());
+    // The windows of channel 1 as the module cuts them (160 samples every 100), each scored by ORT on the QNN EP.
+    let fed: Vec<f32> = tone.iter().map(|&sample| common::pcm_float(sample.into(), 15)).collect();
+    let windows = common::audio_windows(&fed, 160, 100);
+    assert_eq!(windows.len(), ends.len());
+    let expected = common::ort_scores("audio_frame", &windows, work.path());
     for (index, (result, end)) in results.iter().zip(ends).enumerate() {
         assert_eq!(result.client, Some((common::CLIENT.0, common::CLIENT.1, ids::EVENT_ID_RESULT)));
         let header = ResultHeader::decode(&result.bytes).unwrap();
@@ -284,8 +299,8 @@ fn stereo_frames_give_lpai_net_runs_results_on_channel_1_with_a_hop_and_pass_the
         let expected_us = 1_000_000 + frame_start * 1_000_000 / 48_000 + (last - frame_start) * 1_000_000 / 48_000;
         assert_eq!(header.timestamp_us, expected_us, "result {index}");
         assert!(header.dsp_ticks > 0);
-        assert!(result.bytes[RESULT_HEADER_BYTES..] == expected[index][..], "result {index} differs from lpai-net-run");
     }
+    scores_are_orts(&results, &expected);
     // get_param gives the last result.
     let mut last = vec![0u8; RESULT_HEADER_BYTES + 16];
     let length = last.len() as u32;
@@ -335,7 +350,7 @@ fn formats_the_module_cannot_handle_are_refused_and_six_channels_at_48k_work() {
 }
 
 #[test]
-fn six_channels_of_q31_at_48k_with_channel_5_and_frames_unlike_the_window_give_lpai_net_runs_results() {
+fn six_channels_of_q31_at_48k_with_channel_5_and_frames_unlike_the_window_give_orts_results() {
     let _guard = common::qnn_lock();
     let work = tempfile::tempdir().unwrap();
     let mut spf = Spf::new();
@@ -359,13 +374,55 @@ fn six_channels_of_q31_at_48k_with_channel_5_and_frames_unlike_the_window_give_l
     let results = result_events(spf.taken());
     let ends = [160usize, 320, 480];
     assert_eq!(results.len(), ends.len());
-    let windows: Vec<Vec<f32>> = ends
-        .iter()
-        .map(|&end| chirp[end - 160..end].iter().map(|&sample| sample as f32 * f32::from_bits(0x3000_0000)).collect())
-        .collect();
-    let expected = common::audio_frame_scores(&windows, work.path());
-    for (index, result) in results.iter().enumerate() {
-        assert!(result.bytes[RESULT_HEADER_BYTES..] == expected[index][..], "result {index} differs from lpai-net-run");
+    // Channel 5's windows (160 samples, the default hop: the window), the samples as x / 2^31.
+    let fed: Vec<f32> = chirp.iter().map(|&sample| common::pcm_float(sample, 31)).collect();
+    let windows = common::audio_windows(&fed, 160, 0);
+    assert_eq!(windows.len(), ends.len());
+    scores_are_orts(&results, &common::ort_scores("audio_frame", &windows, work.path()));
+    assert_eq!(end(table, instance), EOK);
+}
+
+#[test]
+fn q31_samples_on_the_quantizations_edges_give_orts_results() {
+    let _guard = common::qnn_lock();
+    let work = tempfile::tempdir().unwrap();
+    // The values where the input's quantization (ONNX QuantizeLinear: float32 division by the scale, rounded half
+    // to even, saturated) is easiest to get wrong: k * scale and (k +- 1/2) * scale in float32 for every k whose
+    // k + zero point runs from 3 below 0 to 3 past 255; of these 786, 460 are exact ties, and a reciprocal
+    // multiply, rounding half away from zero or a division in float64 would each quantize over a hundred of them
+    // differently.
+    let text = std::fs::read_to_string(common::fixture("audio_frame/manifest.json")).unwrap();
+    let manifest: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let (scale, zero_point) = (
+        manifest["inputs"][0]["scale"].as_f64().unwrap() as f32,
+        manifest["inputs"][0]["zero_point"].as_i64().unwrap(),
+    );
+    let mut edges: Vec<i32> = Vec::new();
+    for k in -zero_point - 3..=255 - zero_point + 3 {
+        for half in [0.0, 0.5, -0.5] {
+            // Each value in Q31: exact (a float32 of at least 2^-8 is a whole number of 2^-31), or the nearest.
+            let value = ((k as f64 + half) * f64::from(scale)) as f32;
+            edges.push((f64::from(value) * 2f64.powi(31)).round() as i32);
+        }
     }
+    // Mono Q31, the default hop (the window): five windows of 160, the last one ending in the first values again.
+    let samples: Vec<i32> = edges.iter().cycle().take(800).copied().collect();
+    let mut spf = Spf::new();
+    let table = spf.table();
+    let instance = spf.instance();
+    assert_eq!(set_param(table, instance, ids::PARAM_ID_CONFIG, &mut configuration("")), EOK);
+    let mut mono = lpai_pd_shell::session_writer::media_format_v2(0, 1, 32, 31, media_format::DEINTERLEAVED_UNPACKED);
+    assert_eq!(set_properties(table, instance, &mut [property(property::INPUT_MEDIA_FORMAT_V2, &mut mono)]), EOK);
+    register(table, instance);
+    let mut model = std::fs::read(common::fixture("audio_frame/audio_frame_qnn.bin")).unwrap();
+    assert_eq!(set_param(table, instance, ids::PARAM_ID_MODEL, &mut model), EOK);
+    spf.taken();
+    let bytes: Vec<u8> = samples.iter().flat_map(|sample| sample.to_ne_bytes()).collect();
+    process_frames(&mut spf, &[bytes], 4, 96, 0);
+    let results = result_events(spf.taken());
+    let fed: Vec<f32> = samples.iter().map(|&sample| common::pcm_float(sample, 31)).collect();
+    let windows = common::audio_windows(&fed, 160, 0);
+    assert_eq!((results.len(), windows.len()), (5, 5));
+    scores_are_orts(&results, &common::ort_scores("audio_frame", &windows, work.path()));
     assert_eq!(end(table, instance), EOK);
 }

@@ -4,7 +4,10 @@
 //! of the contract model of libQnnLpai; the host build of the same module runs the same session against the host
 //! build of the contract model, through the same session driver (`lpai_pd_shell::capi_session`). The two
 //! transcripts are the same, event for event and byte for byte, except for what differs by design: the instance
-//! memory the module asks (its state is laid out for each target) and the DSP clock ticks of each inference.
+//! memory the module asks (its state is laid out for each target) and the DSP clock ticks of each inference. Every
+//! Hexagon result's scores are also held, bit for bit, to the contract model's documented formula for the window
+//! the module was fed (computed here from the fixture's manifest, not by the model's code), so that a bug the two
+//! builds share does not pass.
 
 mod common;
 
@@ -123,8 +126,8 @@ fn with_steps<'r>(session: &Session, records: &'r [Record]) -> Vec<(Option<u32>,
 }
 
 /// Runs `session` on both builds; checks every call answered EOK and the transcripts agree but for the instance
-/// memory and the DSP ticks; answers the host's records.
-fn run_on_both(hexagon_session: &Session, host_session: &Session) -> Vec<Record> {
+/// memory and the DSP ticks; answers the host's records and Hexagon's.
+fn run_on_both(hexagon_session: &Session, host_session: &Session) -> (Vec<Record>, Vec<Record>) {
     let hexagon = run_on_hexagon(hexagon_session.bytes());
     let host = run_on_host(host_session.bytes());
     assert_eq!(hexagon.len(), host.len(), "the transcripts differ in length:\n{hexagon:?}\n{host:?}");
@@ -146,24 +149,24 @@ fn run_on_both(hexagon_session: &Session, host_session: &Session) -> Vec<Record>
             assert_eq!(record.value, EOK, "a call failed: {record:?}");
         }
     }
-    host
+    (host, hexagon)
 }
 
 /// Writes the session for the Hexagon contract model's directory and for the host build's, runs both with
-/// [`run_on_both`]; answers the host's session and records.
-fn run_written(write: impl Fn(&Path) -> Session) -> (Session, Vec<Record>) {
+/// [`run_on_both`]; answers the host's session and records, and Hexagon's records.
+fn run_written(write: impl Fn(&Path) -> Session) -> (Session, Vec<Record>, Vec<Record>) {
     let hexagon = write(common::virtual_adsp("libQnnLpaiContract.so").parent().unwrap());
     let host_model = common::artifact(
         "target/release/libQnnLpaiContract.so",
         "cargo build --release -p lpai-contract-lpai -p lpai-contract-system",
     );
     let host = write(host_model.parent().unwrap());
-    let records = run_on_both(&hexagon, &host);
-    (host, records)
+    let (host_records, hexagon_records) = run_on_both(&hexagon, &host);
+    (host, host_records, hexagon_records)
 }
 
-/// The result events' records (after the client's address, token and event id).
-fn results(records: &[Record]) -> Vec<ResultHeader> {
+/// The result events' result records (after the client's address, token and event id).
+fn result_records(records: &[Record]) -> Vec<&[u8]> {
     let events = records.iter().filter(|r| r.kind == RECORD_EVENT && r.value == event::DATA_TO_DSP_CLIENT_V2);
     events
         .map(|record| {
@@ -171,9 +174,83 @@ fn results(records: &[Record]) -> Vec<ResultHeader> {
             assert_eq!(record.bytes[8..12], common::CLIENT.1.to_le_bytes());
             assert_eq!(record.bytes[12..16], ids::EVENT_ID_RESULT.to_le_bytes());
             assert_eq!(record.bytes.len(), 16 + RESULT_BYTES);
-            ResultHeader::decode(&record.bytes[16..]).unwrap()
+            &record.bytes[16..]
         })
         .collect()
+}
+
+/// The result events' headers.
+fn results(records: &[Record]) -> Vec<ResultHeader> {
+    result_records(records).into_iter().map(|record| ResultHeader::decode(record).unwrap()).collect()
+}
+
+/// What the contract fixture documents of its one input and output (its manifest, written by
+/// `scripts/make_contract_fixtures.py`): their scale and zero point, and the output's formula.
+struct Contract {
+    input: (f32, i64),
+    output: (f32, i64),
+    multiplier: i64,
+    addend: i64,
+    shift: u32,
+    step: i64,
+}
+
+impl Contract {
+    fn documented() -> Contract {
+        let text = std::fs::read_to_string(common::fixture(FIXTURE).join("manifest.json")).unwrap();
+        let manifest: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let (input, output) = (&manifest["inputs"][0], &manifest["outputs"][0]);
+        let encoding = |tensor: &serde_json::Value| {
+            assert_eq!(
+                (tensor["native_dtype"].as_str(), &tensor["shape"]),
+                (Some("uint8"), &serde_json::json!([1, WINDOW]))
+            );
+            (tensor["scale"].as_f64().unwrap() as f32, tensor["zero_point"].as_i64().unwrap())
+        };
+        let formula = &output["contract_formula"];
+        let number = |name: &str| formula[name].as_i64().unwrap();
+        assert_eq!(number("source"), 0);
+        Contract {
+            input: encoding(input),
+            output: encoding(output),
+            multiplier: number("multiplier"),
+            addend: number("addend"),
+            shift: number("shift") as u32,
+            step: number("step"),
+        }
+    }
+
+    /// The scores the record holds for `window` (floats, as the module makes the samples) at the model's frame
+    /// `frame` (its executions before this one): each sample quantized as ONNX's QuantizeLinear does,
+    /// `q = saturate(round_half_to_even(x / scale) + zero_point)`; each output `clamp((q[i mod 16] * multiplier +
+    /// addend + frame * step) >> shift)` to u8; dequantized as `(out - zero_point) * scale` in float32.
+    fn scores(&self, window: &[f32], frame: u32) -> Vec<u8> {
+        assert_eq!(window.len(), WINDOW);
+        let quantized: Vec<i64> = window
+            .iter()
+            .map(|&x| ((x / self.input.0).round_ties_even() as i64 + self.input.1).clamp(0, 255))
+            .collect();
+        (0..WINDOW)
+            .map(|i| {
+                let acc = quantized[i % quantized.len()] * self.multiplier + self.addend + i64::from(frame) * self.step;
+                let out = (acc >> self.shift).clamp(0, 255);
+                (out - self.output.1) as f32 * self.output.0
+            })
+            .flat_map(f32::to_le_bytes)
+            .collect()
+    }
+}
+
+/// Checks each Hexagon result's scores against the contract formula for `windows[i]` at frame `frames[i]`.
+fn hexagon_results_follow_the_contract(hexagon: &[Record], windows: &[Vec<f32>], frames: &[u32]) {
+    let contract = Contract::documented();
+    let records = result_records(hexagon);
+    assert_eq!((records.len(), windows.len()), (frames.len(), frames.len()));
+    for (index, ((record, window), &frame)) in records.iter().zip(windows).zip(frames).enumerate() {
+        let (scores, expected) = (&record[RESULT_HEADER_BYTES..], contract.scores(window, frame));
+        let (ours, formula) = (common::floats(scores), common::floats(&expected));
+        assert!(scores == expected, "Hexagon result {index} (frame {frame}): {ours:?}, the formula: {formula:?}");
+    }
 }
 
 /// Checks every process step gave the audio back untouched, each output buffer as long as its input, and the
@@ -225,12 +302,18 @@ fn stereo_q15_with_channel_1_and_a_hop_gives_the_host_builds_results_on_hexagon(
             .frames(&[q15_bytes(&other[..16]), q15_bytes(&tone[..16])], 2, 16, 48_000, 0);
         session
     };
-    let (host, records) = run_written(write);
+    let (host, records, hexagon) = run_written(write);
     let results = results(&records);
     let counts: Vec<u32> = results.iter().map(|header| header.inferences).collect();
     assert_eq!(counts, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 1], "eleven windows, then one after the reset");
     assert!(results.iter().all(|header| header.output_bytes == 4 * WINDOW as u32 && header.dsp_ticks > 0));
     audio_passes_through(&host, &records);
+    // Channel 1's windows of 16 every 10 samples, then the first again after the reset; the model's frame counter
+    // (in its persistent memory) is not reset with the module's window: the twelfth execution is frame 11.
+    let fed: Vec<f32> = tone.iter().map(|&sample| common::pcm_float(sample.into(), 15)).collect();
+    let mut windows = common::audio_windows(&fed, WINDOW, 10);
+    windows.push(windows[0].clone());
+    hexagon_results_follow_the_contract(&hexagon, &windows, &(0..12).collect::<Vec<u32>>());
 }
 
 #[test]
@@ -254,9 +337,15 @@ fn six_channels_of_q31_with_channel_5_and_the_model_by_path_give_the_host_builds
             .frames(&samples, 4, 20, 48_000, 0);
         session
     };
-    let (host, records) = run_written(write);
+    let (host, records, hexagon) = run_written(write);
     // 100 samples, a window (and hop) of 16: six windows.
     let counts: Vec<u32> = results(&records).iter().map(|header| header.inferences).collect();
     assert_eq!(counts, [1, 2, 3, 4, 5, 6]);
     audio_passes_through(&host, &records);
+    let channel_5: Vec<f32> = samples[5]
+        .chunks_exact(4)
+        .map(|sample| common::pcm_float(i32::from_ne_bytes(sample.try_into().unwrap()), 31))
+        .collect();
+    let windows = common::audio_windows(&channel_5, WINDOW, 0);
+    hexagon_results_follow_the_contract(&hexagon, &windows, &[0, 1, 2, 3, 4, 5]);
 }

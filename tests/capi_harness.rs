@@ -1,7 +1,8 @@
 //! The audio module's shared object `liblpai_direct_capi.so` driven from C exactly as SPF drives a CAPI module
 //! (`tests/c/capi_harness.c`: guard bytes around every buffer lent to the module; two lives of the module, each
-//! giving back every memory block and library it took), on the real libQnnHtp.so: its results equal `lpai-net-run`'s on the same windows bit for bit,
-//! the audio comes out as it went in, and formats it cannot handle are refused with an error code, no crash.
+//! giving back every memory block and library it took), on the real libQnnHtp.so: its results equal, bit for bit,
+//! ONNX Runtime's on its QNN execution provider for the windows it was fed (`scripts/ort_audio_scores.py`), the
+//! audio comes out as it went in, and formats it cannot handle are refused with an error code, no crash.
 
 mod common;
 
@@ -86,7 +87,7 @@ fn scores_of(records: &[u8]) -> Vec<Vec<u8>> {
 }
 
 #[test]
-fn the_shared_object_driven_from_c_gives_lpai_net_runs_results_and_passes_the_audio_through() {
+fn the_shared_object_driven_from_c_gives_orts_results_and_passes_the_audio_through() {
     let _guard = common::qnn_lock();
     let library = library();
     let work = tempfile::tempdir().unwrap();
@@ -110,11 +111,11 @@ fn the_shared_object_driven_from_c_gives_lpai_net_runs_results_and_passes_the_au
     let stack = lpai_direct_skel::audio::module::STACK_BYTES;
     assert!(stdout.contains(&format!("results 5 stack {stack}")), "{stdout}");
     assert_eq!(audio, pcm, "the audio came out changed");
-    let windows: Vec<Vec<f32>> = [160usize, 260, 360, 460, 560]
-        .iter()
-        .map(|&end| tone[end - 160..end].iter().map(|&s| f32::from(s) / 32768.0).collect())
-        .collect();
-    assert_eq!(scores_of(&records), common::audio_frame_scores(&windows, work.path()));
+    // Channel 1's windows, ending at samples 160, 260, .., 560.
+    let fed: Vec<f32> = tone.iter().map(|&sample| common::pcm_float(sample.into(), 15)).collect();
+    let windows = common::audio_windows(&fed, 160, 100);
+    assert_eq!(windows.len(), 5);
+    assert_eq!(scores_of(&records), common::ort_scores("audio_frame", &windows, work.path()));
 
     // Six channels of Q31 at 48 kHz, channel 5, frames of 100, the default hop (the window).
     let chirp: Vec<i32> = (0..480).map(|n| ((n as f64 * n as f64 * 0.0005).cos() * 1.9e9) as i32).collect();
@@ -130,11 +131,11 @@ fn the_shared_object_driven_from_c_gives_lpai_net_runs_results_and_passes_the_au
     let (output, records, audio) = run.go(&program, &library, work.path());
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     assert_eq!(audio, pcm);
-    let windows: Vec<Vec<f32>> = [160usize, 320, 480]
-        .iter()
-        .map(|&end| chirp[end - 160..end].iter().map(|&s| s as f32 * f32::from_bits(0x3000_0000)).collect())
-        .collect();
-    assert_eq!(scores_of(&records), common::audio_frame_scores(&windows, work.path()));
+    // Channel 5's windows, ending at samples 160, 320 and 480.
+    let fed: Vec<f32> = chirp.iter().map(|&sample| common::pcm_float(sample, 31)).collect();
+    let windows = common::audio_windows(&fed, 160, 0);
+    assert_eq!(windows.len(), 3);
+    assert_eq!(scores_of(&records), common::ort_scores("audio_frame", &windows, work.path()));
 }
 
 #[test]

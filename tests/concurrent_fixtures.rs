@@ -1,8 +1,8 @@
-//! Every fixture at once: four host threads, each with its own skel handle, run every fixture (the five ONNX
-//! fixtures on the real libQnnHtp.so, both graphs of the two-graph binary, and the two contract fixtures on the
-//! host contract model), in float and in native mode, each thread starting at a different fixture so that different
-//! fixtures load and execute at the same moment; every output must be byte for byte what one thread running the
-//! same jobs one after the other got (and that run must equal the fixtures' references). Through the local
+//! Every fixture at once: four host threads, each with its own skel handle, run every fixture (the ONNX fixtures of
+//! `common::FIXTURES` on the real libQnnHtp.so, both graphs of the two-graph binary, and the two contract fixtures on
+//! the host contract model), in float and in native mode, each thread starting at a different fixture so that
+//! different fixtures load and execute at the same moment; every output must be byte for byte what one thread running
+//! the same jobs one after the other got (and that run must equal the fixtures' references). Through the local
 //! transport (the host skel in process) and through the FastRPC transport on the stand-in libadsprpc
 //! (`tests/fake-adsprpc`, which carries its own copy of the skel), so both the stub's transports and the skel's
 //! handle table, vendor-call lock and per-handle state see real concurrent use.
@@ -48,7 +48,8 @@ fn fixtures() -> Vec<Fixture> {
         serde_json::from_str(&std::fs::read_to_string(directory.join("manifest.json")).unwrap()).unwrap()
     };
     let mut all = Vec::new();
-    for name in ["kws_conv", "multi_io", "u16_act", "float_out", "two_graphs", "contract_single", "contract_stream"] {
+    let others = ["two_graphs", "contract_single", "contract_stream"];
+    for name in common::FIXTURES.into_iter().chain(others) {
         let directory = common::fixture(name);
         let description = manifest(&directory);
         let graphs = match description["graphs"].as_array() {

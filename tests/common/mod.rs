@@ -51,8 +51,12 @@ pub fn fixture(name: &str) -> PathBuf {
     root().join("tests/fixtures").join(name)
 }
 
-/// The fixtures made from ONNX models by scripts/make_fixtures.py, each with ORT-on-QNN references.
-pub const FIXTURES: [&str; 5] = ["kws_conv", "multi_io", "u16_act", "float_out", "audio_frame"];
+/// The fixtures made from ONNX models by scripts/make_fixtures.py, each with ORT-on-QNN references (one graph each;
+/// `two_graphs` has tests of its own). Between them their graph inputs and outputs have every type the real HTP
+/// backend gives a graph's I/O: UFIXED_POINT_8/16, SFIXED_POINT_8 (`s8_act`), SFIXED_POINT_16 (`s16_act`), FLOAT_32
+/// (`float_out`), plain UINT_8 and BOOL_8 (`u8_bool_io`).
+pub const FIXTURES: [&str; 8] =
+    ["kws_conv", "multi_io", "u16_act", "float_out", "audio_frame", "s8_act", "s16_act", "u8_bool_io"];
 
 /// Rewrites a fixture's input list with absolute paths (qnn-net-run reads relative paths from the current
 /// directory) into `into`, returning the new list's path.
@@ -202,21 +206,52 @@ pub fn configuration_with_arena(
     lpai_direct_stub::stub::Configuration::with_libraries(text(backend), system_library, arena_bytes)
 }
 
-/// lpai-net-run's float outputs for `windows` (each the float input of one inference) on the audio_frame model.
-pub fn audio_frame_scores(windows: &[Vec<f32>], work: &std::path::Path) -> Vec<Vec<u8>> {
-    let mut list = String::new();
-    for (index, window) in windows.iter().enumerate() {
-        let path = work.join(format!("window_{index}.raw"));
-        std::fs::write(&path, window.iter().flat_map(|x| x.to_ne_bytes()).collect::<Vec<u8>>()).unwrap();
-        list.push_str(&format!("pcm:={}\n", path.display()));
-    }
-    let list_path = work.join("windows.txt");
-    std::fs::write(&list_path, list).unwrap();
-    let output = work.join("net-run");
-    let binary = fixture("audio_frame/audio_frame_qnn.bin");
-    let args = net_run_args(&binary, &list_path, &output, false, &[]);
-    lpai_net_run::net_run::run(&settings(args)).unwrap();
-    (0..windows.len()).map(|index| std::fs::read(output.join(format!("Result_{index}/scores.raw"))).unwrap()).collect()
+/// The windows the audio module infers on, from the samples of its channel as floats: the first once `length`
+/// samples have come, then one every `hop` samples (0: the window's length), each the last `length` samples, oldest
+/// first (README, "The audio module (AudioReach CAPI)": Process).
+pub fn audio_windows(samples: &[f32], length: usize, hop: usize) -> Vec<Vec<f32>> {
+    let hop = if hop == 0 { length } else { hop };
+    (length..=samples.len()).step_by(hop).map(|end| samples[end - length..end].to_vec()).collect()
+}
+
+/// A fixed-point PCM sample with `q` fractional bits as a float, as the module documents it: x / 2^q in float32
+/// (the division by a power of two is exact; an i32 beyond 24 bits is first rounded to float32).
+pub fn pcm_float(sample: i32, q: u32) -> f32 {
+    sample as f32 / (1u64 << q) as f32
+}
+
+/// ONNX Runtime's first output, on its QNN execution provider, for each of `windows` (each the float input of one
+/// inference) on the ONNX fixture `name`: `scripts/ort_audio_scores.py` (the venv's Python) runs the fixture's
+/// EPContext wrapper `<name>_ctx.onnx` as `scripts/make_fixtures.py` does for its float references, its CPU
+/// QuantizeLinear and DequantizeLinear around the context binary on the QNN EP. Each window's scores are float32
+/// bytes, native order (little-endian, as the host's): what the module's result record holds after its header.
+pub fn ort_scores(name: &str, windows: &[Vec<f32>], work: &Path) -> Vec<Vec<u8>> {
+    let python = root().join(".venv/bin/python");
+    assert!(python.exists(), "{} is missing: run scripts/setup.sh first", python.display());
+    let (input, output) = (work.join(format!("{name}_ort_windows.raw")), work.join(format!("{name}_ort_scores.raw")));
+    std::fs::write(&input, windows.iter().flatten().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>()).unwrap();
+    let ran = Command::new(&python)
+        .arg(root().join("scripts/ort_audio_scores.py"))
+        .arg(fixture(name).join(format!("{name}_ctx.onnx")))
+        .arg(&input)
+        .arg(&output)
+        .output()
+        .unwrap_or_else(|error| panic!("cannot start {}: {error}", python.display()));
+    let said = format!("{}{}", String::from_utf8_lossy(&ran.stdout), String::from_utf8_lossy(&ran.stderr));
+    assert!(ran.status.success(), "scripts/ort_audio_scores.py failed ({}):\n{said}", ran.status);
+    let scores = std::fs::read(&output).unwrap();
+    assert!(
+        !windows.is_empty() && scores.len() % windows.len() == 0,
+        "{} bytes for {} windows",
+        scores.len(),
+        windows.len()
+    );
+    scores.chunks(scores.len() / windows.len()).map(|chunk| chunk.to_vec()).collect()
+}
+
+/// Float32 bytes (native order) as their values, for failure messages.
+pub fn floats(bytes: &[u8]) -> Vec<f32> {
+    bytes.chunks_exact(4).map(|chunk| f32::from_ne_bytes(chunk.try_into().unwrap())).collect()
 }
 
 /// A file of the virtual aDSP, which `scripts/build-hexagon.sh` leaves in `target/virtual-adsp/`.
