@@ -62,9 +62,9 @@ pub struct BackendProperties {
     /// What an I/O tensor's `clientBuf.dataSize` is rounded up to: LPAI's size alignment, at least
     /// [`LPAI_IO_SIZE_GRANULE`]; 1 (the exact size) for other backends.
     pub io_size_granule: usize,
-    /// LPAI's eNPU cores (`ENPU_CORE_NUM`, `ENPU_CORE_INFO`); `None` for other backends and an LPAI backend that
-    /// does not answer them.
-    pub enpu: Option<EnpuCores>,
+    /// LPAI's eNPU cores (`ENPU_CORE_NUM`); `None` for other backends and an LPAI backend that does not answer it.
+    /// Each core's `ENPU_CORE_INFO` is asked when wanted ([`Backend::enpu_cores`]), not kept.
+    pub enpu_cores: Option<u32>,
 }
 
 /// LPAI I/O buffers carry a `dataSize` padded to a multiple of this, as the one public working LPAI direct mode
@@ -170,7 +170,7 @@ impl Backend {
                 size_alignment: 1,
                 requires_persistent_binary: false,
                 io_size_granule: 1,
-                enpu: None,
+                enpu_cores: None,
             },
         };
         if is_lpai {
@@ -227,7 +227,7 @@ impl Backend {
             size_alignment: size,
             requires_persistent_binary: persistent != 0,
             io_size_granule: size.max(LPAI_IO_SIZE_GRANULE),
-            enpu: self.enpu_cores(),
+            enpu_cores: self.enpu_core_count(),
         })
     }
 
@@ -245,14 +245,23 @@ impl Backend {
         check(unsafe { get_property(self.handle, list.as_mut_ptr()) }, "backendGetProperty").is_ok()
     }
 
-    /// The eNPU cores and the first [`lpai::MAX_ENPU_CORES`]'s information; `None` when the backend does not say
-    /// (an LPAI older than these properties): then nothing is checked against them.
-    fn enpu_cores(&self) -> Option<EnpuCores> {
+    /// The eNPU cores; `None` when the backend does not say (an LPAI older than the property): then nothing is
+    /// checked against them.
+    fn enpu_core_count(&self) -> Option<u32> {
         let mut count: lpai::EnpuCoreNum = 0;
         if !self.lpai_property(lpai::BackendPropertyOption::ENPU_CORE_NUM, &mut count) {
             log!(Level::Info, "the backend does not report ENPU_CORE_NUM: core_selection is not checked against it");
             return None;
         }
+        log!(Level::Info, "LPAI eNPU cores: ", count);
+        Some(count)
+    }
+
+    /// The eNPU cores and the first [`lpai::MAX_ENPU_CORES`]'s information (`ENPU_CORE_INFO`, asked now; a core
+    /// the backend does not describe reads as 0 MACs, version 0); `None` as [`BackendProperties::enpu_cores`].
+    #[inline(never)]
+    pub fn enpu_cores(&self) -> Option<EnpuCores> {
+        let count = self.properties.enpu_cores?;
         let mut info = [lpai::EnpuCoreInfo::default(); lpai::MAX_ENPU_CORES];
         for (index, core) in info.iter_mut().enumerate().take((count as usize).min(lpai::MAX_ENPU_CORES)) {
             // ENPU_CORE_INFO answers for the core whose index the caller puts in `coreIndex`.
@@ -261,7 +270,6 @@ impl Backend {
                 *core = lpai::EnpuCoreInfo { core_index: index as u32, mac_cnt: 0, version: 0 };
             }
         }
-        log!(Level::Info, "LPAI eNPU cores: ", count);
         Some(EnpuCores { count, info })
     }
 

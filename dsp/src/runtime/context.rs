@@ -78,8 +78,7 @@ impl<'a> Context<'a> {
         let backend = libraries.backend();
         let metadata = libraries.metadata(request.record)?;
         let options = &request.options;
-        let enpu_cores = backend.properties().enpu.map(|enpu| enpu.count);
-        super::graph::check_core_selection(options.graph.affinity.core_selection, enpu_cores)?;
+        super::graph::check_core_selection(options.graph.affinity.core_selection, backend.properties().enpu_cores)?;
         let Placed { bytes: binary, in_place: binary_in_place } =
             placement::place(backend.properties(), arena, request.binary)?;
         let description = Description::of(metadata, binary, arena)?;

@@ -201,7 +201,7 @@ impl<'a> Graph<'a> {
             lpai: None,
             from_record,
             finalize_ticks: 0,
-            enpu_cores: backend.properties().enpu.map(|enpu| enpu.count),
+            enpu_cores: backend.properties().enpu_cores,
         };
         if backend.is_lpai() {
             graph.configure_lpai(backend, arena, options)?;

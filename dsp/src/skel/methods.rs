@@ -147,8 +147,15 @@ pub(super) fn version(call: &mut Decoded<'_>) -> Answer {
 /// `probe`: the configured libraries, loaded as a load would load them, described.
 #[inline(never)]
 pub(super) fn probe(session: &mut Session, call: &mut Decoded<'_>) -> Answer {
-    use codec::probe as m;
     ensure_libraries(session)?;
+    report_backend(session, call)
+}
+
+/// Writes `probe`'s report of the libraries `ensure_libraries` opened: out of line, so the report's locals (the
+/// eNPU cores among them) are not on the stack under the libraries' opening.
+#[inline(never)]
+fn report_backend(session: &mut Session, call: &mut Decoded<'_>) -> Answer {
+    use codec::probe as m;
     let out = call.take_rout_bytes(m::REPORT)?;
     let Some(libraries) = session.libraries() else { return Err(SkelError::aee(EBADSTATE)) };
     let info = libraries.backend().info();
@@ -161,7 +168,7 @@ pub(super) fn probe(session: &mut Session, call: &mut Decoded<'_>) -> Answer {
         backend_api: three(info.backend_api),
         build_id: libraries.backend().build_id(),
         system_api: libraries.system().map(|system| three(system.api_version())),
-        enpu: libraries.backend().properties().enpu,
+        enpu: libraries.backend().enpu_cores(),
     });
     let needed = writer.needed();
     Ok(call.set_u32(m::REPORT_BYTES, u32::try_from(needed).unwrap_or(u32::MAX))?)

@@ -35,8 +35,10 @@ crate::self_tests! {
         let record = session.record();
         check!(record.hw_info == Some(lpai::HwInfo { lpai_target: options.lpai_target, hw_version: lpai::HwVersion::V5_1 }));
         check!(record.backend_configs == 1);
-        // ALIGNMENT_REQ, REQUIRE_PERSISTENT_BINARY, then ENPU_CORE_NUM and each core's ENPU_CORE_INFO.
-        check!(record.properties_asked == [0, 1, 200, 300, 300]);
+        // ALIGNMENT_REQ, REQUIRE_PERSISTENT_BINARY, then ENPU_CORE_NUM (each core's ENPU_CORE_INFO only for a probe).
+        check!(record.properties_asked == [0, 1, 200]);
+        let cores = expect_some!(libraries.backend().enpu_cores());
+        check!(cores.count == 2 && cores.described().iter().map(|core| core.mac_cnt).eq([128, 256]));
         let created = &record.contexts[0];
         check!(created.live && created.device_was_null && created.persistent_binary == Some(1));
         check!(created.priority == Some(Priority::NORMAL_HIGH) && created.custom.is_empty());
