@@ -23,6 +23,30 @@ pub const fn load_priority(priority: u32) -> Option<u32> {
     Some(LOAD_PRIORITY | priority << 8)
 }
 
+/// `load` / `load_file` flag: place LPAI's memory pools as bits 16..24 say ([`load_placement`]).
+pub const LOAD_MEMORY_PLACEMENT: u32 = 8;
+
+/// The `load` flags asking for `placement` (nothing when it is the default, so older skels still take them).
+pub fn load_placement(placement: lpai::MemoryPlacement) -> u32 {
+    if placement == lpai::MemoryPlacement::DEFAULT {
+        return 0;
+    }
+    let nibble = |memory: lpai::MemType| memory.0 & 0xF;
+    LOAD_MEMORY_PLACEMENT | nibble(placement.scratch) << 16 | nibble(placement.persistent) << 20
+}
+
+/// The memory placement `load` flags ask for; `Err(value)` names a memory-type value that is none of the four.
+pub fn placement_of_load(flags: u32) -> Result<lpai::MemoryPlacement, u32> {
+    if flags & LOAD_MEMORY_PLACEMENT == 0 {
+        return Ok(lpai::MemoryPlacement::DEFAULT);
+    }
+    let memory = |value: u32| match lpai::MemType(value).name() {
+        Some(_) => Ok(lpai::MemType(value)),
+        None => Err(value),
+    };
+    Ok(lpai::MemoryPlacement { scratch: memory((flags >> 16) & 0xF)?, persistent: memory((flags >> 20) & 0xF)? })
+}
+
 /// The context priority `load` flags ask for, if any.
 pub const fn priority_of_load(flags: u32) -> Option<u32> {
     if flags & LOAD_PRIORITY == 0 {
@@ -361,6 +385,26 @@ impl<'b> Reader<'b> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn memory_placement_round_trips_through_the_load_flags_and_a_bad_type_is_named() {
+        use super::{load_placement, placement_of_load, LOAD_MEMORY_PLACEMENT, LOAD_PERSISTENT_BINARY};
+        use crate::qnn::lpai::{MemType, MemoryPlacement};
+        assert_eq!(load_placement(MemoryPlacement::DEFAULT), 0, "the default asks nothing of an older skel");
+        assert_eq!(placement_of_load(LOAD_PERSISTENT_BINARY), Ok(MemoryPlacement::DEFAULT));
+        for (_, scratch) in MemType::NAMES {
+            for (_, persistent) in MemType::NAMES {
+                let placement = MemoryPlacement { scratch, persistent };
+                assert_eq!(placement_of_load(load_placement(placement) | LOAD_PERSISTENT_BINARY), Ok(placement));
+            }
+        }
+        assert_eq!(placement_of_load(LOAD_MEMORY_PLACEMENT | 9 << 16 | 1 << 20), Err(9));
+        assert_eq!(placement_of_load(LOAD_MEMORY_PLACEMENT | 1 << 16), Err(0));
+        assert_eq!(
+            (MemType::named(b"tcm"), MemType::named(b"TCM"), MemType::PSRAM.name()),
+            (Some(MemType::TCM), None, Some("psram"))
+        );
+    }
+
     use super::*;
 
     #[test]

@@ -141,7 +141,7 @@ fn contract_single_on_the_contract_backend_reports_its_lpai_memory() {
     let (stdout, stderr) = text(&output);
     assert!(output.status.success(), "{stdout}{stderr}");
     assert!(stdout.contains("backend id: 12 (LPAI)\n"), "{stdout}");
-    let memory = format!("  memory: scratch {scratch} bytes, persistent {persistent} bytes\n");
+    let memory = format!("  memory: scratch {scratch} bytes (ddr), persistent {persistent} bytes (ddr)\n");
     assert!(stdout
         .contains(&format!("  output out id 2 APP_READ UFIXED_POINT_8 [1, 16] scale 0.125 offset -100\n{memory}")));
     let load = format!("load: backend {} through the host skel {}: arena used ", backend.display(), skel.display());
@@ -167,7 +167,10 @@ fn contract_single_on_the_contract_backend_reports_its_lpai_memory() {
     );
     let graph = &json["graphs"][0];
     assert_graph(graph, &documented);
-    assert_eq!(graph["memory"], serde_json::json!({"scratch_bytes": scratch, "persistent_bytes": persistent}));
+    assert_eq!(
+        graph["memory"],
+        serde_json::json!({"scratch_bytes": scratch, "persistent_bytes": persistent, "scratch_type": "ddr", "persistent_type": "ddr"})
+    );
     let load = &json["load"];
     assert_eq!(load["backend"], backend.display().to_string());
     assert_eq!(load["skel"], skel.display().to_string());

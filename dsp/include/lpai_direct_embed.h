@@ -67,6 +67,12 @@ extern "C" {
 #define LPAI_DIRECT_EMBED_INPUT 0
 #define LPAI_DIRECT_EMBED_OUTPUT 1
 
+/* Memory types of LPAI's scratch and persistent memory (QnnLpaiMem_MemType_t's values). */
+#define LPAI_DIRECT_EMBED_MEMORY_DDR 1
+#define LPAI_DIRECT_EMBED_MEMORY_LLC 2
+#define LPAI_DIRECT_EMBED_MEMORY_TCM 3
+#define LPAI_DIRECT_EMBED_MEMORY_PSRAM 4
+
 /* An embedding; it lives at the start of the caller's arena. */
 typedef struct lpai_direct_embed lpai_direct_embed;
 
@@ -122,6 +128,12 @@ int lpai_direct_embed_load_with_metadata(lpai_direct_embed* embed, const void* b
 /* The same for a padded binary, as lpai_direct_embed_load_padded. */
 int lpai_direct_embed_load_padded_with_metadata(lpai_direct_embed* embed, const void* binary, size_t binary_bytes,
                                                 size_t buffer_bytes, const void* record, size_t record_bytes);
+
+/* Where the next load puts LPAI's scratch and persistent memory (both in the arena, handed to the backend with
+ * these memory types; LPAI_DIRECT_EMBED_MEMORY_DDR each until set). In island mode the pools must lie in memory that
+ * stays powered in island, and TCM is small: the device's documentation says which. A value that is none of the
+ * four is LPAI_DIRECT_EMBED_ERROR_INVALID_ARGUMENT; after a load, LPAI_DIRECT_EMBED_ERROR_STATE. */
+int lpai_direct_embed_set_memory_types(lpai_direct_embed* embed, uint32_t scratch, uint32_t persistent);
 
 /* *in_place = 1 when the backend got the caller's binary itself, 0 when a copy in the arena. */
 int lpai_direct_embed_binary_in_place(lpai_direct_embed* embed, int* in_place);

@@ -220,6 +220,43 @@ c_enum! {
     }
 }
 
+impl MemType {
+    /// The names the settings take for the four memory types, in their order.
+    pub const NAMES: [(&'static str, MemType); 4] =
+        [("ddr", MemType::DDR), ("llc", MemType::LLC), ("tcm", MemType::TCM), ("psram", MemType::PSRAM)];
+
+    /// The memory type a setting names (`ddr`, `llc`, `tcm`, `psram`).
+    pub fn named(name: &[u8]) -> Option<MemType> {
+        MemType::NAMES.iter().find(|(known, _)| known.as_bytes() == name).map(|&(_, memory)| memory)
+    }
+
+    /// The setting's name of one of the four memory types.
+    pub fn name(self) -> Option<&'static str> {
+        MemType::NAMES.iter().find(|(_, memory)| *memory == self).map(|&(name, _)| name)
+    }
+}
+
+/// Where LPAI's two memory pools of a graph live (the `memType` of SCRATCH_MEM and PERSISTENT_MEM). In island mode
+/// they must lie in memory that stays powered in island; which that is, only the device's documentation says.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MemoryPlacement {
+    /// The scratch memory's type.
+    pub scratch: MemType,
+    /// The persistent memory's type.
+    pub persistent: MemType,
+}
+
+impl MemoryPlacement {
+    /// Both in DDR, as before the setting existed.
+    pub const DEFAULT: MemoryPlacement = MemoryPlacement { scratch: MemType::DDR, persistent: MemType::DDR };
+}
+
+impl Default for MemoryPlacement {
+    fn default() -> Self {
+        Self::DEFAULT
+    }
+}
+
 /// `QnnLpaiGraph_Mem_t`: a caller-allocated scratch or persistent buffer.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]

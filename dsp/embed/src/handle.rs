@@ -32,6 +32,8 @@ pub(crate) struct State {
     pub(crate) embed: Option<Embed<CallerArena>>,
     /// The last failure's message.
     pub(crate) message: Message,
+    /// Where the next load puts LPAI's memory pools (`lpai_direct_embed_set_memory_types`).
+    pub(crate) memory: lpai_direct::qnn::lpai::MemoryPlacement,
 }
 
 /// The footing of a C embedding: the libraries, which create placed in the caller's arena right after the state and
@@ -77,7 +79,14 @@ impl Drop for CallerArena {
 impl State {
     /// The state of a live handle over the arena from `arena_start` to `arena_end`, before its embedding exists.
     pub(crate) fn new(arena_start: usize, arena_end: usize) -> State {
-        State { magic: MAGIC, arena_start, arena_end, embed: None, message: Message::new() }
+        State {
+            magic: MAGIC,
+            arena_start,
+            arena_end,
+            embed: None,
+            message: Message::new(),
+            memory: lpai_direct::qnn::lpai::MemoryPlacement::DEFAULT,
+        }
     }
 
     /// Empties the last error message (after a success).

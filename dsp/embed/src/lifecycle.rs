@@ -6,8 +6,47 @@ use crate::handle::{state, CallerArena, EmbedHandle, Layout, State};
 use core::ffi::{c_char, c_int, c_void};
 use core::ptr;
 use core::ptr::NonNull;
+use lpai_direct::qnn::lpai;
 use lpai_direct_skel::embed::Embed;
-use lpai_direct_skel::runtime::{BackendOptions, Binary, Libraries, LoadRequest, PersistentBinary};
+use lpai_direct_skel::runtime::PersistentBinary;
+use lpai_direct_skel::runtime::{BackendOptions, Binary, ContextOptions, GraphOptions, Libraries, LoadRequest};
+
+/// `LPAI_DIRECT_EMBED_MEMORY_DDR` and the others: `QnnLpaiMem_MemType_t`'s values.
+pub const MEMORY_DDR: u32 = lpai::MemType::DDR.0;
+/// `LPAI_DIRECT_EMBED_MEMORY_LLC`.
+pub const MEMORY_LLC: u32 = lpai::MemType::LLC.0;
+/// `LPAI_DIRECT_EMBED_MEMORY_TCM`.
+pub const MEMORY_TCM: u32 = lpai::MemType::TCM.0;
+/// `LPAI_DIRECT_EMBED_MEMORY_PSRAM`.
+pub const MEMORY_PSRAM: u32 = lpai::MemType::PSRAM.0;
+
+/// Sets where the next load puts LPAI's scratch and persistent memory; see the header.
+///
+/// # Safety
+/// `embed` is null or a handle from create that was not destroyed.
+#[no_mangle]
+pub unsafe extern "C" fn lpai_direct_embed_set_memory_types(
+    embed: *mut EmbedHandle,
+    scratch: u32,
+    persistent: u32,
+) -> c_int {
+    // SAFETY: the caller's promise about the handle.
+    let Some(state) = (unsafe { state(embed) }) else {
+        return ERROR_INVALID_ARGUMENT;
+    };
+    if state.embed.as_ref().is_some_and(|embedding| embedding.is_loaded()) {
+        return state.refuse(ERROR_STATE, "set_memory_types: a context binary is loaded; the types apply to a load");
+    }
+    let known = |value: u32| lpai::MemType(value).name().map(|_| lpai::MemType(value));
+    let (Some(scratch), Some(persistent)) = (known(scratch), known(persistent)) else {
+        return state.refuse(
+            ERROR_INVALID_ARGUMENT,
+            "set_memory_types: a memory type is LPAI_DIRECT_EMBED_MEMORY_DDR (1), _LLC (2), _TCM (3) or _PSRAM (4)",
+        );
+    };
+    state.memory = lpai::MemoryPlacement { scratch, persistent };
+    OK
+}
 
 /// Creates an embedding in the caller's `arena` (`arena_bytes` bytes, kept untouched by the caller until
 /// [`lpai_direct_embed_destroy`]): the handle at its start, then the libraries, the rest for the model. `backend`
@@ -214,7 +253,11 @@ unsafe fn load(
     let Some(persistent) = PersistentBinary::padded(memory, binary_bytes) else {
         return state.refuse(ERROR_INVALID_ARGUMENT, "load: the binary is larger than its buffer");
     };
-    let request = LoadRequest::new(Binary::InPlace(persistent));
+    let options = ContextOptions {
+        graph: GraphOptions { memory: state.memory, ..GraphOptions::default() },
+        ..ContextOptions::default()
+    };
+    let request = LoadRequest::new(Binary::InPlace(persistent)).with_options(options);
     let request = match record {
         Some(record) => request.with_record(record),
         None => Ok(request),

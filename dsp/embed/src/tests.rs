@@ -69,6 +69,10 @@ fn the_header_numbers_are_the_library_s() {
         ("ERROR_FAILED", ERROR_FAILED),
         ("INPUT", DIRECTION_INPUT),
         ("OUTPUT", DIRECTION_OUTPUT),
+        ("MEMORY_DDR", MEMORY_DDR as c_int),
+        ("MEMORY_LLC", MEMORY_LLC as c_int),
+        ("MEMORY_TCM", MEMORY_TCM as c_int),
+        ("MEMORY_PSRAM", MEMORY_PSRAM as c_int),
     ];
     assert_eq!(defined, expected);
 }
@@ -137,6 +141,29 @@ fn the_c_functions_run_the_contract_fixture_from_a_binary_in_place() {
         assert_eq!(lpai_direct_embed_destroy(embed), OK);
         assert_eq!(lpai_direct_embed_destroy(embed), ERROR_INVALID_ARGUMENT);
         assert_eq!(last_error(embed), "not a live lpai_direct_embed handle");
+    }
+}
+
+#[test]
+fn memory_types_are_set_before_a_load_and_a_wrong_one_or_a_late_one_is_refused() {
+    let mut arena = std::boxed::Box::new(Aligned([0u8; 16 * 1024]));
+    let mut model = Aligned([0u8; 384]);
+    model.0[..BINARY.len()].copy_from_slice(BINARY);
+    let embed = create(&mut arena.0);
+    let mut ready = 0;
+    // SAFETY: a live handle, valid out-pointers, and a binary that outlives the handle, outside the arena.
+    unsafe {
+        assert_eq!(lpai_direct_embed_set_memory_types(embed, 9, MEMORY_DDR), ERROR_INVALID_ARGUMENT);
+        assert!(last_error(embed).starts_with("set_memory_types: a memory type is LPAI_DIRECT_EMBED_MEMORY_DDR (1)"));
+        assert_eq!(lpai_direct_embed_set_memory_types(ptr::null_mut(), MEMORY_TCM, MEMORY_DDR), ERROR_INVALID_ARGUMENT);
+        assert_eq!(lpai_direct_embed_set_memory_types(embed, MEMORY_TCM, MEMORY_PSRAM), OK);
+        let buffer = model.0.as_ptr().cast();
+        assert_eq!(lpai_direct_embed_load_padded(embed, buffer, BINARY.len(), model.0.len()), OK);
+        // The contract model takes pools this small in TCM and PSRAM, and computes the same frame.
+        assert_eq!(lpai_direct_embed_execute_frame(embed, &mut ready), OK);
+        assert_eq!(lpai_direct_embed_set_memory_types(embed, MEMORY_DDR, MEMORY_DDR), ERROR_STATE);
+        assert!(last_error(embed).contains("a context binary is loaded"));
+        assert_eq!(lpai_direct_embed_destroy(embed), OK);
     }
 }
 

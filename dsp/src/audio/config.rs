@@ -62,6 +62,8 @@ pub struct Config {
     pub island: bool,
     /// LPAI performance settings (0: the backend's default).
     pub performance: Performance,
+    /// The memory types of LPAI's scratch and persistent memory (`scratch_memory=`, `persistent_memory=`).
+    pub memory: lpai::MemoryPlacement,
 }
 
 /// LPAI performance settings, as `set_performance` takes them.
@@ -93,6 +95,7 @@ impl Default for Config {
             hop: 0,
             island: false,
             performance: Performance::default(),
+            memory: lpai::MemoryPlacement::DEFAULT,
         }
     }
 }
@@ -172,6 +175,23 @@ fn read(payload: &[u8], mut config: Option<&mut Config>) -> Result<(), ConfigErr
                 }
                 1
             }
+            b"scratch_memory" | b"persistent_memory" => {
+                let Some(memory) = lpai::MemType::named(value) else {
+                    return Err(error("a memory type is ddr, llc, tcm or psram"));
+                };
+                if let Some(config) = config {
+                    if key == b"scratch_memory" {
+                        config.memory.scratch = memory;
+                    } else {
+                        config.memory.persistent = memory;
+                    }
+                }
+                if key == b"scratch_memory" {
+                    10
+                } else {
+                    11
+                }
+            }
             b"island" => {
                 let island = match value {
                     b"0" => false,
@@ -222,13 +242,18 @@ mod tests {
     #[test]
     fn every_key_is_read() {
         let text = b"backend=/vendor/lib/libQnnLpai.so\nsystem_library=\nchannel=5\nhop=160\r\nisland=1\nfps=30\n\
-                     ftrt_ratio=10\nclient_type=1\naffinity=2\ncore_selection=2\n\0garbage after the NUL";
+                     ftrt_ratio=10\nclient_type=1\naffinity=2\ncore_selection=2\nscratch_memory=tcm\n\
+                     persistent_memory=psram\n\0garbage after the NUL";
         let config = Config::parse(text).unwrap();
         assert_eq!(config.backend.as_str(), "/vendor/lib/libQnnLpai.so");
         assert_eq!((config.system_library.as_str(), config.channel, config.hop, config.island), ("", 5, 160, true));
         assert_eq!(
             config.performance,
             Performance { fps: 30, ftrt_ratio: 10, client_type: 1, affinity: 2, core_selection: 2 }
+        );
+        assert_eq!(
+            config.memory,
+            lpai::MemoryPlacement { scratch: lpai::MemType::TCM, persistent: lpai::MemType::PSRAM }
         );
     }
 
@@ -265,6 +290,7 @@ mod tests {
             (b"hop=0\0", 1, "at least 1"),
             (b"island=2\0", 1, "0 or 1"),
             (b"channel=1\ncore_selection=3\0", 2, "more than one core"),
+            (b"scratch_memory=sram\0", 1, "ddr, llc, tcm or psram"),
             (b"backend=\0", 1, "backend"),
             (b"fps=1\nfps=2\0", 2, "twice"),
         ] {

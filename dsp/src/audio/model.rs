@@ -70,7 +70,7 @@ fn options(config: &Config) -> ContextOptions<'static> {
     };
     ContextOptions {
         island: if config.island { Island::AllGraphs } else { Island::Off },
-        graph: GraphOptions { perf, affinity, ..GraphOptions::default() },
+        graph: GraphOptions { perf, affinity, memory: config.memory, ..GraphOptions::default() },
         ..ContextOptions::default()
     }
 }

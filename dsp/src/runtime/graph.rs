@@ -27,11 +27,18 @@ pub struct GraphOptions {
     pub perf: lpai::PerfCfg,
     /// LPAI core affinity.
     pub affinity: lpai::CoreAffinity,
+    /// The memory types of LPAI's scratch and persistent memory.
+    pub memory: lpai::MemoryPlacement,
 }
 
 impl Default for GraphOptions {
     fn default() -> Self {
-        GraphOptions { priority: None, perf: lpai::PerfCfg::DEFAULT, affinity: lpai::CoreAffinity::DEFAULT }
+        GraphOptions {
+            priority: None,
+            perf: lpai::PerfCfg::DEFAULT,
+            affinity: lpai::CoreAffinity::DEFAULT,
+            memory: lpai::MemoryPlacement::DEFAULT,
+        }
     }
 }
 
@@ -279,20 +286,20 @@ impl<'a> Graph<'a> {
 
         let alignment = backend.properties();
         // Each memory is handed over with its size rounded up to the size alignment, like every other buffer.
-        let memory = |size: u32| -> Result<lpai::GraphMem, RuntimeError> {
+        let memory = |size: u32, mem_type: lpai::MemType| -> Result<lpai::GraphMem, RuntimeError> {
             let rounded = round_up(size as usize, alignment.size_alignment);
             let too_many =
                 || RuntimeError::TooMany { what: "LPAI graph memory bytes", count: rounded, limit: u32::MAX as usize };
             let size = u32::try_from(rounded).map_err(|_| too_many())?;
             let bytes = arena.bytes(rounded, alignment.start_alignment)?;
-            Ok(lpai::GraphMem { mem_type: lpai::MemType::DDR, size, addr: bytes.as_mut_ptr().cast() })
+            Ok(lpai::GraphMem { mem_type, size, addr: bytes.as_mut_ptr().cast() })
         };
         let unset = lpai::GraphMem { mem_type: lpai::MemType::DDR, size: 0, addr: ptr::null_mut() };
         let [scratch, persistent] = arena.slice(2, unset)? else {
             return Err(RuntimeError::MalformedBinary { code: 0 });
         };
-        *scratch = memory(scratch_size)?;
-        *persistent = memory(persistent_size)?;
+        *scratch = memory(scratch_size, options.memory.scratch)?;
+        *persistent = memory(persistent_size, options.memory.persistent)?;
         let [perf] = arena.slice(1, options.perf)? else {
             return Err(RuntimeError::MalformedBinary { code: 0 });
         };

@@ -7,11 +7,11 @@ use super::methods::{ensure_libraries, runtime_failure, Answer, DEFAULT_HEADROOM
 use super::session::{fail, Session, MAX_CONTEXTS};
 use crate::platform::Memory;
 use crate::runtime::error::RecordAt;
-use crate::runtime::{Binary, ContextOptions, Island, LoadRequest, Owned, Owner, RuntimeError};
+use crate::runtime::{Binary, ContextOptions, GraphOptions, Island, LoadRequest, Owned, Owner, RuntimeError};
 use lpai_direct::aee::{EBADPARM, EBADSTATE, EFAILED, ENOMEMORY, EUNSUPPORTED};
 use lpai_direct::codec::{self, Decoded};
 use lpai_direct::qnn::{Priority, ProfileLevel};
-use lpai_direct::wire::{priority_of_load, LOAD_ISLAND, LOAD_PERSISTENT_BINARY};
+use lpai_direct::wire::{placement_of_load, priority_of_load, LOAD_ISLAND, LOAD_PERSISTENT_BINARY};
 
 /// Where one load method keeps its parameters.
 struct Params {
@@ -93,6 +93,19 @@ pub(super) fn load(session: &mut Session, call: &mut Decoded<'_>, id: u32) -> An
             Err(error) => return Err(runtime_failure(session, params.name, &error)),
         };
     }
+    let memory = match placement_of_load(flags) {
+        Ok(memory) => memory,
+        Err(value) => {
+            fail!(
+                session,
+                params.name,
+                ": the load flags ask for LPAI memory type ",
+                value,
+                ", which is none of QnnLpaiMem_MemType_t's (1 DDR, 2 LLC, 3 TCM, 4 PSRAM)"
+            );
+            return Err(SkelError::aee(EBADPARM));
+        }
+    };
     ensure_libraries(session)?;
     let Some(libraries) = session.libraries().cloned() else {
         return Err(SkelError::aee(EBADSTATE));
@@ -140,7 +153,7 @@ pub(super) fn load(session: &mut Session, call: &mut Decoded<'_>, id: u32) -> An
         island: if flags & LOAD_ISLAND != 0 { Island::AllGraphs } else { Island::Off },
         priority: priority_of_load(flags).map(Priority),
         profiling: (profiling_level != 0).then_some(ProfileLevel(profiling_level)),
-        ..ContextOptions::default()
+        graph: GraphOptions { memory, ..GraphOptions::default() },
     };
     let Some(arena) = Memory::allocate(arena_bytes) else {
         fail!(session, "cannot reserve ", arena_bytes, " bytes for the context's arena");

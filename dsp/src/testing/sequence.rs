@@ -26,6 +26,7 @@ crate::self_tests! {
             priority: Some(Priority::HIGH),
             perf: lpai::PerfCfg { fps: 30, ftrt_ratio: 5, client_type: lpai::ClientPerfType::NON_REAL_TIME },
             affinity: lpai::CoreAffinity { affinity: lpai::CoreAffinityType::HARD, core_selection: 0b10 },
+            memory: lpai::MemoryPlacement { scratch: lpai::MemType::DDR, persistent: lpai::MemType::TCM },
         };
         let context_options = ContextOptions { graph, priority: Some(Priority::NORMAL_HIGH), ..ContextOptions::default() };
         let mut context = expect_ok!(super::load_copy(&libraries, &arena, &bytes, context_options));
@@ -49,6 +50,7 @@ crate::self_tests! {
         // 1000 and 300 bytes asked for, handed over rounded up to the size alignment (64).
         check!(scratch.size == 1024 && scratch.addr.addr().is_multiple_of(128) && scratch.mem_type == lpai::MemType::DDR);
         check!(persistent.size == 320 && persistent.addr.addr().is_multiple_of(128));
+        check!(persistent.mem_type == lpai::MemType::TCM);
         check!(configured.perf == Some(graph.perf) && configured.affinity == Some(graph.affinity));
         check!(configured.priority == Some(Priority::HIGH) && configured.unknown_configs == 0);
         check!(configured.finalized_after_config);

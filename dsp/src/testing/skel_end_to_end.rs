@@ -7,6 +7,7 @@ use crate::platform::libraries::register_builtin_libraries;
 use crate::runtime::quantize::float_bytes;
 use crate::testing::fake::{self, binary, Settings, BUILTINS};
 use lpai_direct::codec::{self, call_close, call_open, EncodeError, Encoder, Method};
+use lpai_direct::qnn::lpai;
 use lpai_direct::wire::Reader;
 
 /// Encodes a call with `build`, invokes the skel, and reads the answer with `read`; `Err` carries the status.
@@ -97,6 +98,38 @@ crate::self_tests! {
         check!(unload(context).is_ok());
         check!(unload(context) == Err(0x8000_040E));
         check!(session.record().contexts[0].binary_intact_at_free == Some(true));
+        check!(close(handle) == 0);
+    }
+
+    fn the_load_flags_place_lpai_memory_and_an_unknown_memory_type_is_refused_by_value() {
+        let session = fake::begin(Settings::LPAI);
+        check!(register_builtin_libraries(BUILTINS).is_ok());
+        let handle = expect_some!(open());
+        use codec::configure as c;
+        let configured = call(handle, c::METHOD, |e| {
+            e.u32(c::LOG_LEVEL, 0)?.u32(c::PROFILING_LEVEL, 0)?.u32(c::LPAI_HW_VERSION, 0)?.u32(c::LPAI_TARGET, 2)?;
+            e.u32(c::ARENA_BYTES, 8192)?.string(c::BACKEND, c"libQnnLpaiFake.so")?;
+            e.string(c::SYSTEM_LIBRARY, c"libQnnSystemFake.so").map(drop)
+        }, |_| Ok(()));
+        check!(configured.is_ok());
+        let bytes = expect_some!(crate::testing::binary(&binary::ONE_GRAPH));
+        let load = |flags| call(handle, codec::load::METHOD, |e| {
+            e.u32(codec::load::FLAGS, flags)?.bytes(codec::load::BINARY, &bytes).map(drop)
+        }, |e| e.rout_i32(codec::load::CONTEXT_ID));
+        let placement = lpai::MemoryPlacement { scratch: lpai::MemType::TCM, persistent: lpai::MemType::LLC };
+        expect_ok!(load(lpai_direct::wire::load_placement(placement)));
+        let record = session.record();
+        let graph = expect_some!(record.graph(fake::GraphId { context: 0, graph: 0 }));
+        check!(graph.scratch.is_some_and(|m| m.mem_type == lpai::MemType::TCM));
+        check!(graph.persistent.is_some_and(|m| m.mem_type == lpai::MemType::LLC));
+
+        check!(load(lpai_direct::wire::LOAD_MEMORY_PLACEMENT | 9 << 16 | 1 << 20) == Err(0x8000_040E));
+        let mut message = [0u8; 200];
+        let length = call(handle, codec::last_error::METHOD,
+            |e| e.rout_bytes(codec::last_error::MESSAGE, &mut message).map(drop),
+            |e| e.rout_u32(codec::last_error::MESSAGE_BYTES));
+        let text = expect_some!(message.get(..expect_ok!(length) as usize));
+        check!(text.starts_with(b"load: the load flags ask for LPAI memory type 9, which is none of"));
         check!(close(handle) == 0);
     }
 }

@@ -139,6 +139,10 @@ pub struct MemoryReport {
     pub scratch_bytes: u32,
     /// LPAI persistent memory in bytes (0 for a backend that is not LPAI).
     pub persistent_bytes: u32,
+    /// The scratch memory's type (the load's default: `"ddr"`).
+    pub scratch_type: &'static str,
+    /// The persistent memory's type (`"ddr"`).
+    pub persistent_type: &'static str,
 }
 
 /// The load that measured the memory.
@@ -316,8 +320,14 @@ pub fn examine(settings: &InspectSettings, load: Option<&LoadSettings>) -> Resul
                 .iter()
                 .find(|description| description.name == graph.name)
                 .with_context(|| format!("{what}: the skel did not describe graph {} after loading it", graph.name))?;
-            graph.memory =
-                Some(MemoryReport { scratch_bytes: found.scratch_bytes, persistent_bytes: found.persistent_bytes });
+            // The load asked for the default placement (no config file): both pools in DDR.
+            let placement = lpai_direct::qnn::lpai::MemoryPlacement::DEFAULT;
+            graph.memory = Some(MemoryReport {
+                scratch_bytes: found.scratch_bytes,
+                persistent_bytes: found.persistent_bytes,
+                scratch_type: placement.scratch.name().unwrap_or("?"),
+                persistent_type: placement.persistent.name().unwrap_or("?"),
+            });
         }
         let arena = described.first().map(|first| (first.arena_used, first.arena_capacity)).unwrap_or_default();
         inspection.load = Some(LoadReport {
@@ -359,7 +369,7 @@ fn tensor_line(side: &str, tensor: &TensorReport) -> String {
 impl Inspection {
     /// The description as text: the binary and what it records, one `key: value` a line; then one line a graph
     /// (`graph NAME: N input(s), M output(s)`) and one a tensor (`  input  NAME id ID TYPE DATA_TYPE [DIMS] scale S
-    /// offset O`), with the graph's `  memory: scratch S bytes, persistent P bytes` after a load; then the load.
+    /// offset O`), with the graph's `  memory: scratch S bytes (TYPE), persistent P bytes (TYPE)` after a load; then the load.
     pub fn text(&self) -> String {
         let info = &self.binary_info;
         let mut text = String::new();
@@ -406,8 +416,8 @@ impl Inspection {
             if let Some(memory) = &graph.memory {
                 let _ = writeln!(
                     text,
-                    "  memory: scratch {} bytes, persistent {} bytes",
-                    memory.scratch_bytes, memory.persistent_bytes
+                    "  memory: scratch {} bytes ({}), persistent {} bytes ({})",
+                    memory.scratch_bytes, memory.scratch_type, memory.persistent_bytes, memory.persistent_type
                 );
             }
         }

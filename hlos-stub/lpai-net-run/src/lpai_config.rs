@@ -1,5 +1,6 @@
 //! The `lpaiParams.conf`: the keys the LPAI net-run extension documents, plus lpai-direct's own `lpai_direct`
-//! section (`{"lpai_direct": {"island": true}}`: load every graph in LPAI island mode). Unknown keys are refused by
+//! section (`{"lpai_direct": {"island": true, "scratch_memory": "tcm", "persistent_memory": "ddr"}}`: load every
+//! graph in LPAI island mode; the memory type of LPAI's scratch and persistent pools). Unknown keys are refused by
 //! name, so a typo is not ignored. qnn-net-run's config file that points to it is read by
 //! [`crate::net_run_config`].
 
@@ -22,6 +23,8 @@ struct Params {
 #[serde(deny_unknown_fields)]
 struct Ours {
     island: Option<bool>,
+    scratch_memory: Option<String>,
+    persistent_memory: Option<String>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -68,6 +71,8 @@ pub struct LpaiConfig {
     pub profiling_level: Option<u32>,
     /// `lpai_direct.island`: load every graph in LPAI island mode.
     pub island: bool,
+    /// `lpai_direct.scratch_memory` and `persistent_memory` (`ddr`, `llc`, `tcm`, `psram`; both DDR by default).
+    pub memory: lpai::MemoryPlacement,
 }
 
 fn choice(file: &Path, key: &str, value: &str, choices: &[(&str, u32)]) -> Result<u32> {
@@ -124,8 +129,22 @@ pub fn from_params(path: &Path, value: serde_json::Value) -> Result<LpaiConfig> 
         .and_then(|profile| profile.level)
         .map(|v| choice(path, "lpai_profile.level", &v, &[("basic", 1), ("detailed", 2)]))
         .transpose()?;
-    let island = params.lpai_direct.and_then(|ours| ours.island).unwrap_or(false);
-    Ok(LpaiConfig { target, hw_version, perf, affinity, profiling_level, island })
+    let ours = params.lpai_direct.unwrap_or_default();
+    let island = ours.island.unwrap_or(false);
+    let memory_types = lpai::MemType::NAMES.map(|(name, memory)| (name, memory.0));
+    let memory = |key: &str, value: Option<String>, default: lpai::MemType| match value {
+        Some(value) => choice(path, key, &value, &memory_types).map(lpai::MemType),
+        None => Ok(default),
+    };
+    let memory = lpai::MemoryPlacement {
+        scratch: memory("lpai_direct.scratch_memory", ours.scratch_memory, lpai::MemoryPlacement::DEFAULT.scratch)?,
+        persistent: memory(
+            "lpai_direct.persistent_memory",
+            ours.persistent_memory,
+            lpai::MemoryPlacement::DEFAULT.persistent,
+        )?,
+    };
+    Ok(LpaiConfig { target, hw_version, perf, affinity, profiling_level, island, memory })
 }
 
 #[cfg(test)]
@@ -178,6 +197,23 @@ mod tests {
             message.contains("lpai_backend.enable_hw_ver is \"v9\"; expected one of v5, v5_1, v6, v7"),
             "{message}"
         );
+    }
+
+    #[test]
+    fn memory_types_are_read_by_name_and_an_unknown_one_is_refused_with_the_choices() {
+        let dir = tempfile::tempdir().unwrap();
+        let placed = dir.path().join("placed.conf");
+        std::fs::write(&placed, r#"{"lpai_direct": {"scratch_memory": "tcm", "persistent_memory": "psram"}}"#).unwrap();
+        let memory = read(&placed).unwrap().memory;
+        assert_eq!(memory, lpai::MemoryPlacement { scratch: lpai::MemType::TCM, persistent: lpai::MemType::PSRAM });
+        let unknown = dir.path().join("unknown.conf");
+        std::fs::write(&unknown, r#"{"lpai_direct": {"persistent_memory": "sram"}}"#).unwrap();
+        let message = format!("{:#}", read(&unknown).unwrap_err());
+        let expected = "lpai_direct.persistent_memory is \"sram\"; expected one of ddr, llc, tcm, psram";
+        assert_eq!(message, format!("{}: {expected}", unknown.display()));
+        let none = dir.path().join("none.conf");
+        std::fs::write(&none, "{}").unwrap();
+        assert_eq!(read(&none).unwrap().memory, lpai::MemoryPlacement::DEFAULT);
     }
 
     #[test]

@@ -7,6 +7,7 @@ use crate::output;
 use crate::profile::Profile;
 use crate::times::Times;
 use anyhow::{Context, Result};
+use lpai_direct::qnn::lpai;
 use lpai_direct_stub::stub::{Named, TransportKind};
 use serde::{Serialize, Serializer};
 use std::path::Path;
@@ -60,6 +61,8 @@ pub struct RunRecord {
     pub times: Times,
     /// Arena bytes the context uses at most.
     pub arena_high_water_bytes: usize,
+    /// The first graph's LPAI memory pools: their sizes and the memory types they were placed in.
+    pub lpai_memory: LpaiMemoryRecord,
     /// Why the run stopped, when it failed after its checks (the record then says what it did until then).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
@@ -76,12 +79,38 @@ pub struct RunRecord {
     /// For the closing lines, not written: the context arena's size in bytes.
     #[serde(skip)]
     pub arena_capacity_bytes: usize,
-    /// For the closing lines, not written: the first graph's LPAI scratch memory in bytes.
-    #[serde(skip)]
-    pub lpai_scratch_bytes: u32,
-    /// For the closing lines, not written: the first graph's LPAI persistent memory in bytes.
-    #[serde(skip)]
-    pub lpai_persistent_bytes: u32,
+}
+
+/// A graph's LPAI scratch and persistent memory, as the record writes it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct LpaiMemoryRecord {
+    /// Scratch bytes (0 on a backend that is not LPAI).
+    pub scratch_bytes: u32,
+    /// The scratch memory's type (`"ddr"`, `"llc"`, `"tcm"`, `"psram"`).
+    #[serde(serialize_with = "memory_type_name")]
+    pub scratch_type: lpai::MemType,
+    /// Persistent bytes (0 on a backend that is not LPAI).
+    pub persistent_bytes: u32,
+    /// The persistent memory's type.
+    #[serde(serialize_with = "memory_type_name")]
+    pub persistent_type: lpai::MemType,
+}
+
+impl LpaiMemoryRecord {
+    /// Pools of no size yet, placed as `placement` says.
+    pub fn placed(placement: lpai::MemoryPlacement) -> LpaiMemoryRecord {
+        LpaiMemoryRecord {
+            scratch_bytes: 0,
+            scratch_type: placement.scratch,
+            persistent_bytes: 0,
+            persistent_type: placement.persistent,
+        }
+    }
+}
+
+/// Writes a memory type by its setting's name.
+fn memory_type_name<S: Serializer>(memory: &lpai::MemType, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.serialize_str(memory.name().unwrap_or("undefined"))
 }
 
 impl RunRecord {
@@ -99,8 +128,7 @@ impl RunRecord {
             skel_place: String::new(),
             graph_names: String::new(),
             arena_capacity_bytes: 0,
-            lpai_scratch_bytes: 0,
-            lpai_persistent_bytes: 0,
+            lpai_memory: LpaiMemoryRecord::placed(lpai::MemoryPlacement::DEFAULT),
         }
     }
 }
@@ -157,7 +185,8 @@ mod tests {
             text,
             "{\"mode\":\"traditional\",\"transport\":\"qemu\",\"inferences\":0,\"skel_calls\":0,\"dsp_execute_us\":[],\
              \"host_round_trip_us\":[],\"dsp_in_memory_us\":[],\"dsp_file_io_us\":[],\"load_us\":0,\"dsp_load_us\":null,\
-             \"dsp_finalize_us\":null,\"arena_high_water_bytes\":0,\"error\":\"stopped\"}"
+             \"dsp_finalize_us\":null,\"arena_high_water_bytes\":0,\"lpai_memory\":{\"scratch_bytes\":0,\
+             \"scratch_type\":\"ddr\",\"persistent_bytes\":0,\"persistent_type\":\"ddr\"},\"error\":\"stopped\"}"
         );
         assert_eq!(Mode::of(true).name(), "direct");
     }

@@ -22,11 +22,13 @@ pub fn text(record: &RunRecord, output_dir: &Path) -> String {
     );
     text += &format!("lpai-net-run: the skel ran in {}\n", record.skel_place);
     text += &format!(
-        "lpai-net-run: arena high-water mark {} of {} bytes; LPAI scratch {} B, persistent {} B\n",
+        "lpai-net-run: arena high-water mark {} of {} bytes; LPAI scratch {} B ({}), persistent {} B ({})\n",
         record.arena_high_water_bytes,
         record.arena_capacity_bytes,
-        record.lpai_scratch_bytes,
-        record.lpai_persistent_bytes
+        record.lpai_memory.scratch_bytes,
+        record.lpai_memory.scratch_type.name().unwrap_or("?"),
+        record.lpai_memory.persistent_bytes,
+        record.lpai_memory.persistent_type.name().unwrap_or("?"),
     );
     for event in record.profile.iter().flat_map(|profile| &profile.events) {
         let indent = "  ".repeat(event.depth as usize + 1);
@@ -167,7 +169,8 @@ mod tests {
         let mut record = traditional(&[30, 10, 20], &[40, 20, 30]);
         (record.graph_names, record.skel_place) = ("kws".into(), "this process".into());
         (record.arena_high_water_bytes, record.arena_capacity_bytes) = (100, 400);
-        (record.lpai_scratch_bytes, record.lpai_persistent_bytes) = (7, 9);
+        (record.lpai_memory.scratch_bytes, record.lpai_memory.persistent_bytes) = (7, 9);
+        record.lpai_memory.scratch_type = lpai_direct::qnn::lpai::MemType::TCM;
         let text = text(&record, Path::new("out"));
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(
@@ -176,7 +179,7 @@ mod tests {
                 "lpai-net-run: 3 inference(s) of graph kws through the local transport: execute mean 20 us, min 10 us, \
                  max 30 us",
                 "lpai-net-run: the skel ran in this process",
-                "lpai-net-run: arena high-water mark 100 of 400 bytes; LPAI scratch 7 B, persistent 9 B",
+                "lpai-net-run: arena high-water mark 100 of 400 bytes; LPAI scratch 7 B (tcm), persistent 9 B (ddr)",
                 "lpai-net-run: outputs in out",
             ]
         );

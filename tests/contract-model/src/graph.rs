@@ -96,12 +96,33 @@ enum Change {
     Other,
 }
 
-/// Checks one LPAI memory config against the `memory-aligned` rule.
+/// The model's size limit of one memory pool per memory type (`None`: DDR, limited only by what the caller has):
+/// TCM 256 KiB, LLC 1 MiB, PSRAM 2 MiB. Values of this model, not of any device; a device's are in its
+/// documentation.
+pub const MEMORY_LIMITS: [(lpai::MemType, Option<u32>); 4] = [
+    (lpai::MemType::DDR, None),
+    (lpai::MemType::LLC, Some(1 << 20)),
+    (lpai::MemType::TCM, Some(256 << 10)),
+    (lpai::MemType::PSRAM, Some(2 << 20)),
+];
+
+/// Checks one LPAI memory config against the `memory-aligned` and `memory-fits` rules.
 fn check_memory(what: &str, memory: lpai::GraphMem, needed: u32) -> Result<Memory, Breach> {
     let addr = memory.addr.expose_provenance();
     let aligned = addr != 0 && addr.is_multiple_of(ALIGNMENT_START);
     let sized = memory.size >= needed && memory.size.is_multiple_of(SIZE_GRANULE as u32);
     if aligned && sized && (1..=4).contains(&memory.mem_type.0) {
+        let limit = MEMORY_LIMITS.iter().find(|(memory_type, _)| *memory_type == memory.mem_type).and_then(|l| l.1);
+        if let Some(limit) = limit.filter(|&limit| memory.size > limit) {
+            let name = memory.mem_type.c_name().unwrap_or("?");
+            let breach = rules::MEMORY_FITS.breach().text(what).text(" of ").num(memory.size.into());
+            return Err(breach
+                .text(" bytes in ")
+                .text(name)
+                .text(", whose limit is ")
+                .num(limit.into())
+                .text(" bytes"));
+        }
         return Ok(Memory { mem_type: memory.mem_type.0, size: memory.size, addr });
     }
     let breach = rules::MEMORY_ALIGNED.breach().text(what).text(" at ").hex(addr as u64).text(", size ");

@@ -93,6 +93,10 @@ rules! {
     MEMORY_ALIGNED = "memory-aligned", code::GRAPH_ERROR_INVALID_ARGUMENT, "graphSetConfig",
         "SCRATCH_MEM / PERSISTENT_MEM: addr a non-null multiple of 128, size >= the property and a multiple of 64, \
          memType 1..=4";
+    /// Each memory pool fits the memory its type names ([`crate::graph::MEMORY_LIMITS`]).
+    MEMORY_FITS = "memory-fits", code::GRAPH_ERROR_INVALID_ARGUMENT, "graphSetConfig",
+        "SCRATCH_MEM / PERSISTENT_MEM: size within the model's limit for its memType (TCM 256 KiB, LLC 1 MiB, PSRAM \
+         2 MiB; DDR none)";
     /// Other graph configs.
     GRAPH_CONFIG = "graph-config", code::GRAPH_ERROR_INVALID_ARGUMENT, "graphSetConfig",
         "only the LPAI memory, PERF_CFG and CORE_AFFINITY custom configs and PRIORITY, with sensible values";

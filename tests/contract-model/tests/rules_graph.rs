@@ -53,6 +53,29 @@ fn misaligned_or_small_memory_breaks_memory_aligned() {
 }
 
 #[test]
+fn a_pool_larger_than_its_memory_type_holds_breaks_memory_fits() {
+    let _serial = serial();
+    let session = Session::created(&file(&SINGLE, 0), 0);
+    let big = Buffer::new(512 << 10);
+    let good_persistent = memory(64, &session.persistent);
+    // 512 KiB fits DDR, LLC and PSRAM but not TCM (256 KiB in this model).
+    let mut scratch = lpai::GraphMem { mem_type: lpai::MemType::TCM, ..memory(512 << 10, &big) };
+    let mut persistent = good_persistent;
+    assert_eq!(session.set_memory_configs(&mut scratch, &mut persistent), qnn_error::GRAPH_ERROR_INVALID_ARGUMENT);
+    let line = one_rule("memory-fits");
+    assert!(
+        line.contains("SCRATCH_MEM of 524288 bytes in QNN_LPAI_MEM_TYPE_TCM, whose limit is 262144 bytes"),
+        "{line}"
+    );
+    for fits in [lpai::MemType::DDR, lpai::MemType::LLC, lpai::MemType::PSRAM] {
+        let mut scratch = lpai::GraphMem { mem_type: fits, ..memory(512 << 10, &big) };
+        let mut persistent = good_persistent;
+        assert_eq!(session.set_memory_configs(&mut scratch, &mut persistent), 0, "{fits:?}");
+        quiet();
+    }
+}
+
+#[test]
 fn config_after_finalize_breaks_finalized_after_config() {
     let _serial = serial();
     let mut session = Session::open(&file(&SINGLE, 0));

@@ -123,7 +123,7 @@ fn execute(settings: &Settings, checked: &Checked, transport: ChosenTransport, r
     // (a flipped shape in a corrupt binary reads as inputs of the wrong size).
     let lists = lists::check(settings, &opened.graphs, &checked.config, &checked.native_inputs)
         .with_context(|| checked.what.clone())?;
-    describe(record, &mut opened, &lists);
+    describe(record, &mut opened, &lists, checked.config.lpai.memory);
     let mut events = Vec::new();
     let ran = run_lists(&mut opened, &lists, settings, &checked.config, &mut events, record)
         .with_context(|| checked.what.clone());
@@ -137,7 +137,12 @@ fn execute(settings: &Settings, checked: &Checked, transport: ChosenTransport, r
 
 /// What the closing lines print of the graphs that run: where the skel runs, their names, and the first one's
 /// memory (its arena high-water mark is the record's too).
-fn describe(record: &mut RunRecord, opened: &mut Opened, lists: &Lists) {
+fn describe(
+    record: &mut RunRecord,
+    opened: &mut Opened,
+    lists: &Lists,
+    placement: lpai_direct::qnn::lpai::MemoryPlacement,
+) {
     record.skel_place = opened.stub.transport().place();
     let running: Vec<&GraphDescription> = lists.graphs.iter().map(|list| &opened.graphs[list.graph_index]).collect();
     let names: Vec<&str> = running.iter().map(|graph| graph.name.as_str()).collect();
@@ -145,7 +150,11 @@ fn describe(record: &mut RunRecord, opened: &mut Opened, lists: &Lists) {
     record.graph_names = names.join(", ");
     (record.arena_high_water_bytes, record.arena_capacity_bytes) =
         (first.arena_used as usize, first.arena_capacity as usize);
-    (record.lpai_scratch_bytes, record.lpai_persistent_bytes) = (first.scratch_bytes, first.persistent_bytes);
+    record.lpai_memory = crate::run_record::LpaiMemoryRecord {
+        scratch_bytes: first.scratch_bytes,
+        persistent_bytes: first.persistent_bytes,
+        ..crate::run_record::LpaiMemoryRecord::placed(placement)
+    };
 }
 
 /// Completes the record of a run that passed its checks (a failed one too, with what it did and why it stopped: its

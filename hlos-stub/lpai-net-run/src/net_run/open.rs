@@ -77,6 +77,7 @@ fn load_flags(settings: &Settings, config: &NetRunConfig) -> u32 {
     let priority = config.context_priority.and_then(lpai_direct::wire::load_priority).unwrap_or(0);
     (if persistent { flags::PERSISTENT_BINARY } else { 0 })
         | (if config.lpai.island { lpai_direct::wire::LOAD_ISLAND } else { 0 })
+        | lpai_direct::wire::load_placement(config.lpai.memory)
         | priority
 }
 
