@@ -79,7 +79,15 @@ impl Model {
     /// Opens the configured libraries and loads `binary` (its metadata from libQnnSystem, or from `record` when
     /// given), with a window of the first input's elements and an inference every `hop` samples (0: the window).
     /// An in-place binary (the framework's persistent memory) must stay until the model drops.
-    pub fn load(config: &Config, binary: Binary<'static, '_>, record: Option<&[u8]>) -> Result<Model, ModelError> {
+    ///
+    /// The model is written into `slot` (it holds the context, which is large), so no copy of it is returned
+    /// through the caller's stack; after a failure `slot` is left as it was.
+    pub fn load(
+        slot: &mut Option<Model>,
+        config: &Config,
+        binary: Binary<'static, '_>,
+        record: Option<&[u8]>,
+    ) -> Result<(), ModelError> {
         let system = (!config.system_library.is_empty()).then(|| config.system_library.as_c_str());
         let libraries = Libraries::open(config.backend.as_c_str(), system, &BackendOptions::default())?;
         let properties = *libraries.backend().properties();
@@ -102,14 +110,15 @@ impl Model {
             return Err(ModelError::NoMemory);
         };
         record.bytes_mut().fill(0);
-        Ok(Model {
+        *slot = Some(Model {
             embed,
             window: Window::new(ring, usize::try_from(config.hop).unwrap_or(usize::MAX)),
             record,
             input: input_encoding,
             output: output_encoding,
             inferences: 0,
-        })
+        });
+        Ok(())
     }
 
     /// Samples in the window (the first input's elements).

@@ -28,7 +28,7 @@ const MAGIC: u32 = u32::from_le_bytes(*b"LPCA");
 /// an allowance to confirm on a device.
 pub const FOREIGN_STACK_BYTES: u32 = 4096;
 /// Stack the module asks for (STACK_SIZE): its deepest own use, measured by `lpai-stack-check --capi-module` on its
-/// Hexagon build (5,464 bytes in set_param, loading a model; foreign code entered at up to 5,376), with
+/// Hexagon build (5,744 bytes in set_param, loading a model; foreign code entered at up to 5,656), with
 /// [`FOREIGN_STACK_BYTES`] on top of that entry, rounded up to 1 KiB. `tests/stack_and_panic.rs` holds it to the
 /// measurement: at least the need, less than 2 KiB above it.
 pub const STACK_BYTES: u32 = 10_240;
@@ -425,20 +425,15 @@ impl Module {
     fn set_model(&mut self, binary: Binary<'static, '_>) -> CapiError {
         self.unload();
         let record = self.metadata.as_ref().and_then(|(memory, length)| memory.bytes().get(..*length));
-        let loaded = Model::load(&self.config, binary, record);
-        let model = match loaded {
-            Ok(model) => model,
-            Err(error) => {
-                let code = match &error {
-                    ModelError::NoMemory => ENOMEMORY,
-                    ModelError::NotConvertible => EBADPARAM,
-                    ModelError::Runtime(_) => EFAILED,
-                };
-                log_model_error(&error);
-                return code;
-            }
-        };
-        self.model = Some(model);
+        if let Err(error) = Model::load(&mut self.model, &self.config, binary, record) {
+            let code = match &error {
+                ModelError::NoMemory => ENOMEMORY,
+                ModelError::NotConvertible => EBADPARAM,
+                ModelError::Runtime(_) => EFAILED,
+            };
+            log_model_error(&error);
+            return code;
+        }
         self.vote();
         let vote: u32 = if self.config.island { 0 } else { 1 };
         let _ = self.raise(event::ISLAND_VOTE, PortInfo::default(), &mut vote.to_ne_bytes());
