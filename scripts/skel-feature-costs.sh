@@ -5,6 +5,7 @@
 #   without messages      fail!, log! and the refusals say nothing (no error or log text in the skel)
 #   without direct mode   run_job is not dispatched (the job decoder and the loop go with it)
 #   without records       load never takes a metadata record (the record reader and SHA-256 go with it)
+#   without memory placement  load never reads LPAI memory types from its flags (issue 23; both pools in DDR)
 #   without all three
 # The cuts are edits of the sources this script makes in the scratch worktree; it stops when one no longer applies.
 # Nothing it builds is shipped or committed. Takes a few minutes (one build of the dsp crate per line).
@@ -22,7 +23,7 @@ target=hexagon-unknown-linux-musl
 encode() { local IFS=$'\x1f'; echo "$*"; }
 flags=(-C linker-flavor=ld.lld -C "target-cpu=hexagonv$HEX_VER" -C target-feature=-small-data
   -C relocation-model=pic -C "link-arg=-T$PWD/linker/skel.ld" -C "link-arg=--version-script=$PWD/linker/skel.ver"
-  -C link-arg=-znow)
+  -C link-arg=-znow -C force-unwind-tables=no)
 text_bytes() {
   CARGO_TARGET_DIR=$root/target/feature-costs CARGO_ENCODED_RUSTFLAGS=$(encode "${flags[@]}") \
     cargo build -q -p lpai-direct-dsp --lib -Z build-std=core -Z build-std-features=compiler-builtins-mem \
@@ -58,6 +59,11 @@ cut_records() {
   replace dsp/src/skel/load.rs 'let record = match params.metadata.map(' \
     'let record = match params.metadata.filter(|_| false).map('
 }
+cut_memory_placement() {
+  replace dsp/src/skel/load.rs '    let memory = match placement_of_load(flags) {' \
+    '    let memory = match Ok::<lpai_direct::qnn::lpai::MemoryPlacement, u32>(Default::default()) {'
+  replace dsp/src/skel/load.rs 'use lpai_direct::wire::{placement_of_load, priority_of_load,' 'use lpai_direct::wire::{priority_of_load,'
+}
 
 all=$(text_bytes)
 row() { printf '  %-24s %8s bytes  %+7d\n' "$1" "$2" $(($2 - all)); }
@@ -66,4 +72,5 @@ row "all features" "$all"
 cut_messages; row "without messages" "$(text_bytes)"; git checkout -q .
 cut_direct_mode; row "without direct mode" "$(text_bytes)"; git checkout -q .
 cut_records; row "without records" "$(text_bytes)"; git checkout -q .
+cut_memory_placement; row "without memory placement" "$(text_bytes)"; git checkout -q .
 cut_messages; cut_direct_mode; cut_records; row "without all three" "$(text_bytes)"

@@ -65,9 +65,13 @@ fn the_committed_schema_is_a_draft_2020_12_schema_that_catches_drift() {
     }
     let good = serde_json::json!({
         "mode": "direct", "transport": "local", "inferences": 1, "skel_calls": 7, "dsp_execute_us": [5],
-        "host_round_trip_us": [], "load_us": 9, "dsp_load_us": 8, "dsp_finalize_us": 1, "arena_high_water_bytes": 4
+        "host_round_trip_us": [], "load_us": 9, "dsp_load_us": 8, "dsp_finalize_us": 1, "arena_high_water_bytes": 4,
+        "lpai_memory": {"scratch_bytes": 128, "scratch_type": "tcm", "persistent_bytes": 64, "persistent_type": "ddr"}
     });
     assert_valid(&good, "a plain direct record");
+    let mut unknown_memory = good.clone();
+    unknown_memory["lpai_memory"]["scratch_type"] = "sram".into();
+    assert!(!schema_errors(&unknown_memory).is_empty(), "a memory type the settings do not name is refused");
     let mut extra = good.clone();
     extra["renamed_field"] = 1.into();
     assert!(schema_errors(&extra).iter().any(|error| error.contains("renamed_field")), "{:?}", schema_errors(&extra));
