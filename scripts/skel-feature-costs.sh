@@ -53,7 +53,7 @@ cut_messages() {
   replace dsp/src/skel/mod.rs '        describe(session.error_line());' '        let _ = (session.error_line(), describe);'
 }
 cut_direct_mode() {
-  replace dsp/src/skel/methods.rs '        codec::run_job::ID => super::job::run_job(session, call),' ''
+  replace dsp/src/skel/dispatch.rs '        codec::run_job::ID => job::run_job(session, call),' ''
 }
 cut_records() {
   replace dsp/src/skel/load.rs 'let record = match params.metadata.map(' \
