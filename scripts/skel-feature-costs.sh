@@ -56,8 +56,8 @@ cut_direct_mode() {
   replace dsp/src/skel/dispatch.rs '        codec::run_job::ID => job::run_job(session, call),' ''
 }
 cut_records() {
-  replace dsp/src/skel/load.rs 'let record = match params.metadata.map(' \
-    'let record = match params.metadata.filter(|_| false).map('
+  replace dsp/src/skel/load.rs '    if let Some(index) = params.metadata {' \
+    '    if let Some(index) = params.metadata.filter(|_| false) {'
 }
 cut_memory_placement() {
   replace dsp/src/skel/load.rs '    let memory = match placement_of_load(flags) {' \
