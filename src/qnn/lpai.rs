@@ -330,12 +330,9 @@ impl CoreAffinity {
         core_selection.count_ones() <= 1
     }
 
-    /// Whether `core_selection` names only cores there are, when the backend said how many (`ENPU_CORE_NUM`).
-    pub const fn selects_a_core_of(core_selection: u32, cores: Option<u32>) -> bool {
-        match cores {
-            Some(cores) if cores < 32 => core_selection >> cores == 0,
-            _ => true,
-        }
+    /// Whether `core_selection` names only cores among the `cores` the backend reported (`ENPU_CORE_NUM`).
+    pub const fn selects_a_core_of(core_selection: u32, cores: u32) -> bool {
+        cores >= 32 || core_selection >> cores == 0
     }
 }
 

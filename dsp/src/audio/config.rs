@@ -179,14 +179,11 @@ fn read(payload: &[u8], mut config: Option<&mut Config>) -> Result<(), ConfigErr
                 let Some(memory) = lpai::MemType::named(value) else {
                     return Err(error("a memory type is ddr, llc, tcm or psram"));
                 };
+                let scratch = key == b"scratch_memory";
                 if let Some(config) = config {
-                    if key == b"scratch_memory" {
-                        config.memory.scratch = memory;
-                    } else {
-                        config.memory.persistent = memory;
-                    }
+                    *if scratch { &mut config.memory.scratch } else { &mut config.memory.persistent } = memory;
                 }
-                if key == b"scratch_memory" {
+                if scratch {
                     10
                 } else {
                     11

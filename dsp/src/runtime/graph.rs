@@ -114,7 +114,7 @@ pub(crate) fn check_core_selection(mask: u32, cores: Option<u32>) -> Result<(), 
         return Err(RuntimeError::CoreMix(mask));
     }
     match cores {
-        Some(cores) if !lpai::CoreAffinity::selects_a_core_of(mask, Some(cores)) => {
+        Some(cores) if !lpai::CoreAffinity::selects_a_core_of(mask, cores) => {
             Err(RuntimeError::NoSuchCore { mask, cores })
         }
         _ => Ok(()),
