@@ -6,6 +6,7 @@ use core::mem::{align_of, offset_of, size_of};
 use super::config::{BackendConfig, BackendProperty, ContextConfig, GraphConfig, GraphProperty};
 use super::interface::{Interface, InterfaceTable, INTERFACE_TABLE_ENTRIES};
 use super::lpai;
+use super::op_package;
 use super::profile::ProfileEventData;
 use super::system::{
     BinaryInfo, BinaryInfoV1, BinaryInfoV2, BinaryInfoV3, GraphInfo, GraphInfoV1, GraphInfoV2, GraphInfoV3,
@@ -121,6 +122,18 @@ layout_table! {
         offset_of!(GraphInfoV1, graph_inputs) => 16 / 8;
     "QnnSystemContext_GraphInfoV1_t.graphOutputs offset":
         offset_of!(GraphInfoV1, graph_outputs) => 32 / 16;
+
+    "QnnOpPackage_Interface_t size": size_of::<op_package::Interface>() => 88 / 48;
+    "QnnOpPackage_Interface_t align": align_of::<op_package::Interface>() => 8 / 4;
+    "QnnOpPackage_Interface_t union offset": offset_of!(op_package::Interface, implementation) => 16 / 12;
+    "QnnOpPackage_ImplementationV1_4_t size": size_of::<op_package::ImplementationV1_4>() => 72 / 36;
+    "QnnOpPackage_ImplementationV2_0_t size": size_of::<op_package::ImplementationV2_0>() => 56 / 28;
+    "QnnOpPackage_Info_t size": size_of::<op_package::Info>() => 176 / 88;
+    "QnnOpPackage_Info_t align": align_of::<op_package::Info>() => 8 / 4;
+    "QnnOpPackage_Info_t.numOperations offset": offset_of!(op_package::Info, num_operations) => 24 / 12;
+    "QnnOpPackage_Info_t.numOptimizations offset": offset_of!(op_package::Info, num_optimizations) => 40 / 20;
+    "QnnOpPackage_Info_t.opsetVersion offset": offset_of!(op_package::Info, opset_version) => 72 / 36;
+    "QnnOpPackage_Info_t.reserved offset": offset_of!(op_package::Info, reserved) => 80 / 40;
 
     "QnnLpaiGraph_Mem_t size": size_of::<lpai::GraphMem>() => 16 / 12;
     "QnnLpaiGraph_Mem_t align": align_of::<lpai::GraphMem>() => 8 / 4;

@@ -83,22 +83,33 @@ unsafe fn enqueue(
 }
 
 #[cfg(not(target_arch = "hexagon"))]
-pub(crate) use host::{enqueue, wait_for_context, wait_for_graph};
+pub(crate) use host::{enqueue, quiesce, wait_for_context, wait_for_graph};
 
-/// The host's queue: one thread of the model (started at the first graphExecuteAsync) runs the queued executions in
-/// order; graphExecute and contextFree wait for the executions queued on their graph or context.
+/// The host's queue: one thread of the model runs the queued executions in order; graphExecute and contextFree
+/// wait for the executions queued on their graph or context.
+///
+/// The model is often a library that its runtime unloads (dlclose) after backendFree, so no thread may run its code
+/// afterwards, and no thread may hold a destructor of its thread-locals: the thread is started when an execution is
+/// queued and none runs, ends when the queue is empty, and backendFree joins it once it has ended; the caller's
+/// threads touch no thread-local that has a destructor.
 #[cfg(not(target_arch = "hexagon"))]
 mod host {
     use super::notify_of;
     use crate::execute::{self, Buffers, Checked};
     use crate::rules;
+    use core::cell::Cell;
     use lpai_direct::qnn::{ErrorHandle, GraphHandle, NotifyFn};
     use std::collections::VecDeque;
     use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
-    use std::thread::ThreadId;
+    use std::thread::JoinHandle;
 
     /// Executions queued at once (more: the `async-queue` rule, QNN_GRAPH_ERROR_EXECUTION_ASYNC_FIFO_FULL).
     pub(crate) const MAX_QUEUED: usize = 16;
+
+    std::thread_local! {
+        /// Whether this thread is the model's execution thread (a `Cell<bool>`: no destructor to register).
+        static IS_WORKER: Cell<bool> = const { Cell::new(false) };
+    }
 
     /// One queued execution.
     struct Job {
@@ -117,17 +128,24 @@ mod host {
         jobs: VecDeque<Job>,
         /// The graph and context of the execution being run.
         running: Option<(usize, u32)>,
-        worker: Option<ThreadId>,
+        /// The execution thread runs (it clears this under the lock when it finds the queue empty, then ends).
+        worker_live: bool,
+        worker: Option<JoinHandle<()>>,
     }
 
-    static QUEUE: Mutex<Queue> = Mutex::new(Queue { jobs: VecDeque::new(), running: None, worker: None });
+    static QUEUE: Mutex<Queue> =
+        Mutex::new(Queue { jobs: VecDeque::new(), running: None, worker_live: false, worker: None });
     static CHANGED: Condvar = Condvar::new();
 
     fn lock() -> MutexGuard<'static, Queue> {
         QUEUE.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Queues a checked execution; the answer of the call.
+    fn wait(queue: MutexGuard<'static, Queue>) -> MutexGuard<'static, Queue> {
+        CHANGED.wait(queue).unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Queues a checked execution, starting the execution thread if none runs; the answer of the call.
     ///
     /// # Safety
     /// As for [`super::graph_execute_async`].
@@ -150,9 +168,13 @@ mod host {
             let breach = rules::ASYNC_QUEUE.breach().num(MAX_QUEUED as u64);
             return breach.text(" executions are queued already").report();
         }
-        if queue.worker.is_none() {
+        if !queue.worker_live {
+            // The thread that ended last no longer needs the lock: join it before starting the next.
+            if let Some(ended) = queue.worker.take() {
+                let _ = ended.join();
+            }
             match std::thread::Builder::new().name("lpai-contract-async".into()).spawn(work) {
-                Ok(worker) => queue.worker = Some(worker.thread().id()),
+                Ok(worker) => (queue.worker, queue.worker_live) = (Some(worker), true),
                 Err(_) => {
                     drop(queue);
                     return rules::ASYNC_QUEUE.breach().text("the model's execution thread did not start").report();
@@ -164,14 +186,12 @@ mod host {
         0
     }
 
-    /// The model's thread: runs the queued executions in order, each followed by its notification.
+    /// The execution thread: runs the queued executions in order, each followed by its notification; ends when the
+    /// queue is empty.
     fn work() {
+        IS_WORKER.with(|is_worker| is_worker.set(true));
         let mut queue = lock();
-        loop {
-            let Some(job) = queue.jobs.pop_front() else {
-                queue = CHANGED.wait(queue).unwrap_or_else(PoisonError::into_inner);
-                continue;
-            };
+        while let Some(job) = queue.jobs.pop_front() {
             queue.running = Some((job.graph, job.context));
             drop(queue);
             let graph = core::ptr::without_provenance_mut(job.graph);
@@ -184,19 +204,21 @@ mod host {
             queue.running = None;
             CHANGED.notify_all();
         }
+        queue.worker_live = false;
+        CHANGED.notify_all();
     }
 
-    /// Waits until no execution matching `pending` (graph, context) is queued or running. On the model's own thread
+    /// Waits until no execution matching `pending` (graph, context) is queued or running. On the execution thread
     /// (a call from inside a notify function) it does not wait: it would wait for itself.
     fn wait_until_none(pending: impl Fn(usize, u32) -> bool) {
-        let mut queue = lock();
-        if queue.worker == Some(std::thread::current().id()) {
+        if IS_WORKER.with(Cell::get) {
             return;
         }
+        let mut queue = lock();
         while queue.running.is_some_and(|(graph, context)| pending(graph, context))
             || queue.jobs.iter().any(|job| pending(job.graph, job.context))
         {
-            queue = CHANGED.wait(queue).unwrap_or_else(PoisonError::into_inner);
+            queue = wait(queue);
         }
     }
 
@@ -208,5 +230,22 @@ mod host {
     /// Waits for the executions queued on the graphs of the context with `serial`.
     pub(crate) fn wait_for_context(serial: u32) {
         wait_until_none(|_, context| context == serial);
+    }
+
+    /// backendFree: when nothing is queued, waits for the execution thread to end and joins it, so that no thread
+    /// runs the model's code once its last backend is freed (other backends' executions keep it running).
+    pub(crate) fn quiesce() {
+        if IS_WORKER.with(Cell::get) {
+            return;
+        }
+        let mut queue = lock();
+        while queue.worker_live && queue.jobs.is_empty() && queue.running.is_none() {
+            queue = wait(queue);
+        }
+        let ended = if queue.worker_live { None } else { queue.worker.take() };
+        drop(queue);
+        if let Some(ended) = ended {
+            let _ = ended.join();
+        }
     }
 }

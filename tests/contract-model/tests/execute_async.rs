@@ -162,7 +162,15 @@ fn context_free_waits_for_the_queued_executions() {
     }
     assert_eq!(session.free(), 0);
     assert_eq!(sink.seen.lock().unwrap().len(), 8, "contextFree returned before every notification");
+    assert_eq!(execution_threads(), 0, "backendFree joined the model's execution thread (a runtime may unload it)");
     quiet();
+}
+
+/// Threads of this process named as the model's execution thread (`lpai-contract-async`, cut to 15 bytes).
+fn execution_threads() -> usize {
+    let tasks = std::fs::read_dir("/proc/self/task").unwrap();
+    let names = tasks.map(|task| std::fs::read_to_string(task.unwrap().path().join("comm")).unwrap_or_default());
+    names.filter(|name| name.trim_end() == "lpai-contract-a").count()
 }
 
 #[test]

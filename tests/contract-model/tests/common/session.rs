@@ -34,7 +34,11 @@ impl Session {
     /// Backend, description, context (PERSISTENT_BINARY), graphRetrieve of graph `index`, I/O buffers padded to 64;
     /// no memory configs yet.
     pub fn created(file: &[u8], index: usize) -> Session {
-        let backend = create_backend();
+        Session::created_on(create_backend(), file, index)
+    }
+
+    /// [`Session::created`] on a backend the caller created (and this session frees).
+    pub fn created_on(backend: Handle, file: &[u8], index: usize) -> Session {
         let binary = Buffer::of(file);
         let (system, graphs) = describe(&binary);
         let info = graphs[index].common().unwrap();
@@ -86,7 +90,12 @@ impl Session {
 
     /// [`Session::created`] on graph 0, then the memory, perf and affinity configs and graphFinalize.
     pub fn open(file: &[u8]) -> Session {
-        let session = Session::created(file, 0);
+        Session::open_on(create_backend(), file)
+    }
+
+    /// [`Session::open`] on a backend the caller created (and this session frees).
+    pub fn open_on(backend: Handle, file: &[u8]) -> Session {
+        let session = Session::created_on(backend, file, 0);
         assert_eq!(session.set_memory(), 0);
         assert_eq!(session.finalize(), 0);
         session
