@@ -138,21 +138,28 @@ mod loader {
 /// The model's global infrastructure object: empty (a package must not use it; the model runs no op).
 static INFRASTRUCTURE: [u64; 2] = [0; 2];
 
-/// A C string read byte by byte up to its NUL, at most `limit` bytes before it; `None` when longer.
+/// The bytes of a C string before its NUL, read byte by byte, at most `limit` of them (cut there).
 ///
 /// # Safety
 /// `text` is a NUL-terminated string, or holds at least `limit + 1` readable bytes; they stay unchanged for `'a`
 /// (the call that reads them).
-unsafe fn bounded<'a>(text: *const c_char, limit: usize) -> Option<&'a [u8]> {
+unsafe fn prefix<'a>(text: *const c_char, limit: usize) -> &'a [u8] {
     let bytes = text.cast::<u8>();
-    for length in 0..=limit {
-        // SAFETY: per the caller, up to the NUL or `limit`.
-        if unsafe { bytes.add(length).read() } == 0 {
-            // SAFETY: the `length` bytes before the NUL, which the caller keeps for the call.
-            return Some(unsafe { core::slice::from_raw_parts(bytes, length) });
-        }
-    }
-    None
+    // SAFETY: per the caller, up to the NUL or `limit`.
+    let length = (0..=limit).find(|&at| unsafe { bytes.add(at).read() } == 0).unwrap_or(limit);
+    // SAFETY: `length` readable bytes, which the caller keeps for `'a`.
+    unsafe { core::slice::from_raw_parts(bytes, length) }
+}
+
+/// A C string of at most `limit` bytes before its NUL; `None` when longer.
+///
+/// # Safety
+/// As for [`prefix`].
+unsafe fn bounded<'a>(text: *const c_char, limit: usize) -> Option<&'a [u8]> {
+    // SAFETY: per the caller.
+    let bytes = unsafe { prefix(text, limit) };
+    // SAFETY: the byte after them is readable (the NUL, or byte `limit`).
+    (bytes.len() < limit || unsafe { text.add(limit).read() } == 0).then_some(bytes)
 }
 
 /// A package or op name: 1..=31 printable ASCII bytes, as a NUL-padded [`Name`].
@@ -246,11 +253,10 @@ unsafe fn register(
     if library == 0 {
         let reason = loader::reason();
         let breach = request.breach(rules::OP_PACKAGE_NOT_FOUND).text("cannot be opened as a library");
-        // SAFETY: null or the loader's NUL-terminated reason.
-        let reason = if reason.is_null() { None } else { unsafe { bounded(reason, 160) } };
-        return Err(match reason {
-            Some(reason) => breach.text(" (").name(reason).text(")"),
-            None => breach,
+        return Err(match reason.is_null() {
+            // SAFETY: the loader's NUL-terminated reason, read up to its first 160 bytes.
+            false => breach.text(" (").name(unsafe { prefix(reason, 160) }).text(")"),
+            true => breach,
         });
     }
     // SAFETY: an open library, per the caller an op package; `provider` is NUL-terminated.
