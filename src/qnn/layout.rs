@@ -12,6 +12,7 @@ use super::system::{
     SystemInterface, SystemInterfaceTable, SYSTEM_INTERFACE_TABLE_ENTRIES,
 };
 use super::tensor::{ClientBuffer, QuantizeParams, Tensor, TensorV1, TensorV2};
+use super::types::NotifyStatus;
 
 #[cfg(not(any(target_arch = "hexagon", target_pointer_width = "64")))]
 compile_error!("lpai-direct: the QNN declarations are verified only for 64-bit targets and Hexagon");
@@ -63,8 +64,13 @@ layout_table! {
     "QnnInterface function table align": align_of::<InterfaceTable>() => 8 / 4;
     "QnnInterface function table graphExecute offset":
         offset_of!(InterfaceTable, graph_execute) => 168 / 84;
+    "QnnInterface function table graphExecuteAsync offset":
+        offset_of!(InterfaceTable, graph_execute_async) => 176 / 88;
     "QnnInterface function table backendGetProperty offset":
         offset_of!(InterfaceTable, backend_get_property) => 496 / 248;
+
+    "Qnn_NotifyStatus_t size": size_of::<NotifyStatus>() => 8 / 8;
+    "Qnn_NotifyStatus_t align": align_of::<NotifyStatus>() => 8 / 8;
 
     "QnnContext_Config_t size": size_of::<ContextConfig>() => 16 / 16;
     "QnnContext_Config_t align": align_of::<ContextConfig>() => 8 / 8;

@@ -4,7 +4,7 @@ use crate::lock::with_state;
 use crate::log::Line;
 use crate::rules::{self, answer, Breach};
 use crate::state::{backend_handle, BackendSlot};
-use crate::{context, execute, graph, ALIGNMENT_START, SIZE_GRANULE};
+use crate::{asynchronous, context, execute, graph, ALIGNMENT_START, SIZE_GRANULE};
 use lpai_direct::qnn::error::{BACKEND_ERROR_CANNOT_INITIALIZE, COMMON_ERROR_INVALID_ARGUMENT};
 use lpai_direct::qnn::provide::{entries, Provider, ProviderList};
 use lpai_direct::qnn::{lpai, ApiVersion, BackendConfig, BackendConfigOption, BackendHandle, BackendProperty};
@@ -26,6 +26,7 @@ const TABLE: InterfaceTable = {
     table.graph_set_config = Some(graph::graph_set_config);
     table.graph_finalize = Some(graph::graph_finalize);
     table.graph_execute = Some(execute::graph_execute);
+    table.graph_execute_async = Some(asynchronous::graph_execute_async);
     table
 };
 
@@ -104,6 +105,19 @@ fn enpu_cores() -> u32 {
     1
 }
 
+/// Whether a backend created now executes asynchronously: always, unless on the host the environment variable
+/// `LPAI_CONTRACT_NO_EXECUTE_ASYNC` is `1` (a backend without graphExecuteAsync, for tests of a runtime's fallback).
+#[cfg(not(target_arch = "hexagon"))]
+fn execute_async() -> bool {
+    std::env::var_os("LPAI_CONTRACT_NO_EXECUTE_ASYNC").is_none_or(|value| value != "1")
+}
+
+/// On Hexagon every backend executes asynchronously (inside the call: the PD has no threads of the model).
+#[cfg(target_arch = "hexagon")]
+fn execute_async() -> bool {
+    true
+}
+
 /// On a DSP without an LPAI engine (`cores` 0) backendCreate fails: CANNOT_INITIALIZE (4000), after one log line.
 fn without_engine(cores: u32) -> Option<ErrorHandle> {
     if cores != 0 {
@@ -137,7 +151,7 @@ unsafe extern "C" fn backend_create(
             let Some(slot) = slot else {
                 return Err(rules::CAPACITY.breach().text("more than 8 live backends"));
             };
-            *slot = BackendSlot { serial, hw_info };
+            *slot = BackendSlot { serial, hw_info, execute_async: execute_async() };
             Ok(serial)
         })
     });

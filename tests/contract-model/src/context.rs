@@ -219,6 +219,11 @@ pub(crate) unsafe fn check_binary(binary: &BinaryRecord, call: &str) -> Result<(
 /// # Safety
 /// The context's binary is still readable (QNN's persistent-binary rule).
 pub(crate) unsafe extern "C" fn context_free(context: ContextHandle, _profile: ProfileHandle) -> ErrorHandle {
+    // On the host contextFree first waits for the executions graphExecuteAsync queued on the context's graphs.
+    #[cfg(not(target_arch = "hexagon"))]
+    if let Some(serial) = with_state(|state| state.contexts.get(state.context(context)?).map(|slot| slot.serial)) {
+        crate::asynchronous::wait_for_context(serial);
+    }
     let freed = with_state(|state| {
         let slot = state.context(context)?;
         let context = state.contexts.get_mut(slot)?;

@@ -23,6 +23,36 @@
 //!   X.Y.Z (core API A.B.C), this backend is P.Q.R (core D.E.F)`. The system library describes any version and
 //!   reports the binary's versions in BinaryInfo v3 (`coreApiVersion`, `backendApiVersion`).
 //!
+//! # Asynchronous execution
+//!
+//! graphExecuteAsync (entry \[22\], [`lpai_direct::qnn::GraphExecuteAsyncFn`]) checks exactly what graphExecute
+//! checks, in the same order, with the same codes and log lines; a failed call answers the rule's code and never
+//! calls the notify function. A call that passes queues the execution and answers 0. The execution then runs as
+//! graphExecute would (the same outputs, counters and EARLY_TERMINATION every `early_every`-th call with the
+//! outputs untouched), and once the outputs are written the notify function, unless null, is called with the
+//! caller's parameter and `Qnn_NotifyStatus_t { error }` ([`lpai_direct::qnn::NotifyStatus`]): 0, or 6038
+//! (QNN_GRAPH_ERROR_EARLY_TERMINATION).
+//!
+//! Timing:
+//! - Host: one thread of the model, `lpai-contract-async` (started at the first graphExecuteAsync of the process),
+//!   runs the queued executions in FIFO order and calls each notify function on itself. graphExecute and
+//!   graphExecuteAsync share that queue: graphExecute on a graph with queued executions first waits for them.
+//!   At most 16 executions wait at once; one more is refused by rule `async-queue`
+//!   ([`rules::ASYNC_QUEUE`], 6025 QNN_GRAPH_ERROR_EXECUTION_ASYNC_FIFO_FULL). contextFree first waits for every
+//!   execution queued on the context's graphs (so their buffers may be freed once it returns); backendFree needs
+//!   its contexts freed first (rule `free-order`), so nothing of its is queued by then. An execution re-checks its
+//!   graph's own rules when it runs (`live-handle`, `finalized-after-config`, `binary-persistent`,
+//!   `persistent-state`): a breach then is logged on the model's thread and is the notified status. A call made
+//!   from inside a notify function (on the model's thread) never waits: graphExecute there runs at once, and
+//!   contextFree there frees the context at once (its still queued executions are then notified with 6001).
+//! - Hexagon (the virtual aDSP's PD has no threads of the model): the execution runs inside the call, and the
+//!   notify function is called on the caller's thread before the call returns 0.
+//! - A backend without asynchronous execution, for tests of a runtime's fallback (host only): with
+//!   `LPAI_CONTRACT_NO_EXECUTE_ASYNC=1` in the environment at backendCreate, graphExecuteAsync on that backend's
+//!   graphs answers 1000 (QNN_GRAPH_ERROR_UNSUPPORTED_FEATURE, which is QNN_COMMON_ERROR_NOT_SUPPORTED) after
+//!   the line `contract: graphExecuteAsync is not supported by this backend (LPAI_CONTRACT_NO_EXECUTE_ASYNC=1 at
+//!   backendCreate)`, and never notifies.
+//!
 //! # Outputs
 //!
 //! Output element `i` of an output whose source input has the elements `x[0..m)` (u8, or u16 little-endian):
@@ -59,6 +89,7 @@ pub mod persistent;
 pub mod rules;
 pub mod writer;
 
+mod asynchronous;
 mod backend;
 mod context;
 mod execute;

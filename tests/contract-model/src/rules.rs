@@ -118,6 +118,9 @@ rules! {
     /// I/O padding.
     IO_PADDED = "io-padded", code::GRAPH_ERROR_INVALID_TENSOR, "graphExecute",
         "every clientBuf.dataSize is a multiple of 64 and at least the tensor's bytes";
+    /// Executions queued by graphExecuteAsync (host).
+    ASYNC_QUEUE = "async-queue", code::GRAPH_ERROR_EXECUTION_ASYNC_FIFO_FULL, "graphExecuteAsync",
+        "at most 16 executions queued at once, on the model's execution thread (host)";
     /// System side: model files.
     SYSTEM_BINARY_FORMAT = "binary-format", code::SYSTEM_CONTEXT_ERROR_MALFORMED_BINARY,
         "systemContextGetBinaryInfo", "the binary parses as LPCM and its size equals the header's total_bytes";

@@ -154,11 +154,13 @@ pub(crate) struct ContextSlot {
     pub(crate) graphs: [GraphSlot; MAX_GRAPHS],
 }
 
-/// A live backend (serial 0: a free slot) and the HW_INFO it was given.
+/// A live backend (serial 0: a free slot), the HW_INFO it was given, and whether it executes asynchronously.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct BackendSlot {
     pub(crate) serial: u32,
     pub(crate) hw_info: Option<(u32, u32)>,
+    /// graphExecuteAsync is supported (false: `LPAI_CONTRACT_NO_EXECUTE_ASYNC=1` at backendCreate, host only).
+    pub(crate) execute_async: bool,
 }
 
 /// Everything the model keeps between calls.
@@ -173,7 +175,7 @@ pub(crate) struct State {
 impl State {
     pub(crate) const INITIAL: State = State {
         next_serial: 1,
-        backends: [BackendSlot { serial: 0, hw_info: None }; MAX_BACKENDS],
+        backends: [BackendSlot { serial: 0, hw_info: None, execute_async: false }; MAX_BACKENDS],
         contexts: [ContextSlot {
             serial: 0,
             backend: 0,

@@ -5,7 +5,7 @@ use super::{
 };
 use super::{tensor_bytes, Buffer};
 use lpai_contract_model::persistent::{self, Header};
-use lpai_direct::qnn::{lpai, ContextConfig, GraphProperty, GraphPropertyOption, Handle, Tensor};
+use lpai_direct::qnn::{lpai, ContextConfig, GraphProperty, GraphPropertyOption, Handle, NotifyFn, Tensor};
 use std::ffi::CStr;
 use std::ptr::null_mut;
 
@@ -147,6 +147,17 @@ impl Session {
         let (outputs, output_count) = (self.output_tensors.as_mut_ptr(), self.output_tensors.len() as u32);
         // SAFETY: tensors and buffers live in this session.
         code(unsafe { execute(self.graph, inputs, input_count, outputs, output_count, null_mut(), null_mut()) })
+    }
+
+    /// graphExecuteAsync with this notify function and parameter: the call's answer.
+    pub fn execute_async(&mut self, notify: NotifyFn, param: *mut std::ffi::c_void) -> u32 {
+        let execute = lpai_table().graph_execute_async.unwrap();
+        let (inputs, input_count) = (self.input_tensors.as_ptr(), self.input_tensors.len() as u32);
+        let (outputs, output_count) = (self.output_tensors.as_mut_ptr(), self.output_tensors.len() as u32);
+        // SAFETY: tensors and buffers live in this session, which outlives its executions (contextFree waits).
+        code(unsafe {
+            execute(self.graph, inputs, input_count, outputs, output_count, null_mut(), null_mut(), notify, param)
+        })
     }
 
     /// The tensor bytes of input `index` (without padding).
