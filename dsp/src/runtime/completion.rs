@@ -141,11 +141,15 @@ impl Completion {
     /// answers the stored completion.
     fn take(&self) -> Result<Completed, PlatformError> {
         Current::signal_wait(&self.signal)?;
-        let low = u64::from(self.ticks_low.load(Ordering::Relaxed));
-        let high = u64::from(self.ticks_high.load(Ordering::Relaxed));
-        let completed = Completed { code: self.code.load(Ordering::Relaxed), ticks: high << 32 | low };
+        let completed = Completed { code: self.code.load(Ordering::Relaxed), ticks: self.last_tick() };
         self.state.store(IDLE, Ordering::Release);
         Ok(completed)
+    }
+
+    /// The platform tick of the last completion taken (0 before any).
+    pub(crate) fn last_tick(&self) -> u64 {
+        let low = u64::from(self.ticks_low.load(Ordering::Relaxed));
+        u64::from(self.ticks_high.load(Ordering::Relaxed)) << 32 | low
     }
 
     /// Before the record's memory goes: waits for a frame still in flight (the backend writes its outputs and

@@ -309,13 +309,17 @@ fn micros_u32(ticks: u64) -> u32 {
 
 /// Waits for the frame started at `started` and starts it again on the same inputs while the backend answers
 /// EARLY_TERMINATION (as [`Graph::execute`] repeats graphExecute), up to [`MAX_EXECUTE_ATTEMPTS`]: the ticks from
-/// the first start to the last completion, and the executions made. Nothing is in flight when it returns.
-fn finish_frame<'t>(graph: &mut Graph<'_>, line: u32, started: u64) -> Result<(u64, u32), Failure<'t>> {
+/// the first start to the last completion, the executions made, and the ticks the first execution took (the one
+/// the skel's file I/O ran beside). Nothing is in flight when it returns.
+fn finish_frame<'t>(graph: &mut Graph<'_>, line: u32, started: u64) -> Result<(u64, u32, u64), Failure<'t>> {
     let failed = |error| Failure::new(line, File::None, Cause::Runtime(error));
-    let mut last_start = started;
+    let (mut last_start, mut first) = (started, None);
     for attempts in 1..=MAX_EXECUTE_ATTEMPTS {
-        if let Some(execution) = graph.wait_frame().map_err(failed)? {
-            return Ok((last_start.saturating_sub(started).saturating_add(execution.ticks), attempts));
+        let completed = graph.wait_frame().map_err(failed)?;
+        // An EARLY_TERMINATION answer completes an execution too.
+        let first_ticks = *first.get_or_insert(graph.last_frame_ticks());
+        if let Some(execution) = completed {
+            return Ok((last_start.saturating_sub(started).saturating_add(execution.ticks), attempts, first_ticks));
         }
         last_start = Current::now_ticks();
         graph.start_frame(None).map_err(failed)?;
@@ -435,8 +439,8 @@ fn run<'t>(job: &Job<'t>, graph: &mut Graph<'_>) -> Result<Report, Failure<'t>> 
         let finished = finish_frame(graph, line, started);
         // In the order one inference at a time meets them: the previous results, this execution, the next inputs.
         written?;
-        let (ticks, attempts) = finished?;
-        hidden = hidden.saturating_add(overlap(window, window_end, started, started.saturating_add(ticks)));
+        let (ticks, attempts, first_ticks) = finished?;
+        hidden = hidden.saturating_add(overlap(window, window_end, started, started.saturating_add(first_ticks)));
         let taking = Current::now_ticks();
         take_outputs(job, graph, staged_outputs, line)?;
         let taken = Current::now_ticks();

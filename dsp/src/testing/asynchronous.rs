@@ -4,6 +4,7 @@
 //! started frame, two input sets, and every misuse refused by name.
 
 use crate::embed::Embed;
+use crate::platform::{Current, Platform};
 use crate::runtime::RuntimeError;
 use crate::runtime::{BackendOptions, Binary, Borrowed, FrameState, Libraries, LoadRequest, PersistentBinary};
 use crate::testing::contract_model_registered;
@@ -52,6 +53,23 @@ fn note(code: u32) {
 static NOTE: fn(u32) = note;
 
 crate::self_tests! {
+    fn the_completion_signal_wakes_once_per_set_and_a_wait_nobody_can_end_is_refused() {
+        let mut storage = core::mem::MaybeUninit::<<Current as Platform>::Signal>::uninit();
+        // SAFETY: fresh, aligned storage that stays here until the destroy below.
+        unsafe { Current::signal_init(storage.as_mut_ptr()) };
+        // SAFETY: just made.
+        let signal = unsafe { storage.assume_init_ref() };
+        Current::signal_set(signal);
+        check!(Current::signal_wait(signal) == Ok(()));
+        // A qemu program has one thread: a second wait (the set was taken) could never end, and is refused.
+        #[cfg(all(target_arch = "hexagon", feature = "linux-user"))]
+        check!(Current::signal_wait(signal) == Err(crate::platform::PlatformError::Unsupported));
+        Current::signal_set(signal);
+        check!(Current::signal_wait(signal) == Ok(()));
+        // SAFETY: nobody waits or sets any more.
+        unsafe { Current::signal_destroy(storage.as_mut_ptr()) };
+    }
+
     fn started_frames_give_the_synchronous_outputs_through_poll_and_wait() {
         check!(contract_model_registered());
         let model = Model::of(BINARY);

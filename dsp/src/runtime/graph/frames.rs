@@ -171,6 +171,12 @@ impl<'a> Graph<'a> {
         }
     }
 
+    /// The DSP-clock ticks from the start of the last frame taken to its completion, whatever it answered
+    /// (EARLY_TERMINATION too); 0 before any.
+    pub fn last_frame_ticks(&self) -> u64 {
+        self.completion().last_tick().saturating_sub(self.frame_started)
+    }
+
     fn refuse_idle(&self) -> Result<(), RuntimeError> {
         if !self.frame_in_flight() {
             return Err(RuntimeError::NoFrameStarted { graph: name_of(self.name()) });
