@@ -406,6 +406,7 @@ impl<'a> Graph<'a> {
         affinity: lpai::CoreAffinity,
         priority: Option<Priority>,
     ) -> Result<(), RuntimeError> {
+        self.refuse_in_flight("set_performance")?;
         check_core_selection(affinity.core_selection, self.enpu_cores)?;
         let Some(settings) = self.lpai.as_mut() else {
             log!(Level::Info, "graph ", self.name(), ": not on LPAI: skipping PERF_CFG and CORE_AFFINITY");
@@ -484,8 +485,9 @@ impl<'a> Graph<'a> {
     }
 
     /// The native buffer of input `index` (the tensor's bytes, without LPAI's padding), to fill before
-    /// [`Graph::execute`].
+    /// [`Graph::execute`]; `None` while a started frame reads it (one input set and a frame in flight).
     pub fn input_bytes_mut(&mut self, index: usize) -> Option<&mut [u8]> {
+        self.refuse_running_inputs().ok()?;
         let tensor = self.inputs.get(index)?;
         let (buffer, bytes) = (client_buffer(tensor)?, TensorSize::of(tensor)?.bytes);
         // SAFETY: the buffer is an arena allocation of at least `dataSize` ≥ `bytes` bytes owned by this graph for
@@ -494,8 +496,9 @@ impl<'a> Graph<'a> {
     }
 
     /// The native buffer of output `index` (the tensor's bytes, without LPAI's padding), valid after
-    /// [`Graph::execute`].
+    /// [`Graph::execute`]; `None` while a started frame may write it.
     pub fn output_bytes(&self, index: usize) -> Option<&[u8]> {
+        self.refuse_in_flight("reading an output").ok()?;
         let tensor = self.outputs.get(index)?;
         let (buffer, bytes) = (client_buffer(tensor)?, TensorSize::of(tensor)?.bytes);
         // SAFETY: as in `input_bytes_mut`; shared access through `&self`.
@@ -518,6 +521,7 @@ impl<'a> Graph<'a> {
 
     /// Fills input `index` from native bytes.
     pub fn write_input(&mut self, index: usize, native: &[u8]) -> Result<(), RuntimeError> {
+        self.refuse_running_inputs()?;
         let expected = self.input_size(index).ok_or(RuntimeError::NoSuchTensor { index })?.bytes;
         if native.len() != expected {
             return Err(RuntimeError::TensorSize { tensor: self.input_name(index), expected, actual: native.len() });
@@ -530,6 +534,7 @@ impl<'a> Graph<'a> {
     /// Fills input `index` from float32 values (little-endian bytes), quantizing with the tensor's own
     /// scale and offset.
     pub fn write_input_float(&mut self, index: usize, float_bytes: &[u8]) -> Result<(), RuntimeError> {
+        self.refuse_running_inputs()?;
         // The size and encoding only: the name is read for an error alone.
         let tensor = self.inputs.get(index).ok_or(RuntimeError::NoSuchTensor { index })?;
         let size = TensorSize::of(tensor).ok_or(RuntimeError::NoSuchTensor { index })?;
@@ -547,6 +552,7 @@ impl<'a> Graph<'a> {
 
     /// Reads output `index` as float32 values (little-endian bytes), dequantizing with its scale and offset.
     pub fn read_output_float(&self, index: usize, float_bytes: &mut [u8]) -> Result<(), RuntimeError> {
+        self.refuse_in_flight("reading an output")?;
         // The size and encoding only: the name is read for an error alone.
         let tensor = self.outputs.get(index).ok_or(RuntimeError::NoSuchTensor { index })?;
         let size = TensorSize::of(tensor).ok_or(RuntimeError::NoSuchTensor { index })?;
