@@ -69,7 +69,7 @@ cut_memory_placement() {
 
 cut_async_execution() {
   replace dsp/src/runtime/graph/frames.rs \
-    '        match self.table.graph_execute_async.filter(|_| self.executes_async != Some(false)) {' \
+    '        match self.table.graph_execute_async.filter(|_| record.executes_async() != Some(false)) {' \
     '        match None::<lpai_direct::qnn::interface::GraphExecuteAsyncFn> {'
 }
 

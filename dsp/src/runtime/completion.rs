@@ -31,6 +31,13 @@ const RUNNING: u32 = 1;
 /// Notified: the status and tick are stored; the signal is set (or being set).
 const NOTIFIED: u32 = 2;
 
+/// Not known before the first frame.
+const UNKNOWN: u32 = 0;
+/// The backend executes asynchronously.
+const ASYNCHRONOUS: u32 = 1;
+/// The backend has no asynchronous execution: frames run inside `start_frame`.
+const SYNCHRONOUS: u32 = 2;
+
 /// What a completed frame ended with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Completed {
@@ -47,6 +54,11 @@ pub(crate) struct Completion {
     code: AtomicU32,
     ticks_low: AtomicU32,
     ticks_high: AtomicU32,
+    /// When the frame was started (the starting thread's alone, kept here to keep the graph small).
+    started_low: AtomicU32,
+    started_high: AtomicU32,
+    /// Whether the backend executes asynchronously: [`UNKNOWN`], [`ASYNCHRONOUS`] or [`SYNCHRONOUS`].
+    mode: AtomicU32,
     /// Written by the starting thread before `graphExecuteAsync`, read by the notify thread after.
     notify: UnsafeCell<Option<FrameNotify>>,
     signal: <Current as Platform>::Signal,
@@ -69,6 +81,9 @@ impl Completion {
             ptr::addr_of_mut!((*record).code).write(AtomicU32::new(0));
             ptr::addr_of_mut!((*record).ticks_low).write(AtomicU32::new(0));
             ptr::addr_of_mut!((*record).ticks_high).write(AtomicU32::new(0));
+            ptr::addr_of_mut!((*record).started_low).write(AtomicU32::new(0));
+            ptr::addr_of_mut!((*record).started_high).write(AtomicU32::new(0));
+            ptr::addr_of_mut!((*record).mode).write(AtomicU32::new(UNKNOWN));
             ptr::addr_of_mut!((*record).notify).write(UnsafeCell::new(None));
             Current::signal_init(ptr::addr_of_mut!((*record).signal));
         }
@@ -144,6 +159,32 @@ impl Completion {
         let completed = Completed { code: self.code.load(Ordering::Relaxed), ticks: self.last_tick() };
         self.state.store(IDLE, Ordering::Release);
         Ok(completed)
+    }
+
+    /// Notes the tick the frame starts at.
+    pub(crate) fn mark_started(&self, ticks: u64) {
+        self.started_low.store(ticks as u32, Ordering::Relaxed);
+        self.started_high.store((ticks >> 32) as u32, Ordering::Relaxed);
+    }
+
+    /// The tick the last frame started at.
+    pub(crate) fn started(&self) -> u64 {
+        let low = u64::from(self.started_low.load(Ordering::Relaxed));
+        u64::from(self.started_high.load(Ordering::Relaxed)) << 32 | low
+    }
+
+    /// Whether the backend executes asynchronously (`None` before the first frame asked).
+    pub(crate) fn executes_async(&self) -> Option<bool> {
+        match self.mode.load(Ordering::Relaxed) {
+            ASYNCHRONOUS => Some(true),
+            SYNCHRONOUS => Some(false),
+            _ => None,
+        }
+    }
+
+    /// Notes whether the backend executes asynchronously.
+    pub(crate) fn set_executes_async(&self, asynchronous: bool) {
+        self.mode.store(if asynchronous { ASYNCHRONOUS } else { SYNCHRONOUS }, Ordering::Relaxed);
     }
 
     /// The platform tick of the last completion taken (0 before any).

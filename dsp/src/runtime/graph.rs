@@ -109,10 +109,6 @@ pub struct Graph<'a> {
     other_inputs: Option<&'a mut [Tensor]>,
     /// The asynchronous frame's completion record, in the arena; retired when the graph drops.
     completion: NonNull<Completion>,
-    /// When the frame in flight started.
-    frame_started: u64,
-    /// Whether the backend executes asynchronously (`None` until the first frame asks).
-    executes_async: Option<bool>,
     outputs: &'a mut [Tensor],
     profile: ProfileHandle,
     memory: LpaiMemory,
@@ -229,8 +225,6 @@ impl<'a> Graph<'a> {
             inputs,
             other_inputs,
             completion: Completion::place(arena)?,
-            frame_started: 0,
-            executes_async: None,
             outputs,
             profile,
             memory: LpaiMemory::default(),

@@ -37,7 +37,7 @@ impl<'a> Graph<'a> {
     /// `Some(false)` when it has no graphExecuteAsync or answered that it does not support it (frames then run
     /// synchronously inside `start_frame`).
     pub fn executes_async(&self) -> Option<bool> {
-        self.executes_async
+        self.completion().executes_async()
     }
 
     /// How many input sets the graph has (1 or 2).
@@ -77,8 +77,8 @@ impl<'a> Graph<'a> {
         let completion = self.completion;
         // SAFETY: as in `completion()`; a copy of the pointer so the borrow does not hold `self`.
         let record = unsafe { completion.as_ref() };
-        self.frame_started = Current::now_ticks();
-        match self.table.graph_execute_async.filter(|_| self.executes_async != Some(false)) {
+        record.mark_started(Current::now_ticks());
+        match self.table.graph_execute_async.filter(|_| record.executes_async() != Some(false)) {
             Some(execute_async) => {
                 record.begin(notify);
                 // SAFETY: the tensor arrays and their client buffers live in the arena for 'a, and the one the
@@ -98,12 +98,12 @@ impl<'a> Graph<'a> {
                     )
                 };
                 match lpai_direct::qnn::error::code(status) {
-                    0 => self.executes_async = Some(true),
+                    0 => record.set_executes_async(true),
                     // Answered by the call itself (a failed call never notifies): the frame ended here.
                     GRAPH_ERROR_EARLY_TERMINATION => record.finish(GRAPH_ERROR_EARLY_TERMINATION),
                     COMMON_ERROR_NOT_SUPPORTED => {
                         record.abandon();
-                        self.executes_async = Some(false);
+                        record.set_executes_async(false);
                         self.say_synchronous("it answered QNN_COMMON_ERROR_NOT_SUPPORTED to graphExecuteAsync");
                         self.run_synchronously(record, notify)?;
                     }
@@ -114,8 +114,8 @@ impl<'a> Graph<'a> {
                 }
             }
             None => {
-                if self.executes_async.is_none() {
-                    self.executes_async = Some(false);
+                if record.executes_async().is_none() {
+                    record.set_executes_async(false);
                     self.say_synchronous("its function table has no graphExecuteAsync");
                 }
                 self.run_synchronously(record, notify)?;
@@ -174,7 +174,8 @@ impl<'a> Graph<'a> {
     /// The DSP-clock ticks from the start of the last frame taken to its completion, whatever it answered
     /// (EARLY_TERMINATION too); 0 before any.
     pub fn last_frame_ticks(&self) -> u64 {
-        self.completion().last_tick().saturating_sub(self.frame_started)
+        let record = self.completion();
+        record.last_tick().saturating_sub(record.started())
     }
 
     fn refuse_idle(&self) -> Result<(), RuntimeError> {
@@ -185,11 +186,12 @@ impl<'a> Graph<'a> {
     }
 
     fn state_of(&self, completed: Completed) -> Result<FrameState, RuntimeError> {
-        let call = if self.executes_async == Some(true) { "graphExecuteAsync" } else { "graphExecute" };
+        let call = if self.executes_async() == Some(true) { "graphExecuteAsync" } else { "graphExecute" };
         Ok(match self.outcome(completed.code, call)? {
-            true => {
-                FrameState::Ready(Execution { ticks: completed.ticks.saturating_sub(self.frame_started), attempts: 1 })
-            }
+            true => FrameState::Ready(Execution {
+                ticks: completed.ticks.saturating_sub(self.completion().started()),
+                attempts: 1,
+            }),
             false => FrameState::NeedsNextFrame,
         })
     }
