@@ -6,6 +6,8 @@
 #   without direct mode   run_job is not dispatched (the job decoder and the loop go with it)
 #   without records       load never takes a metadata record (the record reader and SHA-256 go with it)
 #   without memory placement  load never reads LPAI memory types from its flags (issue 23; both pools in DDR)
+#   without async execution  start_frame never calls graphExecuteAsync (issue 23; direct mode runs each frame
+#                         inside start_frame, as on a backend without it: the notify trampoline goes)
 #   without all three
 # The cuts are edits of the sources this script makes in the scratch worktree; it stops when one no longer applies.
 # Nothing it builds is shipped or committed. Takes a few minutes (one build of the dsp crate per line).
@@ -65,6 +67,12 @@ cut_memory_placement() {
   replace dsp/src/skel/load.rs 'use lpai_direct::wire::{placement_of_load, priority_of_load,' 'use lpai_direct::wire::{priority_of_load,'
 }
 
+cut_async_execution() {
+  replace dsp/src/runtime/graph/frames.rs \
+    '        match self.table.graph_execute_async.filter(|_| record.executes_async() != Some(false)) {' \
+    '        match None::<lpai_direct::qnn::interface::GraphExecuteAsyncFn> {'
+}
+
 all=$(text_bytes)
 row() { printf '  %-24s %8s bytes  %+7d\n' "$1" "$2" $(($2 - all)); }
 echo "skel .text by feature (HEX_VER=$HEX_VER, $(git rev-parse --short HEAD)):"
@@ -73,4 +81,5 @@ cut_messages; row "without messages" "$(text_bytes)"; git checkout -q .
 cut_direct_mode; row "without direct mode" "$(text_bytes)"; git checkout -q .
 cut_records; row "without records" "$(text_bytes)"; git checkout -q .
 cut_memory_placement; row "without memory placement" "$(text_bytes)"; git checkout -q .
+cut_async_execution; row "without async execution" "$(text_bytes)"; git checkout -q .
 cut_messages; cut_direct_mode; cut_records; row "without all three" "$(text_bytes)"

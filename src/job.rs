@@ -475,6 +475,10 @@ pub struct Report {
     pub arena_used: u32,
     /// The arena's size.
     pub arena_capacity: u32,
+    /// Microseconds of the job's file I/O (reading the next inference's inputs, writing the previous one's
+    /// results) that ran while an execution was in flight: the overlap of the two, summed over the job. In the
+    /// report's last word, which older skels leave 0, so older readers and writers still agree on the rest.
+    pub file_io_hidden_us: u32,
 }
 
 impl Report {
@@ -487,7 +491,7 @@ impl Report {
         for wide in [self.bytes_read, self.bytes_written, self.load_ticks, self.finalize_ticks] {
             writer.u64(wide);
         }
-        for word in [self.clock_hz, self.arena_used, self.arena_capacity, 0] {
+        for word in [self.clock_hz, self.arena_used, self.arena_capacity, self.file_io_hidden_us] {
             writer.u32(word);
         }
         writer.fits().then_some(REPORT_BYTES)
@@ -510,6 +514,7 @@ impl Report {
             clock_hz: reader.u32()?,
             arena_used: reader.u32()?,
             arena_capacity: reader.u32()?,
+            file_io_hidden_us: reader.u32()?,
         })
     }
 }
@@ -813,10 +818,16 @@ mod tests {
             clock_hz: 19_200_000,
             arena_used: 4096,
             arena_capacity: 8192,
+            file_io_hidden_us: 1234,
         };
         let mut bytes = [0u8; REPORT_BYTES];
         assert_eq!(report.encode(&mut bytes), Some(REPORT_BYTES));
         assert_eq!(Report::decode(&bytes), Some(report));
+        // The hidden I/O is the last word, which a report of an older skel leaves 0.
+        assert_eq!(bytes[REPORT_BYTES - 4..], 1234u32.to_le_bytes());
+        let mut older = bytes;
+        older[REPORT_BYTES - 4..].fill(0);
+        assert_eq!(Report::decode(&older), Some(Report { file_io_hidden_us: 0, ..report }));
         assert_eq!(report.encode(&mut [0u8; REPORT_BYTES - 1]), None);
         bytes[0] ^= 1;
         assert_eq!(Report::decode(&bytes), None);

@@ -259,6 +259,8 @@ fn direct_mode_records_each_inferences_in_memory_span_around_its_execute_and_its
             spans.chunks_exact(4).map(|four| u64::from(u32::from_le_bytes(four.try_into().unwrap()))).collect();
         let pairs: Vec<(u64, u64)> = words.chunks_exact(2).map(|pair| (pair[0], pair[1])).collect();
         assert_eq!(pairs, in_memory.iter().copied().zip(file_io.iter().copied()).collect::<Vec<_>>(), "{mode}");
+        // x86 libQnnHtp executes synchronously (graphExecuteAsync: NOT_SUPPORTED), so no I/O overlaps an execution.
+        assert_eq!(recorded["dsp_file_io_hidden_us"], 0, "{mode}");
     }
     // Traditional mode has no in-memory span of the skel's: its lists stay empty.
     let output = work.path().join("spans-traditional");
@@ -266,4 +268,5 @@ fn direct_mode_records_each_inferences_in_memory_span_around_its_execute_and_its
     let recorded = record(&output);
     assert_eq!(recorded["dsp_in_memory_us"], serde_json::json!([]));
     assert_eq!(recorded["dsp_file_io_us"], serde_json::json!([]));
+    assert!(recorded.get("dsp_file_io_hidden_us").is_none(), "traditional mode hides no file I/O: {recorded}");
 }

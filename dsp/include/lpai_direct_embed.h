@@ -170,8 +170,62 @@ int lpai_direct_embed_arena_used(lpai_direct_embed* embed, size_t* used, size_t*
 const char* lpai_direct_embed_last_error(const lpai_direct_embed* embed);
 
 /* Frees the context, then libQnnSystem (if create opened one), then the backend. The arena and the binary are the
- * caller's again. */
+ * caller's again. Refused (LPAI_DIRECT_EMBED_ERROR_STATE) while a started frame was not taken: wait for it first. */
 int lpai_direct_embed_destroy(lpai_direct_embed* embed);
+
+/* Asynchronous frames (QnnGraph_executeAsync).
+ *
+ *     lpai_direct_embed_set_input_sets(embed, 2);            // before the load: fill one set while one runs
+ *     lpai_direct_embed_load(embed, model, model_bytes);
+ *     lpai_direct_embed_input(embed, 0, &in, &in_bytes);     // the set the next frame reads
+ *     read_sensor(in, in_bytes);
+ *     lpai_direct_embed_start_frame(embed, frame_done, &my_semaphore);  // returns at once
+ *     for (;;) {
+ *         lpai_direct_embed_input(embed, 0, &in, &in_bytes); // with 2 sets: the other set, free now
+ *         read_sensor(in, in_bytes);
+ *         int ready;
+ *         lpai_direct_embed_wait_frame(embed, &ready);       // blocks (or poll_frame, or sleep until frame_done)
+ *         if (ready) publish(out, out_bytes);                // 0: EARLY_TERMINATION, as execute_frame
+ *         lpai_direct_embed_start_frame(embed, frame_done, &my_semaphore);
+ *     }
+ *
+ * A backend without graphExecuteAsync (or one that answers QNN_COMMON_ERROR_NOT_SUPPORTED) runs the frame inside
+ * start_frame (one info line says so at the first frame); the calls answer the same. While a started frame was not
+ * taken (by poll_frame answering READY or NEEDS_NEXT, or by wait_frame), a second start_frame, select_graph, load,
+ * destroy, execute_frame, lpai_direct_embed_output and (with one input set) lpai_direct_embed_input are refused with
+ * LPAI_DIRECT_EMBED_ERROR_STATE and a message naming what was refused. Reading outputs or writing the running input
+ * set through pointers bound earlier cannot be refused: do not. */
+
+/* What lpai_direct_embed_poll_frame answers; NEEDS_NEXT and READY are execute_frame's `ready` 0 and 1. */
+#define LPAI_DIRECT_EMBED_FRAME_NEEDS_NEXT 0
+#define LPAI_DIRECT_EMBED_FRAME_READY 1
+#define LPAI_DIRECT_EMBED_FRAME_PENDING 2
+
+/* Called once when a started frame completes, with `user` and QNN's code: 0 the outputs are ready, 6038
+ * (QNN_GRAPH_ERROR_EARLY_TERMINATION) feed the next frame, anything else the error the execution ended with (take
+ * the frame with poll_frame or wait_frame for the message). It runs on the backend's own thread, or inside
+ * start_frame when the backend completed the frame within the call: it may note the completion (set a flag, post
+ * a semaphore, wake a thread) and must not call any lpai_direct_embed_* function on this handle, block, or take
+ * long; the outputs are written when it runs. */
+typedef void (*lpai_direct_embed_frame_done)(void* user, uint32_t qnn_code);
+
+/* Input sets the next load gives each graph: 1 (the default) or 2, so that the firmware fills one while a started
+ * frame reads the other. The second set costs each input's buffer (padded to the backend's granule) and its tensor
+ * description (a Qnn_Tensor_t, 92 bytes on Hexagon) once more in the arena. With 2 sets
+ * lpai_direct_embed_input answers the set the next frame reads, which changes at each start_frame: ask again. */
+int lpai_direct_embed_set_input_sets(lpai_direct_embed* embed, uint32_t sets);
+
+/* Starts one execution of the selected graph on its current input set and returns at once; `done` (may be NULL)
+ * is called as lpai_direct_embed_frame_done says. Allocates nothing, reads no file. */
+int lpai_direct_embed_start_frame(lpai_direct_embed* embed, lpai_direct_embed_frame_done done, void* user);
+
+/* Without blocking: *frame = LPAI_DIRECT_EMBED_FRAME_PENDING while the started frame executes, else READY or
+ * NEEDS_NEXT, and the frame is taken. LPAI_DIRECT_EMBED_ERROR_STATE with no frame started. */
+int lpai_direct_embed_poll_frame(lpai_direct_embed* embed, int* frame);
+
+/* Blocks (the thread sleeps; nothing spins) until the started frame completes and takes it: *ready as
+ * lpai_direct_embed_execute_frame answers it. */
+int lpai_direct_embed_wait_frame(lpai_direct_embed* embed, int* ready);
 
 #ifdef __cplusplus
 }

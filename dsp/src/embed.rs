@@ -40,6 +40,8 @@ pub use crate::runtime::{Binary, Borrowed, Libraries, LoadRequest, PersistentBin
 use core::ffi::CStr;
 use core::ptr::NonNull;
 
+mod asynchronous;
+
 /// Which side of the graph a tensor is on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Direction {
@@ -75,6 +77,7 @@ impl<'a, F: Footing<'a>> Embed<F> {
     /// [`LoadRequest::with_record`]), [`RuntimeError::RecordGraphMissing`] and, at the first frame,
     /// [`RuntimeError::RecordTensorsRefused`].
     pub fn load(&mut self, request: &LoadRequest<'a, '_>) -> Result<(), RuntimeError> {
+        self.refuse_in_flight("load")?;
         self.owner.load(request)?;
         self.graph = 0;
         self.last = None;
@@ -123,6 +126,7 @@ impl<F> Embed<F> {
         if index >= self.graph_count() {
             return Err(RuntimeError::NoSuchGraph);
         }
+        self.refuse_in_flight("select_graph")?;
         self.graph = index;
         self.last = None;
         Ok(())
@@ -185,13 +189,18 @@ impl<F> Embed<F> {
     /// The native buffer of input `index` (exactly the tensor's bytes): bound at load, the same memory every
     /// frame; fill it before [`Embed::execute_frame`].
     pub fn input_mut(&mut self, index: usize) -> Result<&mut [u8], RuntimeError> {
-        self.with_graph(|graph| graph.input_bytes_mut(index).ok_or(RuntimeError::NoSuchTensor { index }))
+        self.with_graph(|graph| {
+            graph.refuse_running_inputs()?;
+            graph.input_bytes_mut(index).ok_or(RuntimeError::NoSuchTensor { index })
+        })
     }
 
     /// The native buffer of output `index` (exactly the tensor's bytes): bound at load, the same memory every
     /// frame; it holds the last ready frame's result.
     pub fn output(&self, index: usize) -> Result<&[u8], RuntimeError> {
-        self.graph()?.output_bytes(index).ok_or(RuntimeError::NoSuchTensor { index })
+        let graph = self.graph()?;
+        graph.refuse_in_flight("reading an output")?;
+        graph.output_bytes(index).ok_or(RuntimeError::NoSuchTensor { index })
     }
 
     /// Input `index`'s native buffer as the pointer the backend itself is given, and its bytes: the same for every
@@ -199,13 +208,17 @@ impl<F> Embed<F> {
     /// API). Writing it while [`Embed::execute_frame`] runs, or after the embedding is dropped, is the caller's
     /// mistake; safe Rust uses [`Embed::input_mut`].
     pub fn input_pointer(&self, index: usize) -> Result<(NonNull<u8>, usize), RuntimeError> {
-        self.graph()?.input_buffer(index).ok_or(RuntimeError::NoSuchTensor { index })
+        let graph = self.graph()?;
+        graph.refuse_running_inputs()?;
+        graph.input_buffer(index).ok_or(RuntimeError::NoSuchTensor { index })
     }
 
     /// Output `index`'s native buffer as the pointer the backend itself is given, and its bytes: as
     /// [`Embed::input_pointer`]; safe Rust uses [`Embed::output`].
     pub fn output_pointer(&self, index: usize) -> Result<(NonNull<u8>, usize), RuntimeError> {
-        self.graph()?.output_buffer(index).ok_or(RuntimeError::NoSuchTensor { index })
+        let graph = self.graph()?;
+        graph.refuse_in_flight("binding an output")?;
+        graph.output_buffer(index).ok_or(RuntimeError::NoSuchTensor { index })
     }
 
     /// Runs graphExecute once on the selected graph's input buffers: `Ok(Some(execution))` when the outputs are

@@ -49,6 +49,8 @@ pub(crate) fn code_of(error: &RuntimeError) -> c_int {
         | RuntimeError::UnsupportedDataType { .. }
         | RuntimeError::TensorSize { .. } => ERROR_INVALID_ARGUMENT,
         RuntimeError::NoMetadata => ERROR_STATE,
+        RuntimeError::FrameInFlight { .. } | RuntimeError::NoFrameStarted { .. } => ERROR_STATE,
+        RuntimeError::InputSets(_) => ERROR_INVALID_ARGUMENT,
         _ => ERROR_FAILED,
     }
 }

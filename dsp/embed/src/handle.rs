@@ -34,6 +34,8 @@ pub(crate) struct State {
     pub(crate) message: Message,
     /// Where the next load puts LPAI's memory pools (`lpai_direct_embed_set_memory_types`).
     pub(crate) memory: lpai_direct::qnn::lpai::MemoryPlacement,
+    /// Input sets the next load gives each graph (`lpai_direct_embed_set_input_sets`).
+    pub(crate) input_sets: u32,
 }
 
 /// The footing of a C embedding: the libraries, which create placed in the caller's arena right after the state and
@@ -86,6 +88,7 @@ impl State {
             embed: None,
             message: Message::new(),
             memory: lpai_direct::qnn::lpai::MemoryPlacement::DEFAULT,
+            input_sets: 1,
         }
     }
 

@@ -17,6 +17,7 @@
 //! (`lpai_direct_skel::platform::libraries::register_builtin_libraries`).
 #![no_std]
 
+mod asynchronous;
 mod call;
 mod errors;
 mod frames;
@@ -26,6 +27,10 @@ mod queries;
 #[cfg(test)]
 mod tests;
 
+pub use asynchronous::{
+    lpai_direct_embed_poll_frame, lpai_direct_embed_set_input_sets, lpai_direct_embed_start_frame,
+    lpai_direct_embed_wait_frame, FrameDoneFn, FRAME_NEEDS_NEXT, FRAME_PENDING, FRAME_READY,
+};
 pub use errors::{
     ERROR_ARENA_FULL, ERROR_BINARY, ERROR_FAILED, ERROR_INVALID_ARGUMENT, ERROR_LIBRARY, ERROR_QNN, ERROR_STATE, OK,
 };

@@ -254,7 +254,7 @@ unsafe fn load(
         return state.refuse(ERROR_INVALID_ARGUMENT, "load: the binary is larger than its buffer");
     };
     let options = ContextOptions {
-        graph: GraphOptions { memory: state.memory, ..GraphOptions::default() },
+        graph: GraphOptions { memory: state.memory, input_sets: state.input_sets, ..GraphOptions::default() },
         ..ContextOptions::default()
     };
     let request = LoadRequest::new(Binary::InPlace(persistent)).with_options(options);
@@ -276,6 +276,13 @@ pub unsafe extern "C" fn lpai_direct_embed_destroy(embed: *mut EmbedHandle) -> c
     let Some(state) = (unsafe { state(embed) }) else {
         return ERROR_INVALID_ARGUMENT;
     };
+    if state.embed.as_ref().is_some_and(|embedding| embedding.frame_in_flight()) {
+        return state.refuse(
+            ERROR_STATE,
+            "destroy: a frame is still executing (the backend writes its outputs): wait for it \
+             (lpai_direct_embed_wait_frame) first",
+        );
+    }
     state.embed = None;
     state.magic = 0;
     OK

@@ -14,6 +14,8 @@ use lpai_direct_skel::testing::contract_single::{BINARY, FRAMES};
 use std::string::{String, ToString};
 use std::vec::Vec;
 
+mod asynchronous;
+
 const LPAI: &CStr = lpai_contract_model::LPAI_LIBRARY_NAME;
 const SYSTEM: &CStr = lpai_contract_model::SYSTEM_LIBRARY_NAME;
 
@@ -73,6 +75,9 @@ fn the_header_numbers_are_the_library_s() {
         ("MEMORY_LLC", MEMORY_LLC as c_int),
         ("MEMORY_TCM", MEMORY_TCM as c_int),
         ("MEMORY_PSRAM", MEMORY_PSRAM as c_int),
+        ("FRAME_NEEDS_NEXT", FRAME_NEEDS_NEXT),
+        ("FRAME_READY", FRAME_READY),
+        ("FRAME_PENDING", FRAME_PENDING),
     ];
     assert_eq!(defined, expected);
 }

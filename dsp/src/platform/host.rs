@@ -46,6 +46,12 @@ impl Host {
 static VENDOR_LOCKED: Mutex<bool> = Mutex::new(false);
 static VENDOR_RELEASED: Condvar = Condvar::new();
 
+/// The host's completion signal: a flag under a mutex, and the condition its waiter sleeps on.
+pub struct HostSignal {
+    set: Mutex<bool>,
+    changed: Condvar,
+}
+
 fn path_of(path: &CStr) -> &std::path::Path {
     std::path::Path::new(std::ffi::OsStr::from_bytes(path.to_bytes()))
 }
@@ -167,6 +173,33 @@ impl Platform for Host {
     unsafe fn unlock_vendor_calls() {
         *VENDOR_LOCKED.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = false;
         VENDOR_RELEASED.notify_one();
+    }
+
+    type Signal = HostSignal;
+
+    unsafe fn signal_init(signal: *mut HostSignal) {
+        // SAFETY: the caller's promise: valid, aligned, holding no live signal.
+        unsafe { signal.write(HostSignal { set: Mutex::new(false), changed: Condvar::new() }) };
+    }
+
+    fn signal_set(signal: &HostSignal) {
+        let mut set = signal.set.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        *set = true;
+        signal.changed.notify_one();
+    }
+
+    fn signal_wait(signal: &HostSignal) -> Result<(), PlatformError> {
+        let mut set = signal.set.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        while !*set {
+            set = signal.changed.wait(set).unwrap_or_else(std::sync::PoisonError::into_inner);
+        }
+        *set = false;
+        Ok(())
+    }
+
+    unsafe fn signal_destroy(signal: *mut HostSignal) {
+        // SAFETY: the caller's promise: a live signal nobody uses any more.
+        unsafe { core::ptr::drop_in_place(signal) };
     }
 
     unsafe fn release(memory: NonNull<u8>, bytes: usize) {

@@ -347,6 +347,32 @@ impl Platform for LinuxUser {
         futex_unlock(&VENDOR_FUTEX);
     }
 
+    /// A word, 1 when set: a qemu program has one thread, so a backend notifies inside the call it was given.
+    type Signal = AtomicU32;
+
+    unsafe fn signal_init(signal: *mut AtomicU32) {
+        // SAFETY: the caller's promise: valid and aligned.
+        unsafe { signal.write(AtomicU32::new(0)) };
+    }
+
+    fn signal_set(signal: &AtomicU32) {
+        signal.store(1, Ordering::Release);
+    }
+
+    fn signal_wait(signal: &AtomicU32) -> Result<(), PlatformError> {
+        if signal.swap(0, Ordering::Acquire) == 1 {
+            return Ok(());
+        }
+        LinuxUser::log(
+            Level::Error,
+            "completion signal: waiting for a signal nobody set; this program has one thread, so it would never \
+             be set (a backend must notify inside graphExecuteAsync here): a bug, refused instead of hanging",
+        );
+        Err(PlatformError::Unsupported)
+    }
+
+    unsafe fn signal_destroy(_signal: *mut AtomicU32) {}
+
     unsafe fn release(memory: NonNull<u8>, bytes: usize) {
         // SAFETY: the caller passes back exactly the mapping `allocate` made.
         unsafe { syscall(SYS_MUNMAP, memory.as_ptr() as i32, bytes.max(1) as i32, 0, 0) };

@@ -202,6 +202,25 @@ pub trait Platform {
     /// # Safety
     /// Only the thread holding the lock may call it, once per lock.
     unsafe fn unlock_vendor_calls();
+    /// A completion signal: set once by one thread (a backend's notify thread), waited for by one other (QuRT: a
+    /// `qurt_signal_t`; Linux user mode: a word, the program having one thread; host: a mutex and a condition).
+    type Signal: Sync;
+    /// Makes a cleared signal at `signal`, which stays at that address until [`Platform::signal_destroy`].
+    ///
+    /// # Safety
+    /// `signal` is valid for writes and aligned for [`Platform::Signal`], and holds no live signal.
+    unsafe fn signal_init(signal: *mut Self::Signal);
+    /// Sets the signal, waking its waiter; callable from any thread.
+    fn signal_set(signal: &Self::Signal);
+    /// Blocks (never spins) until the signal is set, then clears it. [`PlatformError::Unsupported`] where no
+    /// other thread could ever set it (the single-threaded virtual aDSP): waiting there is a bug, said loudly,
+    /// rather than a hang.
+    fn signal_wait(signal: &Self::Signal) -> Result<(), PlatformError>;
+    /// Ends a signal made by [`Platform::signal_init`].
+    ///
+    /// # Safety
+    /// `signal` holds a live signal that nobody waits for or sets any more; it is not used again before a new init.
+    unsafe fn signal_destroy(signal: *mut Self::Signal);
 }
 
 /// Holds the process-wide (PD-wide) lock that serialises creating and freeing QNN backends, system contexts and

@@ -1,10 +1,10 @@
 //! PD services a Hexagon library may call, for the qemu programs (feature `linux-user`): the QuRT mutex on a
-//! futex, and FARF's `HAP_debug_v2` on stderr. The PD shell offers them to the libraries it loads; the self-test
-//! executable links the contract model of libQnnLpai, which calls them by name.
+//! futex, the QuRT signal on one thread, and FARF's `HAP_debug_v2` on stderr. The PD shell offers them to the
+//! libraries it loads; the self-test executable links the contract model of libQnnLpai, which calls them by name.
 
 use super::linux_user::{futex_lock, futex_unlock, write_all};
 use core::ffi::{c_char, c_int};
-use core::sync::atomic::AtomicU32;
+use core::sync::atomic::{AtomicU32, Ordering};
 
 /// Longest file name read from a caller.
 const FILE_LIMIT: usize = 256;
@@ -46,6 +46,83 @@ pub unsafe extern "C" fn qurt_mutex_unlock(mutex: *mut u32) {
     if let Some(word) = unsafe { lock_word(mutex) } {
         futex_unlock(word);
     }
+}
+
+/// The signals word (word 0) of a `qurt_signal_t` (16 bytes, 8-aligned: signals, waiting, queue, attribute);
+/// `None` for a null or misaligned pointer.
+///
+/// # Safety
+/// A non-null `signal` must point at a live `qurt_signal_t` used only through these calls.
+unsafe fn signal_word<'a>(signal: *mut u32) -> Option<&'a AtomicU32> {
+    if signal.is_null() || !(signal as usize).is_multiple_of(8) {
+        return None;
+    }
+    // SAFETY: a live, aligned `qurt_signal_t` touched only through these calls; word 0 is used only atomically.
+    Some(unsafe { AtomicU32::from_ptr(signal) })
+}
+
+/// `void qurt_signal_init(qurt_signal_t*)`: a cleared signal.
+///
+/// # Safety
+/// `signal` must be null or point at 16 writable bytes, 8-aligned.
+#[no_mangle]
+pub unsafe extern "C" fn qurt_signal_init(signal: *mut u32) {
+    if signal.is_null() || !(signal as usize).is_multiple_of(8) {
+        return;
+    }
+    // SAFETY: the caller's promise: four writable, aligned words.
+    unsafe { signal.cast::<[u32; 4]>().write([0; 4]) };
+}
+
+/// `void qurt_signal_destroy(qurt_signal_t*)`: nothing to free here.
+#[no_mangle]
+pub extern "C" fn qurt_signal_destroy(_signal: *mut u32) {}
+
+/// `void qurt_signal_set(qurt_signal_t*, unsigned int mask)`: sets the mask's bits.
+///
+/// # Safety
+/// `signal` must be null or point at a live `qurt_signal_t`.
+#[no_mangle]
+pub unsafe extern "C" fn qurt_signal_set(signal: *mut u32, mask: u32) {
+    // SAFETY: forwarded from the caller.
+    if let Some(word) = unsafe { signal_word(signal) } {
+        word.fetch_or(mask, Ordering::Release);
+    }
+}
+
+/// `void qurt_signal_clear(qurt_signal_t*, unsigned int mask)`: clears the mask's bits.
+///
+/// # Safety
+/// `signal` must be null or point at a live `qurt_signal_t`.
+#[no_mangle]
+pub unsafe extern "C" fn qurt_signal_clear(signal: *mut u32, mask: u32) {
+    // SAFETY: forwarded from the caller.
+    if let Some(word) = unsafe { signal_word(signal) } {
+        word.fetch_and(!mask, Ordering::Release);
+    }
+}
+
+/// `unsigned int qurt_signal_wait(qurt_signal_t*, unsigned int mask, unsigned int attribute)`: answers the
+/// signals at once. The virtual aDSP runs one thread, so a signal whose bits are not set now would never be:
+/// that wait is a bug, said on stderr, and answered with the signals as they are (without the bits) instead of
+/// hanging; the caller sees its bits missing and fails.
+///
+/// # Safety
+/// `signal` must be null or point at a live `qurt_signal_t`.
+#[no_mangle]
+pub unsafe extern "C" fn qurt_signal_wait(signal: *mut u32, mask: u32, attribute: u32) -> u32 {
+    // SAFETY: forwarded from the caller.
+    let Some(word) = (unsafe { signal_word(signal) }) else { return 0 };
+    let signals = word.load(Ordering::Acquire);
+    let woken = if attribute & 1 == 1 { signals & mask == mask } else { signals & mask != 0 };
+    if !woken {
+        write_all(
+            2,
+            b"adsp[error] pd-shell: qurt_signal_wait on a signal no thread can set (the virtual aDSP has one \
+              thread): a bug, answered at once instead of hanging\n",
+        );
+    }
+    signals
 }
 
 /// The bytes of a caller's NUL-terminated string, at most `limit`; `None` for null.

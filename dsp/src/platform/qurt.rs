@@ -38,7 +38,25 @@ extern "C" {
     fn free(memory: *mut c_void);
     fn qurt_mutex_lock(mutex: *mut QurtMutex);
     fn qurt_mutex_unlock(mutex: *mut QurtMutex);
+    fn qurt_signal_init(signal: *mut QurtSignal);
+    fn qurt_signal_destroy(signal: *mut QurtSignal);
+    fn qurt_signal_set(signal: *mut QurtSignal, mask: u32);
+    fn qurt_signal_wait(signal: *mut QurtSignal, mask: u32, attribute: u32) -> u32;
+    fn qurt_signal_clear(signal: *mut QurtSignal, mask: u32);
 }
+
+/// `qurt_signal_t`: a union of one 64-bit word and four 32-bit words (signals, waiting, queue, attribute), so
+/// 16 bytes, 8-byte aligned; only the QuRT calls touch it.
+#[repr(C, align(8))]
+pub struct QurtSignal(core::cell::UnsafeCell<[u32; 4]>);
+
+// SAFETY: QuRT's signal calls may be made on one signal from any threads at once.
+unsafe impl Sync for QurtSignal {}
+
+/// The one signal bit a completion uses.
+const COMPLETION_BIT: u32 = 1;
+/// `QURT_SIGNAL_ATTR_WAIT_ANY`.
+const WAIT_ANY: u32 = 0;
 
 /// `qurt_mutex_t`: four 32-bit words (holder, count, queue, wait count), 8-byte aligned.
 #[repr(C, align(8))]
@@ -230,6 +248,35 @@ impl Platform for Qurt {
     unsafe fn unlock_vendor_calls() {
         // SAFETY: the caller holds the mutex (this trait method's contract).
         unsafe { qurt_mutex_unlock(VENDOR_MUTEX.0.get()) };
+    }
+
+    type Signal = QurtSignal;
+
+    unsafe fn signal_init(signal: *mut QurtSignal) {
+        // SAFETY: the caller's promise: valid, aligned storage for a `qurt_signal_t` that stays in place.
+        unsafe { qurt_signal_init(signal) };
+    }
+
+    fn signal_set(signal: &QurtSignal) {
+        // SAFETY: a live signal (made by `signal_init`); QuRT's calls are thread-safe.
+        unsafe { qurt_signal_set(signal.0.get().cast(), COMPLETION_BIT) };
+    }
+
+    fn signal_wait(signal: &QurtSignal) -> Result<(), PlatformError> {
+        // SAFETY: as in `signal_set`; QuRT blocks the thread until the bit is set.
+        let signals = unsafe { qurt_signal_wait(signal.0.get().cast(), COMPLETION_BIT, WAIT_ANY) };
+        if signals & COMPLETION_BIT == 0 {
+            // Only a PD that cannot block (the PD shell under qemu) answers without the bit.
+            return Err(PlatformError::Unsupported);
+        }
+        // SAFETY: as above; QuRT's waits do not clear the bits they woke on.
+        unsafe { qurt_signal_clear(signal.0.get().cast(), COMPLETION_BIT) };
+        Ok(())
+    }
+
+    unsafe fn signal_destroy(signal: *mut QurtSignal) {
+        // SAFETY: the caller's promise: a live signal nobody uses any more.
+        unsafe { qurt_signal_destroy(signal) };
     }
 
     unsafe fn release(memory: NonNull<u8>, _bytes: usize) {

@@ -150,6 +150,21 @@ pub enum RuntimeError {
     RecordForAnotherBinary,
     /// A load with neither libQnnSystem nor a metadata record to describe the binary's tensors.
     NoMetadata,
+    // Asynchronous frames (issue 23, part 2).
+    /// A call that needs the graph idle, made while a frame started with `start_frame` still executes.
+    FrameInFlight {
+        /// The graph.
+        graph: Name,
+        /// What was refused ("a second start_frame", "select_graph", "reading an output", ...).
+        refused: &'static str,
+    },
+    /// `poll_frame` or `wait_frame` with no frame started.
+    NoFrameStarted {
+        /// The graph.
+        graph: Name,
+    },
+    /// An input-set count other than 1 or 2.
+    InputSets(u32),
 }
 
 impl RuntimeError {
@@ -308,6 +323,20 @@ impl Say for RuntimeError {
                 "no libQnnSystem was opened, so the binary's tensor metadata must come with it: load with a \
                  metadata record (lpai-net-run inspect BIN --emit_metadata FILE makes one)",
             ),
+            RuntimeError::FrameInFlight { graph, refused } => say!(
+                f,
+                "graph ",
+                graph.as_str(),
+                ": a frame is still executing, so ",
+                refused,
+                " is refused: wait for it (wait_frame, or poll_frame until it is no longer pending) first"
+            ),
+            RuntimeError::NoFrameStarted { graph } => {
+                say!(f, "graph ", graph.as_str(), ": no frame was started (start_frame) to poll or wait for")
+            }
+            RuntimeError::InputSets(sets) => {
+                say!(f, "input_sets ", sets, ": a graph has 1 input set, or 2 to fill one while the other executes")
+            }
         }
     }
 }

@@ -3,6 +3,7 @@
 
 use super::arena::Arena;
 use super::backend::{c_text, Backend};
+use super::completion::Completion;
 use super::error::{check, name_of, require, RuntimeError};
 use super::quantize;
 use super::tensor::{encoding_of, TensorInfo, TensorSize};
@@ -18,6 +19,9 @@ use lpai_direct::qnn::{GraphPropertyOption, InterfaceTable, Priority, ProfileHan
 /// How often graphExecute may answer EARLY_TERMINATION (LPAI: "output not ready, execute again") in a row.
 pub const MAX_EXECUTE_ATTEMPTS: u32 = 1000;
 
+mod frames;
+pub use frames::FrameState;
+
 /// Per-graph settings (LPAI ones apply only to an LPAI backend).
 #[derive(Clone, Copy, Debug)]
 pub struct GraphOptions {
@@ -29,6 +33,10 @@ pub struct GraphOptions {
     pub affinity: lpai::CoreAffinity,
     /// The memory types of LPAI's scratch and persistent memory.
     pub memory: lpai::MemoryPlacement,
+    /// Input buffer sets: 1, or 2 so that the caller fills one while a frame started with
+    /// [`Graph::start_frame`] executes on the other (each input's buffer, padded, and its tensor description
+    /// once more in the arena).
+    pub input_sets: u32,
 }
 
 impl Default for GraphOptions {
@@ -38,6 +46,7 @@ impl Default for GraphOptions {
             perf: lpai::PerfCfg::DEFAULT,
             affinity: lpai::CoreAffinity::DEFAULT,
             memory: lpai::MemoryPlacement::DEFAULT,
+            input_sets: 1,
         }
     }
 }
@@ -94,7 +103,12 @@ pub struct Graph<'a> {
     table: &'a InterfaceTable,
     handle: GraphHandle,
     name: *const core::ffi::c_char,
+    /// The input set the caller fills and the next execution reads.
     inputs: &'a mut [Tensor],
+    /// With two input sets, the other one (the one a frame in flight reads).
+    other_inputs: Option<&'a mut [Tensor]>,
+    /// The asynchronous frame's completion record, in the arena; retired when the graph drops.
+    completion: NonNull<Completion>,
     outputs: &'a mut [Tensor],
     profile: ProfileHandle,
     memory: LpaiMemory,
@@ -197,11 +211,20 @@ impl<'a> Graph<'a> {
         let inputs = tensors_with_buffers(common.graph_inputs, common.num_graph_inputs, backend, arena, "input bytes")?;
         let outputs =
             tensors_with_buffers(common.graph_outputs, common.num_graph_outputs, backend, arena, "output bytes")?;
+        let other_inputs = match options.input_sets {
+            1 => None,
+            2 => {
+                Some(tensors_with_buffers(common.graph_inputs, common.num_graph_inputs, backend, arena, "input bytes")?)
+            }
+            sets => return Err(RuntimeError::InputSets(sets)),
+        };
         let mut graph = Graph {
             table: backend.table(),
             handle,
             name: common.graph_name,
             inputs,
+            other_inputs,
+            completion: Completion::place(arena)?,
             outputs,
             profile,
             memory: LpaiMemory::default(),
@@ -377,6 +400,7 @@ impl<'a> Graph<'a> {
         affinity: lpai::CoreAffinity,
         priority: Option<Priority>,
     ) -> Result<(), RuntimeError> {
+        self.refuse_in_flight("set_performance")?;
         check_core_selection(affinity.core_selection, self.enpu_cores)?;
         let Some(settings) = self.lpai.as_mut() else {
             log!(Level::Info, "graph ", self.name(), ": not on LPAI: skipping PERF_CFG and CORE_AFFINITY");
@@ -455,8 +479,9 @@ impl<'a> Graph<'a> {
     }
 
     /// The native buffer of input `index` (the tensor's bytes, without LPAI's padding), to fill before
-    /// [`Graph::execute`].
+    /// [`Graph::execute`]; `None` while a started frame reads it (one input set and a frame in flight).
     pub fn input_bytes_mut(&mut self, index: usize) -> Option<&mut [u8]> {
+        self.refuse_running_inputs().ok()?;
         let tensor = self.inputs.get(index)?;
         let (buffer, bytes) = (client_buffer(tensor)?, TensorSize::of(tensor)?.bytes);
         // SAFETY: the buffer is an arena allocation of at least `dataSize` ≥ `bytes` bytes owned by this graph for
@@ -465,8 +490,9 @@ impl<'a> Graph<'a> {
     }
 
     /// The native buffer of output `index` (the tensor's bytes, without LPAI's padding), valid after
-    /// [`Graph::execute`].
+    /// [`Graph::execute`]; `None` while a started frame may write it.
     pub fn output_bytes(&self, index: usize) -> Option<&[u8]> {
+        self.refuse_in_flight("reading an output").ok()?;
         let tensor = self.outputs.get(index)?;
         let (buffer, bytes) = (client_buffer(tensor)?, TensorSize::of(tensor)?.bytes);
         // SAFETY: as in `input_bytes_mut`; shared access through `&self`.
@@ -489,6 +515,7 @@ impl<'a> Graph<'a> {
 
     /// Fills input `index` from native bytes.
     pub fn write_input(&mut self, index: usize, native: &[u8]) -> Result<(), RuntimeError> {
+        self.refuse_running_inputs()?;
         let expected = self.input_size(index).ok_or(RuntimeError::NoSuchTensor { index })?.bytes;
         if native.len() != expected {
             return Err(RuntimeError::TensorSize { tensor: self.input_name(index), expected, actual: native.len() });
@@ -501,6 +528,7 @@ impl<'a> Graph<'a> {
     /// Fills input `index` from float32 values (little-endian bytes), quantizing with the tensor's own
     /// scale and offset.
     pub fn write_input_float(&mut self, index: usize, float_bytes: &[u8]) -> Result<(), RuntimeError> {
+        self.refuse_running_inputs()?;
         // The size and encoding only: the name is read for an error alone.
         let tensor = self.inputs.get(index).ok_or(RuntimeError::NoSuchTensor { index })?;
         let size = TensorSize::of(tensor).ok_or(RuntimeError::NoSuchTensor { index })?;
@@ -518,6 +546,7 @@ impl<'a> Graph<'a> {
 
     /// Reads output `index` as float32 values (little-endian bytes), dequantizing with its scale and offset.
     pub fn read_output_float(&self, index: usize, float_bytes: &mut [u8]) -> Result<(), RuntimeError> {
+        self.refuse_in_flight("reading an output")?;
         // The size and encoding only: the name is read for an error alone.
         let tensor = self.outputs.get(index).ok_or(RuntimeError::NoSuchTensor { index })?;
         let size = TensorSize::of(tensor).ok_or(RuntimeError::NoSuchTensor { index })?;
@@ -541,6 +570,7 @@ impl<'a> Graph<'a> {
     /// One graphExecute call on the current input buffers: `Ok(true)` when the outputs are ready, `Ok(false)`
     /// when the backend answered EARLY_TERMINATION (LPAI: feed the next frame, then call again).
     fn execute_call(&mut self) -> Result<bool, RuntimeError> {
+        self.refuse_in_flight("a synchronous execute")?;
         let execute = require(self.table.graph_execute, "graphExecute")?;
         // SAFETY: the tensor arrays and their client buffers live in the arena for 'a; counts match.
         let status = unsafe {
@@ -554,14 +584,20 @@ impl<'a> Graph<'a> {
                 ptr::null_mut(),
             )
         };
-        match qnn::error::code(status) {
+        self.outcome(qnn::error::code(status), "graphExecute")
+    }
+
+    /// What an execution's QNN code means: `Ok(true)` ready, `Ok(false)` EARLY_TERMINATION, else the error
+    /// (tensors a metadata record described and the backend refused are the record's mismatch).
+    fn outcome(&self, code: u32, call: &'static str) -> Result<bool, RuntimeError> {
+        match code {
             0 => Ok(true),
             GRAPH_ERROR_EARLY_TERMINATION => Ok(false),
             GRAPH_ERROR_INVALID_TENSOR if self.from_record => Err(RuntimeError::RecordTensorsRefused {
                 graph: name_of(self.name()),
                 code: GRAPH_ERROR_INVALID_TENSOR,
             }),
-            code => Err(RuntimeError::Qnn { call: "graphExecute", code }),
+            code => Err(RuntimeError::Qnn { call, code }),
         }
     }
 
@@ -595,6 +631,13 @@ impl<'a> Graph<'a> {
             }
         }
         Err(RuntimeError::NeverCompleted { attempts: MAX_EXECUTE_ATTEMPTS })
+    }
+}
+
+impl Drop for Graph<'_> {
+    fn drop(&mut self) {
+        // SAFETY: placed in `prepare` for this graph alone, retired once, here; nothing uses it afterwards.
+        unsafe { Completion::retire(self.completion) };
     }
 }
 

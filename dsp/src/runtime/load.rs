@@ -128,4 +128,12 @@ impl<'a, 'c> LoadRequest<'a, 'c> {
     pub fn with_options(self, options: ContextOptions<'c>) -> LoadRequest<'a, 'c> {
         LoadRequest { options, ..self }
     }
+
+    /// `sets` input buffer sets for every graph (1, the default, or 2: the caller fills one while a frame started
+    /// with `start_frame` executes on the other; the second set costs each input's padded buffer and tensor
+    /// description once more in the arena).
+    pub fn with_input_sets(mut self, sets: u32) -> LoadRequest<'a, 'c> {
+        self.options.graph.input_sets = sets;
+        self
+    }
 }

@@ -6,6 +6,7 @@
 
 pub mod arena;
 pub mod backend;
+pub mod completion;
 pub mod context;
 pub mod error;
 pub mod graph;
@@ -20,9 +21,10 @@ pub mod tensor;
 
 pub use arena::Arena;
 pub use backend::{Backend, BackendOptions};
+pub use completion::FrameNotify;
 pub use context::Context;
 pub use error::RuntimeError;
-pub use graph::{Execution, Graph, GraphExecuteFn, GraphOptions, RawExecute};
+pub use graph::{Execution, FrameState, Graph, GraphExecuteFn, GraphOptions, RawExecute};
 pub use libraries::{Libraries, LibraryRole, OpenError};
 pub use load::{Binary, ContextOptions, Island, LoadRequest, PersistentBinary};
 pub use metadata::Metadata;

@@ -47,6 +47,8 @@ impl SkelError {
             | RuntimeError::Qnn { .. }
             | RuntimeError::PersistentBinaryRefused { .. }
             | RuntimeError::NeverCompleted { .. } => EFAILED,
+            RuntimeError::FrameInFlight { .. } | RuntimeError::NoFrameStarted { .. } => EFAILED,
+            RuntimeError::InputSets(_) => EBADPARM,
         };
         SkelError { aee, qnn: error.qnn_code() }
     }

@@ -12,6 +12,7 @@ use super::error::SkelError;
 use super::session::{fail, Session};
 use crate::platform::{self, Current, Memory, Platform, PlatformError, MAX_PATH_BYTES};
 use crate::platform::{Line, Say};
+use crate::runtime::graph::MAX_EXECUTE_ATTEMPTS;
 use crate::runtime::{Graph, RuntimeError};
 use crate::say;
 use lpai_direct::aee::{EBADPARM, EFAILED, ENOMEMORY};
@@ -174,18 +175,16 @@ fn check_inputs<'t>(job: &Job<'t>, graph: &Graph<'_>, path: &mut CPath) -> Resul
     Ok(total)
 }
 
-/// Bytes of the staging buffer's input part: every float input's file, one after another in graph input order.
+/// Bytes of the staging buffer's input part: every input's file, one after another in graph input order.
 fn staged_input_bytes(job: &Job<'_>, graph: &Graph<'_>) -> Option<usize> {
     (0..graph.input_count())
-        .filter(|&index| job.input_is_float(index))
-        .try_fold(0usize, |total, index| total.checked_add(file_bytes(graph, false, index, true)?))
+        .try_fold(0usize, |total, index| total.checked_add(file_bytes(graph, false, index, job.input_is_float(index))?))
 }
 
-/// Bytes of the staging buffer's output part: every float output file of the job, one after another in job order.
+/// Bytes of the staging buffer's output part: every output file of the job, one after another in job order.
 fn staged_output_bytes(job: &Job<'_>, graph: &Graph<'_>) -> Option<usize> {
     job.outputs()
-        .filter(|file| file.float)
-        .try_fold(0usize, |total, file| total.checked_add(file_bytes(graph, true, file.index as usize, true)?))
+        .try_fold(0usize, |total, file| total.checked_add(file_bytes(graph, true, file.index as usize, file.float)?))
 }
 
 /// The next `bytes` of the staging buffer after `at`, which moves past them; `None` when the end overflows.
@@ -194,11 +193,11 @@ fn next_part(at: &mut usize, bytes: usize) -> Option<core::ops::Range<usize>> {
     Some(core::mem::replace(at, end)..end)
 }
 
-/// Reads inference `line`'s input files: native ones straight into the tensors, float ones into their places in
-/// `staging` (converted later, by [`convert_inputs`]).
+/// Reads inference `line`'s input files into their places in `staging` (the tensors may be in use by the
+/// execution in flight; [`load_inputs`] moves them in afterwards).
 fn read_inputs<'t>(
     job: &Job<'t>,
-    graph: &mut Graph<'_>,
+    graph: &Graph<'_>,
     staging: &mut [u8],
     (line, files): (u32, impl Iterator<Item = &'t [u8]>),
     path: &mut CPath,
@@ -209,10 +208,7 @@ fn read_inputs<'t>(
         let path = path.set(&[file]).ok_or(failed(Cause::PathTooLong))?;
         let float_in = job.input_is_float(index);
         let expected = file_bytes(graph, false, index, float_in).ok_or(failed(Cause::Mismatch("no such input")))?;
-        let part = match float_in {
-            true => staging.get_mut(next_part(&mut at, expected).ok_or(failed(Cause::NoMemory))?),
-            false => graph.input_bytes_mut(index),
-        };
+        let part = next_part(&mut at, expected).and_then(|part| staging.get_mut(part));
         let part = part.ok_or(failed(Cause::NoMemory))?;
         match Current::read_file(path, part) {
             Ok(read) if read == expected => {}
@@ -225,8 +221,9 @@ fn read_inputs<'t>(
     Ok(())
 }
 
-/// Quantizes inference `line`'s float inputs from their places in `staging` into the tensors.
-fn convert_inputs<'t>(
+/// Moves inference `line`'s inputs from their places in `staging` into the tensors: native bytes copied, float
+/// values quantized.
+fn load_inputs<'t>(
     job: &Job<'t>,
     graph: &mut Graph<'_>,
     staging: &[u8],
@@ -234,32 +231,40 @@ fn convert_inputs<'t>(
 ) -> Result<(), Failure<'t>> {
     let mut at = 0usize;
     for (index, file) in files.enumerate() {
-        if !job.input_is_float(index) {
-            continue;
-        }
         let failed = |cause| Failure::new(line, File::Input(file), cause);
-        let bytes = file_bytes(graph, false, index, true).ok_or(failed(Cause::Mismatch("no such input")))?;
+        let float_in = job.input_is_float(index);
+        let bytes = file_bytes(graph, false, index, float_in).ok_or(failed(Cause::Mismatch("no such input")))?;
         let part = next_part(&mut at, bytes).and_then(|part| staging.get(part)).ok_or(failed(Cause::NoMemory))?;
-        graph.write_input_float(index, part).map_err(|error| failed(Cause::Runtime(error)))?;
+        let loaded = match float_in {
+            true => graph.write_input_float(index, part),
+            false => graph.write_input(index, part),
+        };
+        loaded.map_err(|error| failed(Cause::Runtime(error)))?;
     }
     Ok(())
 }
 
-/// Dequantizes the job's float output files from the tensors into their places in `staging`.
-fn convert_outputs<'t>(job: &Job<'t>, graph: &Graph<'_>, staging: &mut [u8], line: u32) -> Result<(), Failure<'t>> {
+/// Takes the job's output files from the tensors into their places in `staging`: float ones dequantized, native
+/// ones copied (the next execution overwrites the tensors while these are written).
+fn take_outputs<'t>(job: &Job<'t>, graph: &Graph<'_>, staging: &mut [u8], line: u32) -> Result<(), Failure<'t>> {
     let mut at = 0usize;
-    for output in job.outputs().filter(|file| file.float) {
+    for output in job.outputs() {
         let failed = |cause| Failure::new(line, File::Result(output.file_name), cause);
         let index = output.index as usize;
-        let bytes = file_bytes(graph, true, index, true).ok_or(failed(Cause::Mismatch("no such output")))?;
+        let bytes = file_bytes(graph, true, index, output.float).ok_or(failed(Cause::Mismatch("no such output")))?;
         let part = next_part(&mut at, bytes).and_then(|part| staging.get_mut(part)).ok_or(failed(Cause::NoMemory))?;
-        graph.read_output_float(index, part).map_err(|error| failed(Cause::Runtime(error)))?;
+        match output.float {
+            true => graph.read_output_float(index, part).map_err(|error| failed(Cause::Runtime(error)))?,
+            false => {
+                let native = graph.output_bytes(index).ok_or(failed(Cause::Mismatch("no such output")))?;
+                codec::copy_prefix(part, native);
+            }
+        }
     }
     Ok(())
 }
 
-/// Writes inference `number`'s result files: float ones from their places in `staging`, native ones straight from
-/// the tensors. Answers the bytes written.
+/// Writes inference `number`'s result files from their places in `staging`. Answers the bytes written.
 fn write_outputs<'t>(
     job: &Job<'t>,
     graph: &Graph<'_>,
@@ -286,11 +291,8 @@ fn write_outputs<'t>(
         let failed = |cause| in_result(File::Result(name), cause);
         let index = output.index as usize;
         let bytes = file_bytes(graph, true, index, output.float).ok_or(failed(Cause::Mismatch("no such output")))?;
-        let part = match output.float {
-            true => staging.get(next_part(&mut at, bytes).ok_or(failed(Cause::NoMemory))?),
-            false => graph.output_bytes(index),
-        };
-        let part = part.ok_or(failed(Cause::Mismatch("no such output")))?;
+        let part = next_part(&mut at, bytes).and_then(|part| staging.get(part));
+        let part = part.ok_or(failed(Cause::NoMemory))?;
         let file = path
             .set(&[output_dir, b"/", prefix, digits, slash, subdir, b"/", name])
             .ok_or(failed(Cause::PathTooLong))?;
@@ -305,12 +307,72 @@ fn micros_u32(ticks: u64) -> u32 {
     u32::try_from(platform::ticks_to_micros(ticks)).unwrap_or(u32::MAX)
 }
 
+/// Waits for the frame started at `started` and starts it again on the same inputs while the backend answers
+/// EARLY_TERMINATION (as [`Graph::execute`] repeats graphExecute), up to [`MAX_EXECUTE_ATTEMPTS`]: the ticks from
+/// the first start to the last completion, the executions made, and the ticks the first execution took (the one
+/// the skel's file I/O ran beside). Nothing is in flight when it returns.
+fn finish_frame<'t>(graph: &mut Graph<'_>, line: u32, started: u64) -> Result<(u64, u32, u64), Failure<'t>> {
+    let failed = |error| Failure::new(line, File::None, Cause::Runtime(error));
+    let (mut last_start, mut first) = (started, None);
+    for attempts in 1..=MAX_EXECUTE_ATTEMPTS {
+        let completed = graph.wait_frame().map_err(failed)?;
+        // An EARLY_TERMINATION answer completes an execution too.
+        let first_ticks = *first.get_or_insert(graph.last_frame_ticks());
+        if let Some(execution) = completed {
+            return Ok((last_start.saturating_sub(started).saturating_add(execution.ticks), attempts, first_ticks));
+        }
+        last_start = Current::now_ticks();
+        graph.start_frame(None).map_err(failed)?;
+    }
+    // Not in flight: the last start's frame is taken before giving up.
+    let _ = graph.wait_frame();
+    Err(failed(RuntimeError::NeverCompleted { attempts: MAX_EXECUTE_ATTEMPTS }))
+}
+
+/// Ticks the spans `[first, first_end]` and `[second, second_end]` have in common.
+fn overlap(first: u64, first_end: u64, second: u64, second_end: u64) -> u64 {
+    first_end.min(second_end).saturating_sub(first.max(second))
+}
+
+/// An inference whose results wait in the staging buffer to be written.
+struct Pending {
+    number: u32,
+    /// Its in-memory span (loading the inputs, execute, taking the outputs) and the ticks reading its inputs took.
+    in_memory: u64,
+    read: u64,
+}
+
+/// Writes `pending`'s results (when the job keeps them) and records its times and counts.
+fn finish_inference<'t>(
+    job: &Job<'t>,
+    graph: &Graph<'_>,
+    staging: &[u8],
+    pending: Pending,
+    (report, spans): (&mut Report, &mut [u8]),
+    path: &mut CPath,
+) -> Result<(), Failure<'t>> {
+    let writing = Current::now_ticks();
+    if pending.number < job.keep {
+        let line = pending.number.saturating_add(1);
+        let written = write_outputs(job, graph, staging, (line, pending.number), path)?;
+        report.bytes_written = report.bytes_written.saturating_add(written);
+    }
+    let file_io = pending.read.saturating_add(Current::now_ticks().saturating_sub(writing));
+    job::put_span(spans, pending.number as usize, micros_u32(pending.in_memory), micros_u32(file_io));
+    report.inferences += 1;
+    Ok(())
+}
+
 /// Runs every inference of `job` on `graph`; answers the report (without the context's figures).
 ///
-/// Per inference it reads the input files into memory (the tensors, or the staging buffer for float files), then
-/// times the in-memory span: input conversion, execute, output conversion; then writes the result files. The
-/// execute time and the in-memory span go to [`TIMES_FILE_NAME`] and [`SPANS_FILE_NAME`], the file I/O (reads,
-/// result directories, writes) beside the span.
+/// Inference *i* is started asynchronously ([`Graph::start_frame`]; a backend without it runs it inside the call),
+/// and while it executes the skel writes inference *i-1*'s result files from the output staging buffer and reads
+/// inference *i+1*'s input files into the input staging buffer; then it waits for *i*, takes its outputs into the
+/// staging buffer, moves *i+1*'s inputs into the tensors and starts it. The results are written in order, each
+/// whole or not at all, and a failure stops the job with the same files written as one inference at a time would
+/// leave (a frame in flight is waited for first). The execute time and the in-memory span (loading the inputs,
+/// execute, taking the outputs) go to [`TIMES_FILE_NAME`] and [`SPANS_FILE_NAME`], the file I/O beside the span,
+/// and the file I/O that overlapped an execution to the report's `file_io_hidden_us`.
 fn run<'t>(job: &Job<'t>, graph: &mut Graph<'_>) -> Result<Report, Failure<'t>> {
     let before_any = |cause| Failure::new(0, File::None, cause);
     if job.outputs().any(|file| file.index as usize >= graph.output_count()) {
@@ -319,7 +381,7 @@ fn run<'t>(job: &Job<'t>, graph: &mut Graph<'_>) -> Result<Report, Failure<'t>> 
     let mut path = CPath::new();
     let bytes_read = check_inputs(job, graph, &mut path)?;
     let mut report = Report { bytes_read, finalize_ticks: graph.finalize_ticks(), ..Report::default() };
-    // One staging buffer (float inputs, then float outputs) and one for the times, allocated once for the job.
+    // One staging buffer (inputs, then outputs) and one for the times, allocated once for the job.
     let input_bytes = staged_input_bytes(job, graph).ok_or(before_any(Cause::NoMemory))?;
     let output_bytes = staged_output_bytes(job, graph).ok_or(before_any(Cause::NoMemory))?;
     let staging_bytes = input_bytes.checked_add(output_bytes).ok_or(before_any(Cause::NoMemory))?;
@@ -337,27 +399,68 @@ fn run<'t>(job: &Job<'t>, graph: &mut Graph<'_>) -> Result<Report, Failure<'t>> 
     let (staged_inputs, staged_outputs) = staging.split_at_mut(input_bytes);
     let times = times.bytes_mut().get_mut(..all_bytes).ok_or(before_any(Cause::NoMemory))?;
     let (execute_times, spans) = times.split_at_mut(times_bytes);
-    for (number, files) in (0u32..).zip(job.inferences()) {
-        let line = number.saturating_add(1);
+    let mut inferences = (0u32..).zip(job.inferences());
+    let mut next = inferences.next();
+    let mut read = 0u64;
+    if let Some((number, files)) = next.clone() {
         let reading = Current::now_ticks();
-        read_inputs(job, graph, staged_inputs, (line, files.clone()), &mut path)?;
-        let in_memory = Current::now_ticks();
-        convert_inputs(job, graph, staged_inputs, (line, files))?;
-        let execution = graph.execute().map_err(|error| Failure::new(line, File::None, Cause::Runtime(error)))?;
-        convert_outputs(job, graph, staged_outputs, line)?;
-        let converted = Current::now_ticks();
-        report.attempts = report.attempts.saturating_add(execution.attempts);
-        if number < job.keep {
-            let written = write_outputs(job, graph, staged_outputs, (line, number), &mut path)?;
-            report.bytes_written = report.bytes_written.saturating_add(written);
-        }
-        let done = Current::now_ticks();
-        let file_io = in_memory.saturating_sub(reading).saturating_add(done.saturating_sub(converted));
-        let slot = number as usize;
-        job::put_time(execute_times, slot, micros_u32(execution.ticks));
-        job::put_span(spans, slot, micros_u32(converted.saturating_sub(in_memory)), micros_u32(file_io));
-        report.inferences += 1;
+        read_inputs(job, graph, staged_inputs, (number.saturating_add(1), files), &mut path)?;
+        read = Current::now_ticks().saturating_sub(reading);
     }
+    let mut pending: Option<Pending> = None;
+    let mut hidden = 0u64;
+    while let Some((number, files)) = next.take() {
+        let line = number.saturating_add(1);
+        let loading = Current::now_ticks();
+        let mut started = loading;
+        let loaded = load_inputs(job, graph, staged_inputs, (line, files)).and_then(|()| {
+            started = Current::now_ticks();
+            graph.start_frame(None).map_err(|error| Failure::new(line, File::None, Cause::Runtime(error)))
+        });
+        if let Err(failure) = loaded {
+            // Nothing in flight; one inference at a time would have written the previous results first.
+            if let Some(previous) = pending.take() {
+                finish_inference(job, graph, staged_outputs, previous, (&mut report, spans), &mut path)?;
+            }
+            return Err(failure);
+        }
+        // While inference `number` executes: the previous one's results out, the next one's inputs in.
+        let window = Current::now_ticks();
+        let written = match pending.take() {
+            Some(previous) => finish_inference(job, graph, staged_outputs, previous, (&mut report, spans), &mut path),
+            None => Ok(()),
+        };
+        next = inferences.next();
+        let (reading, mut next_read) = (Current::now_ticks(), Ok(()));
+        if let (Ok(()), Some((next_number, next_files))) = (&written, next.clone()) {
+            next_read = read_inputs(job, graph, staged_inputs, (next_number.saturating_add(1), next_files), &mut path);
+        }
+        let window_end = Current::now_ticks();
+        let finished = finish_frame(graph, line, started);
+        // In the order one inference at a time meets them: the previous results, this execution, the next inputs.
+        written?;
+        let (ticks, attempts, first_ticks) = finished?;
+        hidden = hidden.saturating_add(overlap(window, window_end, started, started.saturating_add(first_ticks)));
+        let taking = Current::now_ticks();
+        take_outputs(job, graph, staged_outputs, line)?;
+        let taken = Current::now_ticks();
+        report.attempts = report.attempts.saturating_add(attempts);
+        job::put_time(execute_times, number as usize, micros_u32(ticks));
+        let in_memory =
+            started.saturating_sub(loading).saturating_add(ticks).saturating_add(taken.saturating_sub(taking));
+        pending = Some(Pending { number, in_memory, read });
+        read = window_end.saturating_sub(reading);
+        if let Err(failure) = next_read {
+            if let Some(previous) = pending.take() {
+                finish_inference(job, graph, staged_outputs, previous, (&mut report, spans), &mut path)?;
+            }
+            return Err(failure);
+        }
+    }
+    if let Some(last) = pending.take() {
+        finish_inference(job, graph, staged_outputs, last, (&mut report, spans), &mut path)?;
+    }
+    report.file_io_hidden_us = micros_u32(hidden);
     for (name, bytes) in [(TIMES_FILE_NAME, &*execute_times), (SPANS_FILE_NAME, &*spans)] {
         let failed = |cause| Failure::new(0, File::Times(name), cause);
         let file = path.set(&[output_dir, b"/", name.as_bytes()]).ok_or(failed(Cause::PathTooLong))?;

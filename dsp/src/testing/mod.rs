@@ -27,6 +27,7 @@ pub mod fuzz_calls;
 
 pub(crate) mod abi;
 pub(crate) mod arena;
+pub(crate) mod asynchronous;
 pub(crate) mod contexts;
 pub(crate) mod contract;
 pub(crate) mod conversion;
@@ -85,6 +86,7 @@ pub fn all() -> impl Iterator<Item = &'static SelfTest> {
         persistent_binary::SELF_TESTS,
         record_metadata::SELF_TESTS,
         embedding::SELF_TESTS,
+        asynchronous::SELF_TESTS,
     ]
     .into_iter()
     .flatten()

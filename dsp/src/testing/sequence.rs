@@ -27,6 +27,7 @@ crate::self_tests! {
             perf: lpai::PerfCfg { fps: 30, ftrt_ratio: 5, client_type: lpai::ClientPerfType::NON_REAL_TIME },
             affinity: lpai::CoreAffinity { affinity: lpai::CoreAffinityType::HARD, core_selection: 0b10 },
             memory: lpai::MemoryPlacement { scratch: lpai::MemType::DDR, persistent: lpai::MemType::TCM },
+            input_sets: 1,
         };
         let context_options = ContextOptions { graph, priority: Some(Priority::NORMAL_HIGH), ..ContextOptions::default() };
         let mut context = expect_ok!(super::load_copy(&libraries, &arena, &bytes, context_options));

@@ -20,6 +20,10 @@ pub fn text(record: &RunRecord, output_dir: &Path) -> String {
         times.iter().min().unwrap_or(&0),
         times.iter().max().unwrap_or(&0)
     );
+    if let Some(hidden) = record.times.dsp_file_io_hidden_us {
+        let file_io: u64 = record.times.dsp_file_io_us.iter().sum();
+        text += &format!("lpai-net-run: DSP file I/O {file_io} us, {hidden} us of it hidden behind execution\n");
+    }
     text += &format!("lpai-net-run: the skel ran in {}\n", record.skel_place);
     text += &format!(
         "lpai-net-run: arena high-water mark {} of {} bytes; LPAI scratch {} B ({}), persistent {} B ({})\n",
@@ -188,5 +192,17 @@ mod tests {
         let text = super::text(&record, Path::new("out"));
         assert_eq!(text.lines().nth(3), Some("profile:    Execute: 812 us (event type 400)"), "{text}");
         assert!(text.contains("\nprofile (3 inference(s), traditional mode"), "{text}");
+    }
+
+    #[test]
+    fn a_direct_run_s_closing_lines_say_how_much_file_io_execution_hid() {
+        let mut record = traditional(&[30, 10, 20], &[]);
+        record.times.dsp_file_io_us = vec![5, 6, 7];
+        record.times.dsp_file_io_hidden_us = Some(4);
+        let text = text(&record, Path::new("out"));
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines[1], "lpai-net-run: DSP file I/O 18 us, 4 us of it hidden behind execution", "{text}");
+        record.times.dsp_file_io_hidden_us = None;
+        assert!(!super::text(&record, Path::new("out")).contains("hidden"));
     }
 }

@@ -23,4 +23,8 @@ pub struct Times {
     pub dsp_load_us: Option<u64>,
     /// Direct mode: the graph's graphFinalize on the DSP clock (part of the load).
     pub dsp_finalize_us: Option<u64>,
+    /// Direct mode: the job's file I/O that ran while an execution was in flight (asynchronous execution), on the
+    /// DSP clock; not written in traditional mode.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dsp_file_io_hidden_us: Option<u64>,
 }

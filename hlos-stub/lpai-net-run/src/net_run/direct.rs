@@ -31,6 +31,7 @@ impl JobOutcome {
         let micros = |ticks: u64| (u128::from(ticks) * 1_000_000 / clock_hz) as u64;
         times.dsp_load_us = Some(micros(self.report.load_ticks));
         times.dsp_finalize_us = Some(micros(self.report.finalize_ticks));
+        times.dsp_file_io_hidden_us = Some(u64::from(self.report.file_io_hidden_us));
         let count = self.execute_micros.len();
         times.dsp_execute_us.extend(self.execute_micros);
         times.dsp_in_memory_us.extend(self.in_memory_micros);

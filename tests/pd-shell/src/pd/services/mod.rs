@@ -10,6 +10,7 @@ mod files;
 mod hardware;
 mod memory;
 mod mutex;
+mod signal;
 mod time;
 
 pub use debug::*;
@@ -18,6 +19,7 @@ pub use files::*;
 pub use hardware::*;
 pub use memory::*;
 pub use mutex::*;
+pub use signal::*;
 pub use time::*;
 
 /// errno (and AEE_EBADPARM, the same number) for a null or unusable pointer from the library.

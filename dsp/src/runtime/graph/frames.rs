@@ -1,0 +1,198 @@
+//! A graph's asynchronous frames: `graphExecuteAsync` with the completion record's notify trampoline, polling
+//! or blocking for the completion, two input sets, and the synchronous fallback for backends without it.
+
+use super::{Execution, Graph};
+use crate::log;
+use crate::platform::{Current, Level, Platform};
+use crate::runtime::completion::{Completed, Completion, FrameNotify};
+use crate::runtime::error::{name_of, RuntimeError};
+use core::ptr;
+use lpai_direct::qnn::error::{COMMON_ERROR_NOT_SUPPORTED, GRAPH_ERROR_EARLY_TERMINATION};
+
+/// What a started frame has come to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FrameState {
+    /// Still executing.
+    Pending,
+    /// The outputs are ready; the execution's DSP-clock time from start to completion.
+    Ready(Execution),
+    /// The backend answered EARLY_TERMINATION (LPAI: feed the next frame and start again), as
+    /// [`Graph::execute_frame`] answers `Ok(None)`.
+    NeedsNextFrame,
+}
+
+impl<'a> Graph<'a> {
+    fn completion(&self) -> &Completion {
+        // SAFETY: placed in the arena for this graph in `prepare`, live until the graph drops; only shared.
+        unsafe { self.completion.as_ref() }
+    }
+
+    /// Whether a frame started with [`Graph::start_frame`] has not been taken by [`Graph::poll_frame`] or
+    /// [`Graph::wait_frame`] yet.
+    pub fn frame_in_flight(&self) -> bool {
+        self.completion().in_flight()
+    }
+
+    /// Whether the backend executes this graph asynchronously: `None` before the first [`Graph::start_frame`],
+    /// `Some(false)` when it has no graphExecuteAsync or answered that it does not support it (frames then run
+    /// synchronously inside `start_frame`).
+    pub fn executes_async(&self) -> Option<bool> {
+        self.completion().executes_async()
+    }
+
+    /// How many input sets the graph has (1 or 2).
+    pub fn input_sets(&self) -> usize {
+        if self.other_inputs.is_some() {
+            2
+        } else {
+            1
+        }
+    }
+
+    /// [`RuntimeError::FrameInFlight`] naming `refused` while a frame executes.
+    pub(crate) fn refuse_in_flight(&self, refused: &'static str) -> Result<(), RuntimeError> {
+        if self.frame_in_flight() {
+            return Err(RuntimeError::FrameInFlight { graph: name_of(self.name()), refused });
+        }
+        Ok(())
+    }
+
+    /// Whether the input set the caller fills is free to write: always with two sets (the frame in flight reads
+    /// the other), with one only while no frame executes.
+    pub(crate) fn refuse_running_inputs(&self) -> Result<(), RuntimeError> {
+        if self.other_inputs.is_none() {
+            return self.refuse_in_flight("writing the input set the frame reads");
+        }
+        Ok(())
+    }
+
+    /// Starts one execution on the current input set with graphExecuteAsync, returning at once; `notify` (if
+    /// any) is called when it completes ([`FrameNotify`] says from where and what it may do). With two input
+    /// sets the next frame's inputs then go to the other set. A backend without graphExecuteAsync, or one that
+    /// answers QNN_COMMON_ERROR_NOT_SUPPORTED, runs the frame synchronously here instead (one info line says
+    /// so, at the first frame). A second start before the completion is taken is refused
+    /// ([`RuntimeError::FrameInFlight`]); a start the backend refuses never notifies. Allocates nothing.
+    pub fn start_frame(&mut self, notify: Option<FrameNotify>) -> Result<(), RuntimeError> {
+        self.refuse_in_flight("a second start_frame")?;
+        let completion = self.completion;
+        // SAFETY: as in `completion()`; a copy of the pointer so the borrow does not hold `self`.
+        let record = unsafe { completion.as_ref() };
+        record.mark_started(Current::now_ticks());
+        match self.table.graph_execute_async.filter(|_| record.executes_async() != Some(false)) {
+            Some(execute_async) => {
+                record.begin(notify);
+                // SAFETY: the tensor arrays and their client buffers live in the arena for 'a, and the one the
+                // frame reads is not handed out for writing until the frame is taken; the record lives until
+                // the graph drops, which waits for the frame first.
+                let status = unsafe {
+                    execute_async(
+                        self.handle,
+                        self.inputs.as_ptr(),
+                        self.inputs.len() as u32,
+                        self.outputs.as_mut_ptr(),
+                        self.outputs.len() as u32,
+                        self.profile,
+                        ptr::null_mut(),
+                        Some(Completion::notified),
+                        record.notify_param(),
+                    )
+                };
+                match lpai_direct::qnn::error::code(status) {
+                    0 => record.set_executes_async(true),
+                    // Answered by the call itself (a failed call never notifies): the frame ended here.
+                    GRAPH_ERROR_EARLY_TERMINATION => record.finish(GRAPH_ERROR_EARLY_TERMINATION),
+                    COMMON_ERROR_NOT_SUPPORTED => {
+                        record.abandon();
+                        record.set_executes_async(false);
+                        self.say_synchronous("it answered QNN_COMMON_ERROR_NOT_SUPPORTED to graphExecuteAsync");
+                        self.run_synchronously(record, notify)?;
+                    }
+                    code => {
+                        record.abandon();
+                        self.outcome(code, "graphExecuteAsync")?;
+                    }
+                }
+            }
+            None => {
+                if record.executes_async().is_none() {
+                    record.set_executes_async(false);
+                    self.say_synchronous("its function table has no graphExecuteAsync");
+                }
+                self.run_synchronously(record, notify)?;
+            }
+        }
+        if let Some(other) = self.other_inputs.as_mut() {
+            core::mem::swap(&mut self.inputs, other);
+        }
+        Ok(())
+    }
+
+    fn say_synchronous(&self, why: &'static str) {
+        log!(
+            Level::Info,
+            "graph ",
+            self.name(),
+            ": the backend executes synchronously (",
+            why,
+            "): frames run inside start_frame"
+        );
+    }
+
+    /// The fallback: one graphExecute on the current inputs, completing the record here (notify included).
+    fn run_synchronously(&mut self, record: &Completion, notify: Option<FrameNotify>) -> Result<(), RuntimeError> {
+        let code = if self.execute_call()? { 0 } else { GRAPH_ERROR_EARLY_TERMINATION };
+        record.begin(notify);
+        record.finish(code);
+        Ok(())
+    }
+
+    /// What the started frame has come to, without blocking; a completed frame is taken (the graph is idle
+    /// again). [`RuntimeError::NoFrameStarted`] when none was started; an execution that failed answers its
+    /// error as [`Graph::execute_frame`] would.
+    pub fn poll_frame(&mut self) -> Result<FrameState, RuntimeError> {
+        self.refuse_idle()?;
+        let polled = self.completion().poll();
+        match polled.map_err(|error| RuntimeError::Platform { what: "waiting for the frame's completion", error })? {
+            None => Ok(FrameState::Pending),
+            Some(completed) => self.state_of(completed),
+        }
+    }
+
+    /// Blocks (never spins) until the started frame completes and takes it: `Ok(Some(execution))` with the
+    /// outputs ready, `Ok(None)` on EARLY_TERMINATION, exactly as [`Graph::execute_frame`] answers.
+    pub fn wait_frame(&mut self) -> Result<Option<Execution>, RuntimeError> {
+        self.refuse_idle()?;
+        let waited = self.completion().wait();
+        let completed =
+            waited.map_err(|error| RuntimeError::Platform { what: "waiting for the frame's completion", error })?;
+        match self.state_of(completed)? {
+            FrameState::Ready(execution) => Ok(Some(execution)),
+            FrameState::Pending | FrameState::NeedsNextFrame => Ok(None),
+        }
+    }
+
+    /// The DSP-clock ticks from the start of the last frame taken to its completion, whatever it answered
+    /// (EARLY_TERMINATION too); 0 before any.
+    pub fn last_frame_ticks(&self) -> u64 {
+        let record = self.completion();
+        record.last_tick().saturating_sub(record.started())
+    }
+
+    fn refuse_idle(&self) -> Result<(), RuntimeError> {
+        if !self.frame_in_flight() {
+            return Err(RuntimeError::NoFrameStarted { graph: name_of(self.name()) });
+        }
+        Ok(())
+    }
+
+    fn state_of(&self, completed: Completed) -> Result<FrameState, RuntimeError> {
+        let call = if self.executes_async() == Some(true) { "graphExecuteAsync" } else { "graphExecute" };
+        Ok(match self.outcome(completed.code, call)? {
+            true => FrameState::Ready(Execution {
+                ticks: completed.ticks.saturating_sub(self.completion().started()),
+                attempts: 1,
+            }),
+            false => FrameState::NeedsNextFrame,
+        })
+    }
+}
