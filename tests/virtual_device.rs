@@ -7,7 +7,7 @@
 
 mod common;
 
-use lpai_direct::version::{Record, Version};
+use lpai_direct::version::{Record, Version, INTERFACE};
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
@@ -302,10 +302,10 @@ fn doctor_passes_on_a_staged_directory() {
     assert_eq!(lines.len(), 8, "{}", ran.stdout);
     assert!(lines.iter().all(|line| line.contains(": ok: ")), "{}", ran.stdout);
     let skel = format!(
-        "{DEVICE}/adsp/liblpai_direct_skel.so (interface 1.1, from the ADSP_LIBRARY_PATH directory {DEVICE}/adsp)"
+        "{DEVICE}/adsp/liblpai_direct_skel.so (interface {INTERFACE}, from the ADSP_LIBRARY_PATH directory {DEVICE}/adsp)"
     );
     assert!(lines[3].ends_with(&skel), "{}", lines[3]);
-    assert!(lines[4].contains("skel interface 1.1, built for Hexagon v73"), "{}", lines[4]);
+    assert!(lines[4].contains(&format!("skel interface {INTERFACE}, built for Hexagon v73")), "{}", lines[4]);
     assert!(lines[6].contains("LPAI_QTI_AISW (backend id 12) creates on the adsp"), "{}", lines[6]);
     assert!(lines[7].contains("which the backend takes"), "{}", lines[7]);
 }
@@ -371,7 +371,7 @@ fn an_older_skel_first_on_the_path_is_named_with_the_newer_one() {
     let case = Case { words: &[&path], ..Case::default() };
     let line = case.refused(&staged);
     let loaded = format!("the DSP loaded {DEVICE}/old/liblpai_direct_skel.so (it answered interface 1.0)");
-    let newer = format!("before {DEVICE}/adsp/liblpai_direct_skel.so (interface 1.1");
+    let newer = format!("before {DEVICE}/adsp/liblpai_direct_skel.so (interface {INTERFACE}");
     assert!(line.contains(&loaded) && line.contains(&newer), "{line}");
     assert!(case.doctor_fails_at(&staged, "version handshake").contains(&loaded));
 }
@@ -382,10 +382,10 @@ fn a_skel_of_another_major_stops_the_run_naming_both_versions_and_the_skel() {
     let case = Case { faults: &[("LPAI_VD_SKEL_INTERFACE", "2.0")], ..Case::default() };
     let line = case.refused(&staged);
     let expected = format!(
-        "the skel {DEVICE}/adsp/liblpai_direct_skel.so (interface 1.1, from the ADSP_LIBRARY_PATH directory \
+        "the skel {DEVICE}/adsp/liblpai_direct_skel.so (interface {INTERFACE}, from the ADSP_LIBRARY_PATH directory \
          {DEVICE}/adsp) speaks interface 2.0"
     );
-    assert!(line.contains(&expected) && line.contains("this stub 1.1"), "{line}");
+    assert!(line.contains(&expected) && line.contains(&format!("this stub {INTERFACE}")), "{line}");
     assert!(case.doctor_fails_at(&staged, "version handshake").contains(&expected));
 }
 
@@ -404,7 +404,7 @@ fn an_unsigned_skel_in_a_signed_pd_is_refused_and_runs_unsigned_or_signed() {
     let signed = Case { faults: &[("LPAI_VD_SIGNED_PD", "1")], ..Case::default() };
     let line = signed.refused(&staged);
     let expected = format!(
-        "the PD refused to load {DEVICE}/adsp/liblpai_direct_skel.so (interface 1.1, from the ADSP_LIBRARY_PATH \
+        "the PD refused to load {DEVICE}/adsp/liblpai_direct_skel.so (interface {INTERFACE}, from the ADSP_LIBRARY_PATH \
          directory {DEVICE}/adsp): a signed PD refuses an unsigned module; sign it (the Hexagon SDK's elfsigner.py, \
          with a test signature on a development device) or run with --unsigned_pd"
     );
@@ -551,7 +551,7 @@ fn stage_refuses_a_skel_of_another_major_version() {
     let output = stage_into(work.path(), "contract_single", &StageWith { skel: Some(skel), ..StageWith::default() });
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(!output.status.success());
-    assert!(stderr.contains("speaks interface 2.0") && stderr.contains("speaks 1.1"), "{stderr}");
+    assert!(stderr.contains("speaks interface 2.0") && stderr.contains(&format!("speaks {INTERFACE}")), "{stderr}");
     assert!(stderr.contains("a stub and a skel of different major versions cannot talk"), "{stderr}");
     assert!(!work.path().join("staged").exists() && !work.path().join("staged.partial").exists());
 }

@@ -150,6 +150,13 @@ pub enum RuntimeError {
     RecordForAnotherBinary,
     /// A load with neither libQnnSystem nor a metadata record to describe the binary's tensors.
     NoMetadata,
+    /// The backend refused an op package (`backendRegisterOpPackage`).
+    OpPackage {
+        /// `PATH:PROVIDER`, its end kept when it is long.
+        package: Name,
+        /// `error & 0xFFFF` from backendRegisterOpPackage.
+        code: u32,
+    },
 }
 
 impl RuntimeError {
@@ -159,7 +166,8 @@ impl RuntimeError {
             RuntimeError::Qnn { code, .. }
             | RuntimeError::PersistentBinaryRefused { code, .. }
             | RuntimeError::RecordGraphMissing { code, .. }
-            | RuntimeError::RecordTensorsRefused { code, .. } => Some(code),
+            | RuntimeError::RecordTensorsRefused { code, .. }
+            | RuntimeError::OpPackage { code, .. } => Some(code),
             RuntimeError::MalformedBinary { code } if code != 0 => Some(code),
             _ => None,
         }
@@ -304,11 +312,53 @@ impl Say for RuntimeError {
             RuntimeError::MalformedRecord(error) => {
                 say!(f, "the metadata record is malformed (", RecordAt(*error), "): ", error.what)
             }
+            RuntimeError::OpPackage { package, code } => {
+                say!(f, OpPackageRefused { path: package.as_str(), interface_provider: None, code: *code })
+            }
             RuntimeError::NoMetadata => f.text(
                 "no libQnnSystem was opened, so the binary's tensor metadata must come with it: load with a \
                  metadata record (lpai-net-run inspect BIN --emit_metadata FILE makes one)",
             ),
         }
+    }
+}
+
+/// An op package the backend refused, said in full where the caller still has its path and provider (the skel):
+/// `op package PATH (interface provider P): backendRegisterOpPackage failed: NAME (CODE): what it means`.
+pub struct OpPackageRefused<'a> {
+    /// The package's path (for [`RuntimeError::OpPackage`], its `PATH:PROVIDER`).
+    pub path: &'a str,
+    /// The interface provider, when not already in `path`.
+    pub interface_provider: Option<&'a str>,
+    /// QNN's error code.
+    pub code: u32,
+}
+
+impl Say for OpPackageRefused<'_> {
+    fn say(&self, f: &mut Line) {
+        say!(f, "op package ", self.path);
+        if let Some(provider) = self.interface_provider {
+            say!(f, " (interface provider ", provider, ")");
+        }
+        let code = self.code;
+        say!(f, ": backendRegisterOpPackage failed: ", error_name(code), " (", code, ")", op_package_meaning(code))
+    }
+}
+
+/// What backendRegisterOpPackage's documented codes mean (QnnBackend.h), after `: `; nothing for the others.
+fn op_package_meaning(code: u32) -> &'static str {
+    use lpai_direct::qnn::error as qnn;
+    match code {
+        qnn::BACKEND_ERROR_OP_PACKAGE_NOT_FOUND => ": the library could not be opened (missing, or not a library)",
+        qnn::BACKEND_ERROR_OP_PACKAGE_IF_PROVIDER_NOT_FOUND => ": the library does not export that interface provider",
+        qnn::BACKEND_ERROR_OP_PACKAGE_REGISTRATION_FAILED => ": the package's own initialisation failed",
+        qnn::BACKEND_ERROR_OP_PACKAGE_UNSUPPORTED_VERSION => {
+            ": its interface version is one this backend does not take"
+        }
+        qnn::BACKEND_ERROR_OP_PACKAGE_DUPLICATE => ": an op of the same package and name is registered already",
+        qnn::BACKEND_ERROR_NOT_SUPPORTED => ": this backend does not take op packages",
+        qnn::BACKEND_ERROR_INVALID_ARGUMENT => ": the path or the interface provider is missing",
+        _ => "",
     }
 }
 

@@ -5,6 +5,7 @@ use super::error::SkelError;
 use super::session::{fail, Path, Session, PATH_BYTES};
 use crate::platform::{self, Current, Level, Platform, PlatformError, Shared};
 use crate::platform::{Line, Say};
+use crate::runtime::error::OpPackageRefused;
 use crate::runtime::quantize::Encoding;
 use crate::runtime::{BackendOptions, Execution, Graph, TensorInfo, TensorSize};
 use crate::runtime::{Libraries, LibraryRole, OpenError, RuntimeError};
@@ -149,6 +150,45 @@ pub(super) fn version(call: &mut Decoded<'_>) -> Answer {
 pub(super) fn probe(session: &mut Session, call: &mut Decoded<'_>) -> Answer {
     ensure_libraries(session)?;
     report_backend(session, call)
+}
+
+/// `register_op_package`: registers a package with the session's backend (its libraries loaded first), before any
+/// load; a refusal is recorded naming the package, its provider and QNN's error.
+#[inline(never)]
+pub(super) fn register_op_package(session: &mut Session, call: &Decoded<'_>) -> Answer {
+    use codec::register_op_package as m;
+    let (path, provider) = (call.string(m::PATH)?, call.string(m::INTERFACE_PROVIDER)?);
+    let target = call.string(m::TARGET)?;
+    if ![path, provider, target].into_iter().all(Path::fits) {
+        fail!(session, "register_op_package: a path, provider or target is longer than ", PATH_BYTES - 1, " bytes");
+        return Err(SkelError::aee(EBADPARM));
+    }
+    let (path_text, provider_text) = (path.to_str().unwrap_or("?"), provider.to_str().unwrap_or("?"));
+    if path.is_empty() || provider.is_empty() {
+        fail!(session, "register_op_package: the package path and its interface provider must not be empty");
+        return Err(SkelError::aee(EBADPARM));
+    }
+    if session.has_contexts() {
+        fail!(
+            session,
+            "register_op_package ",
+            path_text,
+            ": a context is loaded; op packages are registered before any load (unload every context first)"
+        );
+        return Err(SkelError::aee(EBADSTATE));
+    }
+    ensure_libraries(session)?;
+    let Some(libraries) = session.libraries() else { return Err(SkelError::aee(EBADSTATE)) };
+    let target = Some(target).filter(|target| !target.is_empty());
+    match libraries.register_op_package(path, provider, target) {
+        Ok(()) => Ok(()),
+        Err(error @ RuntimeError::OpPackage { code, .. }) => {
+            let refused = OpPackageRefused { path: path_text, interface_provider: Some(provider_text), code };
+            fail!(session, "register_op_package: ", refused);
+            Err(SkelError::of(&error))
+        }
+        Err(error) => Err(runtime_failure(session, "register_op_package", &error)),
+    }
 }
 
 /// Writes `probe`'s report of the libraries `ensure_libraries` opened: out of line, so the report's locals (the
