@@ -6,6 +6,8 @@
 #   without direct mode   run_job is not dispatched (the job decoder and the loop go with it)
 #   without records       load never takes a metadata record (the record reader and SHA-256 go with it)
 #   without memory placement  load never reads LPAI memory types from its flags (issue 23; both pools in DDR)
+#   without op packages   register_op_package is not dispatched (issue 23; the method, the runtime's registration
+#                         and its messages go with it)
 #   without all three
 # The cuts are edits of the sources this script makes in the scratch worktree; it stops when one no longer applies.
 # Nothing it builds is shipped or committed. Takes a few minutes (one build of the dsp crate per line).
@@ -64,6 +66,9 @@ cut_memory_placement() {
     '    let memory = match Ok::<lpai_direct::qnn::lpai::MemoryPlacement, u32>(Default::default()) {'
   replace dsp/src/skel/load.rs 'use lpai_direct::wire::{placement_of_load, priority_of_load,' 'use lpai_direct::wire::{priority_of_load,'
 }
+cut_op_packages() {
+  replace dsp/src/skel/dispatch.rs '        codec::register_op_package::ID => methods::register_op_package(session, call),' ''
+}
 
 all=$(text_bytes)
 row() { printf '  %-24s %8s bytes  %+7d\n' "$1" "$2" $(($2 - all)); }
@@ -73,4 +78,5 @@ cut_messages; row "without messages" "$(text_bytes)"; git checkout -q .
 cut_direct_mode; row "without direct mode" "$(text_bytes)"; git checkout -q .
 cut_records; row "without records" "$(text_bytes)"; git checkout -q .
 cut_memory_placement; row "without memory placement" "$(text_bytes)"; git checkout -q .
+cut_op_packages; row "without op packages" "$(text_bytes)"; git checkout -q .
 cut_messages; cut_direct_mode; cut_records; row "without all three" "$(text_bytes)"

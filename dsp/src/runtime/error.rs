@@ -324,7 +324,7 @@ impl Say for RuntimeError {
 }
 
 /// An op package the backend refused, said in full where the caller still has its path and provider (the skel):
-/// `op package PATH (interface provider P): backendRegisterOpPackage failed: NAME (CODE): what it means`.
+/// `op package PATH:PROVIDER: backendRegisterOpPackage failed: NAME (CODE): what it means`.
 pub struct OpPackageRefused<'a> {
     /// The package's path (for [`RuntimeError::OpPackage`], its `PATH:PROVIDER`).
     pub path: &'a str,
@@ -338,7 +338,7 @@ impl Say for OpPackageRefused<'_> {
     fn say(&self, f: &mut Line) {
         say!(f, "op package ", self.path);
         if let Some(provider) = self.interface_provider {
-            say!(f, " (interface provider ", provider, ")");
+            say!(f, ":", provider);
         }
         let code = self.code;
         say!(f, ": backendRegisterOpPackage failed: ", error_name(code), " (", code, ")", op_package_meaning(code))
@@ -349,15 +349,13 @@ impl Say for OpPackageRefused<'_> {
 fn op_package_meaning(code: u32) -> &'static str {
     use lpai_direct::qnn::error as qnn;
     match code {
-        qnn::BACKEND_ERROR_OP_PACKAGE_NOT_FOUND => ": the library could not be opened (missing, or not a library)",
-        qnn::BACKEND_ERROR_OP_PACKAGE_IF_PROVIDER_NOT_FOUND => ": the library does not export that interface provider",
-        qnn::BACKEND_ERROR_OP_PACKAGE_REGISTRATION_FAILED => ": the package's own initialisation failed",
-        qnn::BACKEND_ERROR_OP_PACKAGE_UNSUPPORTED_VERSION => {
-            ": its interface version is one this backend does not take"
-        }
-        qnn::BACKEND_ERROR_OP_PACKAGE_DUPLICATE => ": an op of the same package and name is registered already",
-        qnn::BACKEND_ERROR_NOT_SUPPORTED => ": this backend does not take op packages",
-        qnn::BACKEND_ERROR_INVALID_ARGUMENT => ": the path or the interface provider is missing",
+        qnn::BACKEND_ERROR_OP_PACKAGE_NOT_FOUND => ": it could not be opened (missing, or not a library)",
+        qnn::BACKEND_ERROR_OP_PACKAGE_IF_PROVIDER_NOT_FOUND => ": it does not export that interface provider",
+        qnn::BACKEND_ERROR_OP_PACKAGE_REGISTRATION_FAILED => ": its own initialisation failed",
+        qnn::BACKEND_ERROR_OP_PACKAGE_UNSUPPORTED_VERSION => ": its interface version is not this backend's",
+        qnn::BACKEND_ERROR_OP_PACKAGE_DUPLICATE => ": an op of that package and name is registered already",
+        qnn::BACKEND_ERROR_NOT_SUPPORTED => ": this backend takes no op packages",
+        qnn::BACKEND_ERROR_INVALID_ARGUMENT => ": no path or interface provider",
         _ => "",
     }
 }

@@ -59,8 +59,8 @@ crate::self_tests! {
         check!(configure(handle));
 
         check!(register(handle, OP_PACKAGE, c"WrongProvider", c"") == 0x8000_0401);
-        check!(last_error_says(handle, b"register_op_package: op package libFakeOpPackage.so (interface provider \
-            WrongProvider): backendRegisterOpPackage failed: ", &[b"IF_PROVIDER_NOT_FOUND (4006)", b"does not export"]));
+        check!(last_error_says(handle, b"register_op_package: op package libFakeOpPackage.so:WrongProvider: \
+            backendRegisterOpPackage failed: ", &[b"IF_PROVIDER_NOT_FOUND (4006)", b"does not export"]));
         check!(register(handle, c"/no/libMissing.so", OP_PACKAGE_PROVIDER, c"") == 0x8000_0401);
         check!(last_error_says(handle, b"register_op_package: op package /no/libMissing.so", &[b"NOT_FOUND (4005)"]));
         check!(session.record().op_packages.is_empty());
@@ -100,8 +100,7 @@ crate::self_tests! {
         check!(matches!(error, RuntimeError::OpPackage { code: 4006, .. }));
         let line = crate::message!(error);
         check!(line.as_str() == "op package libFakeOpPackage.so:Nope: backendRegisterOpPackage failed: \
-            QNN_BACKEND_ERROR_OP_PACKAGE_IF_PROVIDER_NOT_FOUND (4006): the library does not export that interface \
-            provider");
+            QNN_BACKEND_ERROR_OP_PACKAGE_IF_PROVIDER_NOT_FOUND (4006): it does not export that interface provider");
         check!(error.qnn_code() == Some(4006));
         check!(libraries.register_op_package(OP_PACKAGE, OP_PACKAGE_PROVIDER, Some(c"DSP")).is_ok());
     }

@@ -167,9 +167,8 @@ fn register_op_packages(stub: &mut Stub, settings: &Settings) -> Result<()> {
         let provider = CString::new(package.interface_provider.as_str())
             .with_context(|| format!("--op_packages: {} contains a NUL byte", package.interface_provider))?;
         let target = package.target.as_deref().map(CString::new).transpose()?;
-        stub.register_op_package(&path, &provider, target.as_deref()).map_err(|error| {
-            anyhow!("--op_packages: registering {} ({}): {error}", package.path.display(), package.interface_provider)
-        })?;
+        stub.register_op_package(&path, &provider, target.as_deref())
+            .map_err(|error| anyhow!("--op_packages: {error}"))?;
     }
     Ok(())
 }
