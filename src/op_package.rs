@@ -78,7 +78,7 @@ impl fmt::Display for OpPackageError<'_> {
 /// Reads a value: entries separated by commas, each `PATH:PROVIDER[:TARGET]`.
 pub fn parse(value: &str) -> Result<OpPackages<'_>, OpPackageError<'_>> {
     let mut packages = OpPackages { entries: [None; MAX_OP_PACKAGES] };
-    for (index, text) in value.split(',').enumerate() {
+    for (index, text) in pieces(value, b',').enumerate() {
         let entry = index + 1;
         let refuse = |what| OpPackageError { entry, text, what };
         let Some(slot) = packages.entries.get_mut(index) else {
@@ -93,18 +93,24 @@ pub fn parse(value: &str) -> Result<OpPackages<'_>, OpPackageError<'_>> {
 const TOO_MANY: &str = "is one too many: at most 4 op packages are registered";
 const _: () = assert!(MAX_OP_PACKAGES == 4, "TOO_MANY says the limit");
 
+/// `text` cut at each `separator` (an ASCII byte, so every piece is UTF-8 too), as `str::split` does; over bytes,
+/// whose splitting has no panic path (the skel and the audio module must have none).
+fn pieces(text: &str, separator: u8) -> impl Iterator<Item = &str> {
+    text.as_bytes().split(move |&byte| byte == separator).map(|piece| core::str::from_utf8(piece).unwrap_or_default())
+}
+
 /// One entry's fields, or what is wrong with it.
 fn entry_of(text: &str) -> Result<OpPackage<'_>, &'static str> {
     if text.is_empty() {
         return Err("is empty: each comma-separated entry is PATH:PROVIDER[:TARGET]");
     }
-    if text.contains('\0') {
+    if text.as_bytes().contains(&0) {
         return Err("contains a NUL byte");
     }
-    let mut fields = text.split(':');
+    let mut fields = pieces(text, b':');
     let path = fields.next().unwrap_or_default();
     let (Some(interface_provider), target, None) = (fields.next(), fields.next(), fields.next()) else {
-        return Err(if text.contains(':') {
+        return Err(if text.as_bytes().contains(&b':') {
             concat!("has more than three fields: ", syntax!())
         } else {
             concat!("has no interface provider: ", syntax!())
