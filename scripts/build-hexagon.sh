@@ -19,6 +19,7 @@
 #       liblpai_direct_capi.so  the audio module, likewise (run by `lpai-pd-shell --capi`)
 #       lpai-pd-shell           the PD shell that loads it with its own ELF loader (tests/pd-shell)
 #       libQnnLpaiContract.so, libQnnSystemContract.so  the contract model of libQnnLpai (tests/contract-model)
+#       liblpai_test_op_package.so  the test op package (tests/op-package: lpai.test::TestGain), test-only
 #   target/hexagon-embed/  the embedding API's qemu programs' parts (v73, static): liblpai_embed_qemu.a
 #       (tests/embed-qemu: the C library with the Linux user-mode platform, feature qemu-example, plus the contract
 #       model of libQnnLpai and lpai_embed_qemu_register_contract_model), which tests/embed_api.rs links
@@ -107,6 +108,16 @@ for library in libQnnLpaiContract.so libQnnSystemContract.so; do
     linker/dsp-runtime-symbols.txt,linker/virtual-hardware-symbols.txt --exports Qnn
   mv "$virtual/$library.partial" "$virtual/$library"
 done
+# The test op package (tests/op-package, test-only: package lpai.test, op TestGain) as a PD library beside them, so
+# the PD's dlopen finds it by its bare name; built and checked like the contract model (exports LpaiTestOpPackage_*).
+package_flags=("${model_flags[@]}")
+package_flags[11]="link-arg=--version-script=$PWD/tests/op-package/exports.ver"
+CARGO_TARGET_DIR=target/hexagon-op-package CARGO_ENCODED_RUSTFLAGS=$(encode "${package_flags[@]}") \
+  cargo build -q -p lpai-test-op-package --lib "${build_std[@]}"
+cp "target/hexagon-op-package/$target/release/liblpai_test_op_package.so" "$virtual/liblpai_test_op_package.so.partial"
+cargo run -q --release -p lpai-skel-fixup --bin lpai-skel-fixup -- "$virtual/liblpai_test_op_package.so.partial" \
+  linker/dsp-runtime-symbols.txt --exports LpaiTestOpPackage_
+mv "$virtual/liblpai_test_op_package.so.partial" "$virtual/liblpai_test_op_package.so"
 # The PD shell: a static Hexagon program (the Linux-user platform), v73 like everything qemu runs.
 CARGO_TARGET_DIR=target/hexagon-shell CARGO_ENCODED_RUSTFLAGS=$(encode "${selftest_flags[@]}") \
   cargo build -q -p lpai-pd-shell "${build_std[@]}"

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Writes the contract-model fixtures tests/fixtures/contract_single/ and tests/fixtures/contract_stream/.
+"""Writes the contract-model fixtures tests/fixtures/contract_single/, contract_stream/ and contract_custom_op/.
 
-Their context binaries are LPCM files (version 1), the format of the contract model of the LPAI backend
+Their context binaries are LPCM files (version 1; version 3 for contract_custom_op, whose graph names the custom op
+lpai.test::TestGain of the test op package tests/op-package), the format of the contract model of the LPAI backend
 (tests/contract-model: a model of the documented LPAI contract, not the vendor library). The expected outputs are
 computed here with this script's own implementation of the model's documented formula and counters, including
 what the runtime does on EARLY_TERMINATION (6038): it calls graphExecute again with the same inputs. The Rust
@@ -21,6 +22,9 @@ import struct
 
 MAGIC = b"LPCM"
 VERSION = 1
+VERSION_3 = 3
+# Version 3's API versions: the model's own (core API 2.32.0, LPAI backend API 2.26.0).
+MODEL_API_VERSIONS = (2, 32, 0, 2, 26, 0)
 UFIXED_POINT_8 = 0x0408
 UFIXED_POINT_16 = 0x0416
 EARLY_TERMINATION = 6038
@@ -87,6 +91,19 @@ FIXTURES = [
 ]
 
 
+FIXTURES.append(
+    {
+        **FIXTURES[0],
+        "name": "contract_custom_op",
+        "description": "Contract-model fixture (LPCM binary for the model of the documented LPAI contract, not the "
+        "vendor library): contract_single's graph in LPCM version 3, naming the custom op lpai.test::TestGain, so "
+        "contextCreateFromBinary needs the test op package (tests/op-package, provider "
+        "LpaiTestOpPackage_interfaceProvider) registered first; the outputs are contract_single's.",
+        "custom_ops": [("lpai.test", "TestGain")],
+    }
+)
+
+
 def elements(t):
     count = 1
     for dimension in t["shape"]:
@@ -100,8 +117,9 @@ def name_field(text):
     return raw + b"\0" * (32 - len(raw))
 
 
-def lpcm(graph, payload):
-    """The LPCM file of one graph (format documented in tests/contract-model/src/format/mod.rs)."""
+def lpcm(graph, payload, custom_ops=None):
+    """The LPCM file of one graph (format documented in tests/contract-model/src/format/mod.rs): version 1, or
+    version 3 (the model's own API versions) when the graph names custom ops (package, op)."""
     records = struct.pack(
         "<32sIIIII",
         name_field(graph["name"]),
@@ -128,9 +146,16 @@ def lpcm(graph, payload):
             t["shift"],
             t["step"],
         )
-    total = 16 + len(records) + len(payload)
     assert len(records) == 52 + 88 * (len(graph["inputs"]) + len(graph["outputs"]))
-    return struct.pack("<4sIII", MAGIC, VERSION, total, 1) + records + payload
+    if custom_ops is None:
+        version, prefix = VERSION, b""
+    else:
+        version = VERSION_3
+        prefix = struct.pack("<6II", *MODEL_API_VERSIONS, len(custom_ops))
+        for package, op in custom_ops:
+            prefix += struct.pack("<I32s32s", 0, name_field(package), name_field(op))
+    total = 16 + len(prefix) + len(records) + len(payload)
+    return struct.pack("<4sIII", MAGIC, version, total, 1) + prefix + records + payload
 
 
 def saturate(value):
@@ -212,7 +237,7 @@ def make(fixture, out_root):
         shutil.rmtree(directory)
     binary_name = fixture["name"] + ".bin"
     payload = bytes(rng.randrange(256) for _ in range(fixture["payload_bytes"]))
-    write(os.path.join(directory, binary_name), lpcm(graph, payload))
+    write(os.path.join(directory, binary_name), lpcm(graph, payload, fixture.get("custom_ops")))
 
     lines = []
     for _ in range(LINES):
@@ -249,7 +274,7 @@ def make(fixture, out_root):
         "lines": LINES,
         "seed": fixture["seed"],
         "contract_model": {
-            "format": "LPCM version 1 (tests/contract-model/src/format/mod.rs)",
+            "format": "LPCM version %d (tests/contract-model/src/format/mod.rs)" % (3 if fixture.get("custom_ops") else 1),
             "scratch_bytes": graph["scratch_bytes"],
             "persistent_bytes": graph["persistent_bytes"],
             "early_every": graph["early_every"],
@@ -265,6 +290,16 @@ def make(fixture, out_root):
             "dequantize_formula": "x = float32((q + qnn_offset) * scale)",
         },
     }
+    if fixture.get("custom_ops"):
+        manifest["contract_model"]["custom_ops"] = ["%s::%s" % op for op in fixture["custom_ops"]]
+        manifest["op_packages"] = [
+            {
+                "library": "liblpai_test_op_package.so",
+                "interface_provider": "LpaiTestOpPackage_interfaceProvider",
+                "package": "lpai.test",
+                "ops": ["TestGain"],
+            }
+        ]
     write(os.path.join(directory, "manifest.json"), (json.dumps(manifest, indent=2) + "\n").encode())
     print("%s: %d lines, answers %s" % (directory, LINES, manifest["contract_model"]["execute_answers_per_line"]))
 

@@ -104,6 +104,7 @@ mod with_sdk {
             BwFloatBlockEncoding => sdk::Qnn_BwFloatBlockEncoding_t,
             QuantizeParams => sdk::Qnn_QuantizeParams_t,
             ClientBuffer => sdk::Qnn_ClientBuffer_t,
+            NotifyStatus => sdk::Qnn_NotifyStatus_t,
             TensorRetrieveRaw => sdk::Qnn_TensorRetrieveRaw_t,
             TensorV1 => sdk::Qnn_TensorV1_t,
             SparseLayoutHybridCoo => sdk::Qnn_SparseLayoutHybridCoo_t,

@@ -16,7 +16,7 @@ use super::profile::{ProfileEventData, ProfileEventId, ProfileLevel};
 use super::tensor::Tensor;
 use super::types::{
     ApiVersion, BackendHandle, ContextBinarySize, ContextHandle, DeviceHandle, ErrorHandle, GraphHandle, LogCallback,
-    LogHandle, LogLevel, MemHandle, ProfileHandle, SignalHandle, Version,
+    LogHandle, LogLevel, MemHandle, NotifyFn, ProfileHandle, SignalHandle, Version,
 };
 
 /// A table entry declared without its signature (same size and ABI as any C function pointer).
@@ -69,6 +69,21 @@ pub type GraphExecuteFn = unsafe extern "C" fn(
     num_outputs: u32,
     profile: ProfileHandle,
     signal: SignalHandle,
+) -> ErrorHandle;
+
+/// `graphExecuteAsync(graph, inputs, numInputs, outputs, numOutputs, profile, signal, notifyFn, notifyParam)`: queues
+/// an execution on the graph's queue (the one graphExecute uses too); on success `notify_fn` (unless null) is later
+/// called with `notify_param` and the execution's result; a failed call never calls it.
+pub type GraphExecuteAsyncFn = unsafe extern "C" fn(
+    graph: GraphHandle,
+    inputs: *const Tensor,
+    num_inputs: u32,
+    outputs: *mut Tensor,
+    num_outputs: u32,
+    profile: ProfileHandle,
+    signal: SignalHandle,
+    notify_fn: NotifyFn,
+    notify_param: *mut c_void,
 ) -> ErrorHandle;
 
 /// `QNN_INTERFACE_VER_TYPE` (`QnnInterface_ImplementationV2_32_t`): the function table, in
@@ -174,8 +189,9 @@ pub struct InterfaceTable {
     >,
     /// \[21\] `graphExecute(graph, inputs, numInputs, outputs, numOutputs, profile, signal)`.
     pub graph_execute: Option<GraphExecuteFn>,
-    /// \[22\] `graphExecuteAsync` (untyped).
-    pub graph_execute_async: UntypedFn,
+    /// \[22\] `graphExecuteAsync(graph, inputs, numInputs, outputs, numOutputs, profile, signal, notifyFn,
+    /// notifyParam)`.
+    pub graph_execute_async: Option<GraphExecuteAsyncFn>,
     /// \[23\] `tensorCreateContextTensor(context, tensor)`.
     pub tensor_create_context_tensor:
         Option<unsafe extern "C" fn(context: ContextHandle, tensor: *mut Tensor) -> ErrorHandle>,

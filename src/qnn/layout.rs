@@ -6,12 +6,14 @@ use core::mem::{align_of, offset_of, size_of};
 use super::config::{BackendConfig, BackendProperty, ContextConfig, GraphConfig, GraphProperty};
 use super::interface::{Interface, InterfaceTable, INTERFACE_TABLE_ENTRIES};
 use super::lpai;
+use super::op_package;
 use super::profile::ProfileEventData;
 use super::system::{
     BinaryInfo, BinaryInfoV1, BinaryInfoV2, BinaryInfoV3, GraphInfo, GraphInfoV1, GraphInfoV2, GraphInfoV3,
     SystemInterface, SystemInterfaceTable, SYSTEM_INTERFACE_TABLE_ENTRIES,
 };
 use super::tensor::{ClientBuffer, QuantizeParams, Tensor, TensorV1, TensorV2};
+use super::types::NotifyStatus;
 
 #[cfg(not(any(target_arch = "hexagon", target_pointer_width = "64")))]
 compile_error!("lpai-direct: the QNN declarations are verified only for 64-bit targets and Hexagon");
@@ -63,8 +65,13 @@ layout_table! {
     "QnnInterface function table align": align_of::<InterfaceTable>() => 8 / 4;
     "QnnInterface function table graphExecute offset":
         offset_of!(InterfaceTable, graph_execute) => 168 / 84;
+    "QnnInterface function table graphExecuteAsync offset":
+        offset_of!(InterfaceTable, graph_execute_async) => 176 / 88;
     "QnnInterface function table backendGetProperty offset":
         offset_of!(InterfaceTable, backend_get_property) => 496 / 248;
+
+    "Qnn_NotifyStatus_t size": size_of::<NotifyStatus>() => 8 / 8;
+    "Qnn_NotifyStatus_t align": align_of::<NotifyStatus>() => 8 / 8;
 
     "QnnContext_Config_t size": size_of::<ContextConfig>() => 16 / 16;
     "QnnContext_Config_t align": align_of::<ContextConfig>() => 8 / 8;
@@ -115,6 +122,18 @@ layout_table! {
         offset_of!(GraphInfoV1, graph_inputs) => 16 / 8;
     "QnnSystemContext_GraphInfoV1_t.graphOutputs offset":
         offset_of!(GraphInfoV1, graph_outputs) => 32 / 16;
+
+    "QnnOpPackage_Interface_t size": size_of::<op_package::Interface>() => 88 / 48;
+    "QnnOpPackage_Interface_t align": align_of::<op_package::Interface>() => 8 / 4;
+    "QnnOpPackage_Interface_t union offset": offset_of!(op_package::Interface, implementation) => 16 / 12;
+    "QnnOpPackage_ImplementationV1_4_t size": size_of::<op_package::ImplementationV1_4>() => 72 / 36;
+    "QnnOpPackage_ImplementationV2_0_t size": size_of::<op_package::ImplementationV2_0>() => 56 / 28;
+    "QnnOpPackage_Info_t size": size_of::<op_package::Info>() => 176 / 88;
+    "QnnOpPackage_Info_t align": align_of::<op_package::Info>() => 8 / 4;
+    "QnnOpPackage_Info_t.numOperations offset": offset_of!(op_package::Info, num_operations) => 24 / 12;
+    "QnnOpPackage_Info_t.numOptimizations offset": offset_of!(op_package::Info, num_optimizations) => 40 / 20;
+    "QnnOpPackage_Info_t.opsetVersion offset": offset_of!(op_package::Info, opset_version) => 72 / 36;
+    "QnnOpPackage_Info_t.reserved offset": offset_of!(op_package::Info, reserved) => 80 / 40;
 
     "QnnLpaiGraph_Mem_t size": size_of::<lpai::GraphMem>() => 16 / 12;
     "QnnLpaiGraph_Mem_t align": align_of::<lpai::GraphMem>() => 8 / 4;

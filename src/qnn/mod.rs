@@ -13,6 +13,7 @@ pub mod error;
 pub mod interface;
 pub mod layout;
 pub mod lpai;
+pub mod op_package;
 pub mod profile;
 pub mod provide;
 pub mod system;

@@ -25,6 +25,18 @@ pub type ProfileHandle = Handle;
 /// `Qnn_SignalHandle_t`.
 pub type SignalHandle = Handle;
 
+/// `Qnn_NotifyStatus_t`: what an asynchronous execution ended with, passed by value to a [`NotifyFn`].
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct NotifyStatus {
+    /// `error`: the execution's result (0, or an error such as `QNN_GRAPH_ERROR_EARLY_TERMINATION`).
+    pub error: ErrorHandle,
+}
+
+/// `Qnn_NotifyFn_t`: `void (void* notifyParam, Qnn_NotifyStatus_t notifyStatus)`, called on a backend-owned thread
+/// when an execution queued by `graphExecuteAsync` finishes; null asks for no notification.
+pub type NotifyFn = Option<unsafe extern "C" fn(notify_param: *mut c_void, status: NotifyStatus)>;
+
 /// `Qnn_ContextBinarySize_t`: a byte count of a context binary.
 pub type ContextBinarySize = u64;
 

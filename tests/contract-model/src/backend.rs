@@ -2,9 +2,9 @@
 
 use crate::lock::with_state;
 use crate::log::Line;
-use crate::rules::{self, answer, Breach};
+use crate::rules::{self, Breach};
 use crate::state::{backend_handle, BackendSlot};
-use crate::{context, execute, graph, ALIGNMENT_START, SIZE_GRANULE};
+use crate::{asynchronous, context, execute, graph, op_package, ALIGNMENT_START, SIZE_GRANULE};
 use lpai_direct::qnn::error::{BACKEND_ERROR_CANNOT_INITIALIZE, COMMON_ERROR_INVALID_ARGUMENT};
 use lpai_direct::qnn::provide::{entries, Provider, ProviderList};
 use lpai_direct::qnn::{lpai, ApiVersion, BackendConfig, BackendConfigOption, BackendHandle, BackendProperty};
@@ -18,6 +18,7 @@ const TABLE: InterfaceTable = {
     let mut table: InterfaceTable = unsafe { core::mem::zeroed() };
     table.backend_create = Some(backend_create);
     table.backend_get_property = Some(backend_get_property);
+    table.backend_register_op_package = Some(op_package::backend_register_op_package);
     table.backend_free = Some(backend_free);
     table.context_create_from_binary = Some(context::context_create_from_binary);
     table.context_free = Some(context::context_free);
@@ -26,6 +27,7 @@ const TABLE: InterfaceTable = {
     table.graph_set_config = Some(graph::graph_set_config);
     table.graph_finalize = Some(graph::graph_finalize);
     table.graph_execute = Some(execute::graph_execute);
+    table.graph_execute_async = Some(asynchronous::graph_execute_async);
     table
 };
 
@@ -104,6 +106,19 @@ fn enpu_cores() -> u32 {
     1
 }
 
+/// Whether a backend created now executes asynchronously: always, unless on the host the environment variable
+/// `LPAI_CONTRACT_NO_EXECUTE_ASYNC` is `1` (a backend without graphExecuteAsync, for tests of a runtime's fallback).
+#[cfg(not(target_arch = "hexagon"))]
+fn execute_async() -> bool {
+    std::env::var_os("LPAI_CONTRACT_NO_EXECUTE_ASYNC").is_none_or(|value| value != "1")
+}
+
+/// On Hexagon every backend executes asynchronously (inside the call: the PD has no threads of the model).
+#[cfg(target_arch = "hexagon")]
+fn execute_async() -> bool {
+    true
+}
+
 /// On a DSP without an LPAI engine (`cores` 0) backendCreate fails: CANNOT_INITIALIZE (4000), after one log line.
 fn without_engine(cores: u32) -> Option<ErrorHandle> {
     if cores != 0 {
@@ -137,7 +152,7 @@ unsafe extern "C" fn backend_create(
             let Some(slot) = slot else {
                 return Err(rules::CAPACITY.breach().text("more than 8 live backends"));
             };
-            *slot = BackendSlot { serial, hw_info };
+            *slot = BackendSlot { serial, hw_info, execute_async: execute_async(), ..BackendSlot::EMPTY };
             Ok(serial)
         })
     });
@@ -216,12 +231,13 @@ unsafe extern "C" fn backend_get_property(
     0
 }
 
-/// backendFree: only after every context of the backend was freed.
+/// backendFree: only after every context of the backend was freed; then its op packages are released (terminate or
+/// free, then dlclose).
 ///
 /// # Safety
 /// Any handle value is accepted.
 unsafe extern "C" fn backend_free(backend: BackendHandle) -> ErrorHandle {
-    answer(with_state(|state| {
+    let freed = with_state(|state| {
         let Some(slot) = state.backend(backend) else {
             return Err(rules::BACKEND_HANDLE.breach().text("backendFree on ").hex(backend.addr() as u64));
         };
@@ -230,11 +246,21 @@ unsafe extern "C" fn backend_free(backend: BackendHandle) -> ErrorHandle {
         if live > 0 {
             return Err(rules::FREE_ORDER.breach().num(live as u64).text(" context(s) of the backend still live"));
         }
-        if let Some(slot) = state.backends.get_mut(slot) {
-            *slot = BackendSlot::default();
+        let slot = state.backends.get_mut(slot).ok_or_else(|| rules::BACKEND_HANDLE.breach().text("backendFree"))?;
+        let packages = slot.packages;
+        *slot = BackendSlot::EMPTY;
+        Ok(packages)
+    });
+    match freed {
+        Ok(packages) => {
+            // On the host, the model's execution thread ends before the caller may unload the model.
+            #[cfg(not(target_arch = "hexagon"))]
+            asynchronous::quiesce();
+            op_package::release_all(&packages);
+            0
         }
-        Ok(())
-    }))
+        Err(breach) => breach.report(),
+    }
 }
 
 /// The HW_INFO config (target, hardware version) a live backend was created with, if any.

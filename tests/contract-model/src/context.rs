@@ -1,7 +1,8 @@
 //! contextCreateFromBinary and contextFree, and the `binary-persistent` check the graph calls share.
 
-use crate::format::{loads_on, name_text, ApiVersions, Lpcm, MAX_GRAPHS};
+use crate::format::{loads_on, name_text, ApiVersions, Lpcm, MAX_GRAPHS, NAME_BYTES};
 use crate::lock::with_state;
+use crate::op_package::PackageSlot;
 use crate::rules::{self, answer, Breach};
 use crate::state::{context_handle, fnv1a, BinaryRecord, ContextSlot, GraphPlan, GraphSlot};
 use crate::ALIGNMENT_START;
@@ -163,9 +164,10 @@ unsafe fn create(
     unsafe { configs.check_island(&file) }?;
     let binary = BinaryRecord { addr: buffer.expose_provenance(), length, hash: fnv1a(bytes) };
     with_state(|state| {
-        if state.backend(backend).is_none() {
+        let Some(owner) = state.backend(backend).and_then(|index| state.backends.get(index)) else {
             return Err(rules::BACKEND_HANDLE.breach().text("backend freed during contextCreateFromBinary"));
-        }
+        };
+        check_custom_ops(&file, &owner.packages)?;
         let serial = state.take_serial();
         let Some(slot) = state.contexts.iter_mut().find(|slot| slot.serial == 0) else {
             return Err(rules::CAPACITY.breach().text("more than 8 live contexts"));
@@ -183,6 +185,19 @@ unsafe fn create(
         }
         Ok(serial)
     })
+}
+
+/// The `op-package` rule of contextCreateFromBinary: a package registered with the backend provides every custom
+/// op the binary's graphs use.
+fn check_custom_ops(file: &Lpcm<'_>, packages: &[PackageSlot]) -> Result<(), Breach> {
+    let Some(missing) = file.custom_ops().find(|op| !packages.iter().any(|kept| kept.provides(&op.package, &op.op)))
+    else {
+        return Ok(());
+    };
+    let graph = file.graph(missing.graph as usize).map_or([0; NAME_BYTES], |graph| graph.record.name);
+    let breach = rules::OP_PACKAGE_MISSING.breach().text("graph \"").name(&graph).text("\" uses op ");
+    let breach = breach.name(&missing.package).text("::").name(&missing.op);
+    Err(breach.text(", which no registered op package provides"))
 }
 
 /// The `binary-version` rule: the binary's core API and backend API majors are the model's and their minors no
@@ -219,6 +234,11 @@ pub(crate) unsafe fn check_binary(binary: &BinaryRecord, call: &str) -> Result<(
 /// # Safety
 /// The context's binary is still readable (QNN's persistent-binary rule).
 pub(crate) unsafe extern "C" fn context_free(context: ContextHandle, _profile: ProfileHandle) -> ErrorHandle {
+    // On the host contextFree first waits for the executions graphExecuteAsync queued on the context's graphs.
+    #[cfg(not(target_arch = "hexagon"))]
+    if let Some(serial) = with_state(|state| state.contexts.get(state.context(context)?).map(|slot| slot.serial)) {
+        crate::asynchronous::wait_for_context(serial);
+    }
     let freed = with_state(|state| {
         let slot = state.context(context)?;
         let context = state.contexts.get_mut(slot)?;

@@ -24,16 +24,37 @@ struct Run {
     persistent: Memory,
     binary: BinaryRecord,
     token: u32,
+    /// The serial of the graph's context (the host's queue waits by context).
+    #[cfg(not(target_arch = "hexagon"))]
+    context: u32,
 }
 
 /// A client buffer that passed the rules.
 #[derive(Clone, Copy)]
-struct Buffer {
+pub(crate) struct Buffer {
     data: *mut u8,
     size: usize,
 }
 
 const NO_BUFFER: Buffer = Buffer { data: core::ptr::null_mut(), size: 0 };
+
+/// The client buffers of one execution that passed the rules: inputs, then outputs.
+pub(crate) type Buffers = [[Buffer; MAX_IO]; 2];
+
+/// An execution that passed every rule of graphExecute, ready to compute.
+pub(crate) struct Checked {
+    run: Run,
+    header: Header,
+    pub(crate) buffers: Buffers,
+}
+
+#[cfg(not(target_arch = "hexagon"))]
+impl Checked {
+    /// The serial of the graph's context.
+    pub(crate) fn context(&self) -> u32 {
+        self.run.context
+    }
+}
 
 /// graphExecute.
 ///
@@ -49,9 +70,13 @@ pub(crate) unsafe extern "C" fn graph_execute(
     _profile: ProfileHandle,
     _signal: SignalHandle,
 ) -> ErrorHandle {
+    // On the host an execution waits for the executions graphExecuteAsync queued on its graph (one queue).
+    #[cfg(not(target_arch = "hexagon"))]
+    crate::asynchronous::wait_for_graph(graph);
     // SAFETY: forwarded from the caller.
-    match unsafe { execute(graph, inputs, input_count, outputs.cast_const(), output_count) } {
-        Ok(answer) => answer,
+    match unsafe { check(graph, inputs, input_count, outputs.cast_const(), output_count) } {
+        // SAFETY: the rules hold and the caller's memory is valid, as this function's contract says.
+        Ok(checked) => unsafe { compute_checked(&checked) },
         Err(breach) => breach.report(),
     }
 }
@@ -62,9 +87,15 @@ fn take_run(graph: GraphHandle) -> Result<Run, Breach> {
         let (_, index) = state.graph(graph).ok_or_else(stale)?;
         let (slot, serial, binary) = state.graph_mut(graph).ok_or_else(stale)?;
         match (slot.finalized, slot.scratch, slot.persistent) {
-            (true, Some(scratch), Some(persistent)) => {
-                Ok(Run { plan: slot.plan, scratch, persistent, binary, token: token(serial, index) })
-            }
+            (true, Some(scratch), Some(persistent)) => Ok(Run {
+                plan: slot.plan,
+                scratch,
+                persistent,
+                binary,
+                token: token(serial, index),
+                #[cfg(not(target_arch = "hexagon"))]
+                context: serial,
+            }),
             _ => {
                 let breach = rules::FINALIZED_AFTER_CONFIG.breach().text("graph ").name(&slot.plan.name);
                 Err(breach.text(": no graphFinalize after the last graphSetConfig (memory or tuning configs)"))
@@ -73,15 +104,12 @@ fn take_run(graph: GraphHandle) -> Result<Run, Breach> {
     })
 }
 
+/// The rules of the graph itself: a finalized graph of a live context, its binary intact, its persistent header
+/// its own.
+///
 /// # Safety
-/// As for [`graph_execute`].
-unsafe fn execute(
-    graph: GraphHandle,
-    inputs: *const Tensor,
-    input_count: u32,
-    outputs: *const Tensor,
-    output_count: u32,
-) -> Result<ErrorHandle, Breach> {
+/// The graph's scratch and persistent memory and the context's binary are still the caller's.
+unsafe fn take_checked_run(graph: GraphHandle) -> Result<(Run, Header), Breach> {
     let run = take_run(graph)?;
     // SAFETY: per the caller.
     unsafe { check_binary(&run.binary, "graphExecute") }?;
@@ -93,6 +121,22 @@ unsafe fn execute(
         let breach = breach.text(" instead of ").hex(persistent::MAGIC.into()).text(", ").hex(run.token.into());
         return Err(breach.text(": shared or clobbered since graphFinalize"));
     }
+    Ok((run, header))
+}
+
+/// Every rule of graphExecute, in its documented order; graphExecuteAsync checks the same.
+///
+/// # Safety
+/// As for [`graph_execute`].
+pub(crate) unsafe fn check(
+    graph: GraphHandle,
+    inputs: *const Tensor,
+    input_count: u32,
+    outputs: *const Tensor,
+    output_count: u32,
+) -> Result<Checked, Breach> {
+    // SAFETY: per the caller.
+    let (run, header) = unsafe { take_checked_run(graph) }?;
     let plan = &run.plan;
     let sides = [
         ("input", inputs, input_count, 0, plan.input_count),
@@ -110,9 +154,31 @@ unsafe fn execute(
     for ((what, _, _, first, expected), side) in sides.into_iter().zip(buffers.iter()) {
         check_padding(what, plan, first, expected, side)?;
     }
-    let [input_buffers, output_buffers] = buffers;
-    // SAFETY: the rules above hold, and the caller's memory is valid as [`graph_execute`] says.
-    Ok(unsafe { compute(&run, header, &input_buffers, &output_buffers) })
+    Ok(Checked { run, header, buffers })
+}
+
+/// Computes an execution that passed the rules just now.
+///
+/// # Safety
+/// The caller's memory is valid, as for [`graph_execute`].
+pub(crate) unsafe fn compute_checked(checked: &Checked) -> ErrorHandle {
+    // SAFETY: per the caller.
+    unsafe { compute(&checked.run, checked.header, &checked.buffers) }
+}
+
+/// Runs an execution that passed the rules at its call: on the host it ran later, so the graph's own rules are
+/// checked again (its context may have been freed from inside a notify function, or the graph un-finalized since).
+///
+/// # Safety
+/// The buffers are still the caller's, and so are the graph's memory and binary (QNN: until the notification).
+#[cfg(not(target_arch = "hexagon"))]
+pub(crate) unsafe fn run_checked(graph: GraphHandle, buffers: &Buffers) -> ErrorHandle {
+    // SAFETY: per the caller.
+    match unsafe { take_checked_run(graph) } {
+        // SAFETY: the rules hold again; the buffers passed them at the call.
+        Ok((run, header)) => unsafe { compute(&run, header, buffers) },
+        Err(breach) => breach.report(),
+    }
 }
 
 /// # Safety
@@ -220,7 +286,8 @@ fn formula(x: i64, out: &TensorPlan, frame: u32) -> u16 {
 
 /// # Safety
 /// The buffers passed the rules; the scratch and persistent memory are the caller's.
-unsafe fn compute(run: &Run, header: Header, inputs: &[Buffer; MAX_IO], outputs: &[Buffer; MAX_IO]) -> ErrorHandle {
+unsafe fn compute(run: &Run, header: Header, buffers: &Buffers) -> ErrorHandle {
+    let [inputs, outputs] = buffers;
     let scratch = with_exposed_provenance_mut::<u8>(run.scratch.addr);
     // SAFETY: the configured scratch size, checked at graphSetConfig.
     unsafe { write_bytes(scratch, SCRATCH_FILL, run.scratch.size as usize) };

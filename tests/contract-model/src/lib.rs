@@ -23,6 +23,68 @@
 //!   X.Y.Z (core API A.B.C), this backend is P.Q.R (core D.E.F)`. The system library describes any version and
 //!   reports the binary's versions in BinaryInfo v3 (`coreApiVersion`, `backendApiVersion`).
 //!
+//! # Asynchronous execution
+//!
+//! graphExecuteAsync (entry \[22\], [`lpai_direct::qnn::GraphExecuteAsyncFn`]) checks exactly what graphExecute
+//! checks, in the same order, with the same codes and log lines; a failed call answers the rule's code and never
+//! calls the notify function. A call that passes queues the execution and answers 0. The execution then runs as
+//! graphExecute would (the same outputs, counters and EARLY_TERMINATION every `early_every`-th call with the
+//! outputs untouched), and once the outputs are written the notify function, unless null, is called with the
+//! caller's parameter and `Qnn_NotifyStatus_t { error }` ([`lpai_direct::qnn::NotifyStatus`]): 0, or 6038
+//! (QNN_GRAPH_ERROR_EARLY_TERMINATION).
+//!
+//! Timing:
+//! - Host: one thread of the model, `lpai-contract-async`, runs the queued executions in FIFO order and calls each
+//!   notify function on itself. It starts when an execution is queued and none runs, and ends when the queue is
+//!   empty; backendFree joins it once it has ended, so a runtime may unload the model after its last backendFree. graphExecute and
+//!   graphExecuteAsync share that queue: graphExecute on a graph with queued executions first waits for them.
+//!   At most 16 executions wait at once; one more is refused by rule `async-queue`
+//!   ([`rules::ASYNC_QUEUE`], 6025 QNN_GRAPH_ERROR_EXECUTION_ASYNC_FIFO_FULL). contextFree first waits for every
+//!   execution queued on the context's graphs (so their buffers may be freed once it returns); backendFree needs
+//!   its contexts freed first (rule `free-order`), so nothing of its is queued by then. An execution re-checks its
+//!   graph's own rules when it runs (`live-handle`, `finalized-after-config`, `binary-persistent`,
+//!   `persistent-state`): a breach then is logged on the model's thread and is the notified status. A call made
+//!   from inside a notify function (on the model's thread) never waits: graphExecute there runs at once, and
+//!   contextFree there frees the context at once (its still queued executions are then notified with 6001).
+//! - Hexagon (the virtual aDSP's PD has no threads of the model): the execution runs inside the call, and the
+//!   notify function is called on the caller's thread before the call returns 0.
+//! - A backend without asynchronous execution, for tests of a runtime's fallback (host only): with
+//!   `LPAI_CONTRACT_NO_EXECUTE_ASYNC=1` in the environment at backendCreate, graphExecuteAsync on that backend's
+//!   graphs answers 1000 (QNN_GRAPH_ERROR_UNSUPPORTED_FEATURE, which is QNN_COMMON_ERROR_NOT_SUPPORTED) after
+//!   the line `contract: graphExecuteAsync is not supported by this backend (LPAI_CONTRACT_NO_EXECUTE_ASYNC=1 at
+//!   backendCreate)`, and never notifies.
+//!
+//! # Op packages
+//!
+//! backendRegisterOpPackage (entry \[5\]) registers a custom op package with the backend until backendFree. It
+//! opens the library (`dlopen`, RTLD_NOW: libc's on the host, the PD's on Hexagon, which finds a bare name in the
+//! PD shell's `--library-path` directories, then beside the skel), finds the provider (`dlsym`), calls it, and
+//! accepts interface 1.4 (calls `init`, then `getInfo`) and 2.0 (`create`, then `getInfo`); the infrastructure it
+//! hands to `init` / `create` is an empty object the package must not use. It reads the package name and op names
+//! with checked reads (names of 1..=31 printable ASCII bytes, at most [`MAX_PACKAGE_OPS`] ops) and keeps up to
+//! [`MAX_PACKAGES`] packages per backend; backendFree releases them (`terminate` or `free`, then `dlclose`). The
+//! target may be null or "" (the backend's own), "LPAI" or "DSP" ([`TARGETS`]); any other is refused. Each refusal
+//! is one line `contract: rule op-package: PATH: <reason>` (the path as given) with QNN's code:
+//!
+//! | code | when |
+//! | --- | --- |
+//! | 4004 QNN_BACKEND_ERROR_INVALID_ARGUMENT | null path or provider (the line then names the call, not a path), a path over 1023 bytes, another target |
+//! | 4005 OP_PACKAGE_NOT_FOUND | the path does not open as a library: `cannot be opened as a library (<dlerror>)` (host; the PD's loader logs its own reason) |
+//! | 4006 OP_PACKAGE_IF_PROVIDER_NOT_FOUND | no such symbol: `has no interface provider NAME` |
+//! | 4007 OP_PACKAGE_REGISTRATION_FAILED | the provider, `init` / `create` or `getInfo` fails, a name or op count out of bounds, or 4 packages are kept already |
+//! | 4008 OP_PACKAGE_UNSUPPORTED_VERSION | an interface version other than 1.4 and 2.0: `interface version X.Y.Z, the model knows 1.4 and 2.0` |
+//! | 4009 OP_PACKAGE_DUPLICATE | a package name + op name the backend has already: `op PKG::OP is registered already` |
+//! | 4011 INVALID_HANDLE | not a live backend (rule `live-handle`) |
+//!
+//! 4003 (NOT_SUPPORTED) is the answer of the Hexagon programs that link the model in statically (the self-test, the
+//! embedding examples), which have no dynamic loader (feature `pd-loader`, which only libQnnLpaiContract.so turns
+//! on): `... PATH: this build of the model has no dynamic loader (a static Hexagon program)`. A graph of an LPCM binary of format version 3 names the custom ops
+//! it uses ([`format`]); contextCreateFromBinary of a binary with an op no package registered with the backend
+//! provides fails with 5005 (QNN_CONTEXT_ERROR_CREATE_FROM_BINARY) and the line `contract: rule op-package: graph
+//! "G" uses op PKG::OP, which no registered op package provides`. Otherwise it loads, and computes its outputs as
+//! without custom ops (the model runs no op code). The system library describes such binaries as any other.
+//! The test op package (`tests/op-package`, `liblpai_test_op_package.so`) provides `lpai.test::TestGain`.
+//!
 //! # Outputs
 //!
 //! Output element `i` of an output whose source input has the elements `x[0..m)` (u8, or u16 little-endian):
@@ -59,16 +121,19 @@ pub mod persistent;
 pub mod rules;
 pub mod writer;
 
+mod asynchronous;
 mod backend;
 mod context;
 mod execute;
 mod graph;
 mod lock;
 mod log;
+mod op_package;
 mod state;
 mod system;
 
 pub use backend::{lpai_providers, recorded_hw_info, CORE_API};
+pub use op_package::{MAX_PACKAGES, MAX_PACKAGE_OPS, TARGETS};
 pub use state::{MAX_BACKENDS, MAX_CONTEXTS, MAX_SYSTEM_CONTEXTS};
 pub use system::{system_providers, SYSTEM_API};
 

@@ -53,6 +53,33 @@ rules! {
     /// Backend configs.
     BACKEND_CONFIG = "backend-config", code::BACKEND_ERROR_INVALID_CONFIG, "backendCreate",
         "only HW_INFO custom configs, with a known target and hardware version";
+    /// backendRegisterOpPackage: null arguments, or a target that is not the backend's.
+    OP_PACKAGE_ARGUMENTS = "op-package", code::BACKEND_ERROR_INVALID_ARGUMENT, "backendRegisterOpPackage",
+        "the package path and interface provider are not null; the target is null, \"\", \"LPAI\" or \"DSP\"";
+    /// backendRegisterOpPackage: the build can open libraries.
+    OP_PACKAGE_UNSUPPORTED = "op-package", code::BACKEND_ERROR_NOT_SUPPORTED, "backendRegisterOpPackage",
+        "the model can open libraries (the host, libQnnLpaiContract.so in a PD; not a static Hexagon program)";
+    /// backendRegisterOpPackage: the library opens.
+    OP_PACKAGE_NOT_FOUND = "op-package", code::BACKEND_ERROR_OP_PACKAGE_NOT_FOUND, "backendRegisterOpPackage",
+        "the package path opens as a library (dlopen)";
+    /// backendRegisterOpPackage: the interface provider is there.
+    OP_PACKAGE_PROVIDER = "op-package", code::BACKEND_ERROR_OP_PACKAGE_IF_PROVIDER_NOT_FOUND,
+        "backendRegisterOpPackage", "the library exports the interface provider named (dlsym)";
+    /// backendRegisterOpPackage: the package initialises and describes itself, and the backend has room.
+    OP_PACKAGE_REGISTRATION = "op-package", code::BACKEND_ERROR_OP_PACKAGE_REGISTRATION_FAILED,
+        "backendRegisterOpPackage",
+        "the provider, init / create and getInfo succeed; names of 1..=31 printable bytes, at most 8 ops; at most 4 \
+         packages per backend";
+    /// backendRegisterOpPackage: an interface version the model knows.
+    OP_PACKAGE_VERSION = "op-package", code::BACKEND_ERROR_OP_PACKAGE_UNSUPPORTED_VERSION,
+        "backendRegisterOpPackage", "the package's interface version is 1.4 or 2.0";
+    /// backendRegisterOpPackage: package name and op name are unique.
+    OP_PACKAGE_DUPLICATE = "op-package", code::BACKEND_ERROR_OP_PACKAGE_DUPLICATE, "backendRegisterOpPackage",
+        "no op of the package (package name + op name) is registered with the backend already";
+    /// contextCreateFromBinary: every custom op of the binary's graphs is registered.
+    OP_PACKAGE_MISSING = "op-package", code::CONTEXT_ERROR_CREATE_FROM_BINARY, "contextCreateFromBinary",
+        "every custom op a graph of the binary names (LPCM version 3) is provided by a package registered with the \
+         backend";
     /// Backend properties.
     BACKEND_PROPERTY = "backend-property", code::BACKEND_ERROR_NOT_SUPPORTED, "backendGetProperty",
         "only ALIGNMENT_REQ, REQUIRE_PERSISTENT_BINARY, ENPU_CORE_NUM and ENPU_CORE_INFO of a core there is";
@@ -118,6 +145,9 @@ rules! {
     /// I/O padding.
     IO_PADDED = "io-padded", code::GRAPH_ERROR_INVALID_TENSOR, "graphExecute",
         "every clientBuf.dataSize is a multiple of 64 and at least the tensor's bytes";
+    /// Executions queued by graphExecuteAsync (host).
+    ASYNC_QUEUE = "async-queue", code::GRAPH_ERROR_EXECUTION_ASYNC_FIFO_FULL, "graphExecuteAsync",
+        "at most 16 executions queued at once, on the model's execution thread (host)";
     /// System side: model files.
     SYSTEM_BINARY_FORMAT = "binary-format", code::SYSTEM_CONTEXT_ERROR_MALFORMED_BINARY,
         "systemContextGetBinaryInfo", "the binary parses as LPCM and its size equals the header's total_bytes";

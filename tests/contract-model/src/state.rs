@@ -5,6 +5,7 @@
 //! that later takes its slot.
 
 use crate::format::{self, GraphView, Name, MAX_GRAPHS, MAX_TENSORS};
+use crate::op_package::{PackageSlot, MAX_PACKAGES};
 use core::ffi::c_void;
 
 /// Backends alive at once.
@@ -154,11 +155,20 @@ pub(crate) struct ContextSlot {
     pub(crate) graphs: [GraphSlot; MAX_GRAPHS],
 }
 
-/// A live backend (serial 0: a free slot) and the HW_INFO it was given.
-#[derive(Clone, Copy, Debug, Default)]
+/// A live backend (serial 0: a free slot), the HW_INFO it was given, whether it executes asynchronously, and its
+/// registered op packages.
+#[derive(Clone, Copy, Debug)]
 pub(crate) struct BackendSlot {
     pub(crate) serial: u32,
     pub(crate) hw_info: Option<(u32, u32)>,
+    /// graphExecuteAsync is supported (false: `LPAI_CONTRACT_NO_EXECUTE_ASYNC=1` at backendCreate, host only).
+    pub(crate) execute_async: bool,
+    pub(crate) packages: [PackageSlot; MAX_PACKAGES],
+}
+
+impl BackendSlot {
+    pub(crate) const EMPTY: BackendSlot =
+        BackendSlot { serial: 0, hw_info: None, execute_async: false, packages: [PackageSlot::EMPTY; MAX_PACKAGES] };
 }
 
 /// Everything the model keeps between calls.
@@ -173,7 +183,7 @@ pub(crate) struct State {
 impl State {
     pub(crate) const INITIAL: State = State {
         next_serial: 1,
-        backends: [BackendSlot { serial: 0, hw_info: None }; MAX_BACKENDS],
+        backends: [BackendSlot::EMPTY; MAX_BACKENDS],
         contexts: [ContextSlot {
             serial: 0,
             backend: 0,

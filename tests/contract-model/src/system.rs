@@ -1,7 +1,8 @@
 //! The system library side (`QnnSystemInterface_getProviders`): system contexts that describe model files as
 //! BinaryInfo version 3, GraphInfo version 1 and `Qnn_Tensor_t` version 1, from a static area per system context.
 //! BinaryInfo's `coreApiVersion` and `backendApiVersion` are the versions the binary was made for (LPCM version 2's
-//! fields; the model's own for version 1); describing a binary made for other versions is no breach.
+//! and 3's fields; the model's own for version 1); describing a binary made for other versions, or one whose graphs
+//! use custom ops (version 3) whatever is registered, is no breach.
 
 use crate::format::{Lpcm, Name, TensorRecord, MAX_GRAPHS, MAX_RANK, MAX_TENSORS, NAME_BYTES};
 use crate::lock::with_state;

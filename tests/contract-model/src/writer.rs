@@ -1,11 +1,12 @@
 //! Writes model files (see [`crate::format`]) from a description, for tests and self-tests: [`write()`] writes
-//! version 1 (made for the model's own API versions), [`write_version_2`] version 2 with the API versions given.
+//! version 1 (made for the model's own API versions), [`write_version_2`] version 2 with the API versions given,
+//! [`write_version_3`] version 3 with the API versions and the custom ops its graphs use.
 //!
 //! The writer does not validate: it writes what it is told (so tests can make malformed files on purpose) and only
 //! refuses what does not fit the fields. [`crate::format::Lpcm::parse`] says whether the result is well-formed.
 
 use crate::format::{ApiVersions, API_VERSIONS_BYTES, GRAPH_BYTES, HEADER_BYTES, MAGIC, MAX_RANK, NAME_BYTES};
-use crate::format::{TENSOR_BYTES, VERSION, VERSION_2};
+use crate::format::{CUSTOM_OP_BYTES, TENSOR_BYTES, VERSION, VERSION_2, VERSION_3};
 
 /// A tensor to write.
 #[derive(Clone, Copy, Debug)]
@@ -51,6 +52,17 @@ pub struct GraphSpec<'s> {
     pub outputs: &'s [TensorSpec<'s>],
 }
 
+/// A custom op a graph uses (version 3): `package::op`, which a registered op package must provide.
+#[derive(Clone, Copy, Debug)]
+pub struct CustomOpSpec<'s> {
+    /// The index of the graph (in the `graphs` written) that uses it.
+    pub graph: u32,
+    /// The op package's name (at most 31 bytes), e.g. `lpai.test`.
+    pub package: &'s str,
+    /// The op's name (at most 31 bytes), e.g. `TestGain`.
+    pub op: &'s str,
+}
+
 /// Bytes a version 1 file with `graphs` and `payload` payload bytes takes.
 pub fn file_bytes(graphs: &[GraphSpec<'_>], payload: usize) -> usize {
     let records = graphs.iter().map(|graph| {
@@ -63,6 +75,13 @@ pub fn file_bytes(graphs: &[GraphSpec<'_>], payload: usize) -> usize {
 /// Bytes a version 2 file with `graphs` and `payload` payload bytes takes: [`file_bytes`] and the API versions.
 pub fn file_bytes_version_2(graphs: &[GraphSpec<'_>], payload: usize) -> usize {
     file_bytes(graphs, payload).saturating_add(API_VERSIONS_BYTES)
+}
+
+/// Bytes a version 3 file with `graphs`, `custom_ops` and `payload` payload bytes takes: [`file_bytes_version_2`],
+/// the custom op count and the entries.
+pub fn file_bytes_version_3(graphs: &[GraphSpec<'_>], custom_ops: &[CustomOpSpec<'_>], payload: usize) -> usize {
+    let entries = CUSTOM_OP_BYTES.saturating_mul(custom_ops.len()).saturating_add(4);
+    file_bytes_version_2(graphs, payload).saturating_add(entries)
 }
 
 struct Cursor<'o> {
@@ -99,24 +118,56 @@ impl Cursor<'_> {
 /// payload pattern in the bytes left; answers where the payload starts. `None` when something does not fit (a long
 /// name, more than 4 dimensions, more than 4 GiB, or `out` too small for the records).
 pub fn write(graphs: &[GraphSpec<'_>], out: &mut [u8]) -> Option<usize> {
-    write_file(graphs, None, out)
+    write_file(graphs, None, None, out)
 }
 
 /// Writes a version 2 file made for `versions` filling all of `out`, as [`write()`] does, with the API versions
 /// between the header and the records (`out` sized by [`file_bytes_version_2`]).
 pub fn write_version_2(graphs: &[GraphSpec<'_>], versions: ApiVersions, out: &mut [u8]) -> Option<usize> {
-    write_file(graphs, Some(versions), out)
+    write_file(graphs, Some(versions), None, out)
 }
 
-/// Version 1 without `versions`, version 2 with them.
-fn write_file(graphs: &[GraphSpec<'_>], versions: Option<ApiVersions>, out: &mut [u8]) -> Option<usize> {
+/// Writes a version 3 file made for `versions` whose graphs use `custom_ops`, filling all of `out` as [`write()`]
+/// does (`out` sized by [`file_bytes_version_3`]); [`ApiVersions::MODEL`] makes a binary the model loads.
+pub fn write_version_3(
+    graphs: &[GraphSpec<'_>],
+    versions: ApiVersions,
+    custom_ops: &[CustomOpSpec<'_>],
+    out: &mut [u8],
+) -> Option<usize> {
+    write_file(graphs, Some(versions), Some(custom_ops), out)
+}
+
+/// A whole version 3 file with `payload` payload bytes, made for the model's own API versions (host only).
+#[cfg(not(target_arch = "hexagon"))]
+pub fn version_3_file(
+    graphs: &[GraphSpec<'_>],
+    custom_ops: &[CustomOpSpec<'_>],
+    payload: usize,
+) -> Option<std::vec::Vec<u8>> {
+    let mut bytes = std::vec![0; file_bytes_version_3(graphs, custom_ops, payload)];
+    write_version_3(graphs, ApiVersions::MODEL, custom_ops, &mut bytes)?;
+    Some(bytes)
+}
+
+/// Version 1 without `versions`, version 2 with them, version 3 with them and `custom_ops`.
+fn write_file(
+    graphs: &[GraphSpec<'_>],
+    versions: Option<ApiVersions>,
+    custom_ops: Option<&[CustomOpSpec<'_>]>,
+    out: &mut [u8],
+) -> Option<usize> {
     let total = u32::try_from(out.len()).ok()?;
     for (index, byte) in out.iter_mut().enumerate() {
         *byte = (index as u8).wrapping_mul(29).wrapping_add(7);
     }
     let mut cursor = Cursor { out, at: 0, fits: true };
     cursor.put(&MAGIC);
-    cursor.word(if versions.is_some() { VERSION_2 } else { VERSION });
+    cursor.word(match (versions, custom_ops) {
+        (_, Some(_)) => VERSION_3,
+        (Some(_), None) => VERSION_2,
+        (None, None) => VERSION,
+    });
     cursor.word(total);
     cursor.word(u32::try_from(graphs.len()).ok()?);
     if let Some(ApiVersions { core, backend }) = versions {
@@ -124,6 +175,14 @@ fn write_file(graphs: &[GraphSpec<'_>], versions: Option<ApiVersions>, out: &mut
             cursor.word(version.major);
             cursor.word(version.minor);
             cursor.word(version.patch);
+        }
+    }
+    if let Some(custom_ops) = custom_ops {
+        cursor.word(u32::try_from(custom_ops.len()).ok()?);
+        for op in custom_ops {
+            cursor.word(op.graph);
+            cursor.name(op.package);
+            cursor.name(op.op);
         }
     }
     for graph in graphs {

@@ -182,10 +182,59 @@ fn the_version_2_layout() {
         }
         assert!(Lpcm::parse(&prefix).is_err(), "a {length}-byte prefix parsed");
     }
-    let mut third = bytes.clone();
-    third[4] = 3;
-    assert_eq!(Lpcm::parse(&third).unwrap_err().what, "version is not 1 or 2");
+    let mut fourth = bytes.clone();
+    fourth[4] = 4;
+    assert_eq!(Lpcm::parse(&fourth).unwrap_err().what, "version is not 1, 2 or 3");
     let compatible = [(2, 32, 0), (2, 0, 99), (2, 31, 0)].map(|(a, b, c)| loads_on(Version::new(a, b, c), CORE_API));
     assert_eq!(compatible, [true, true, true]);
     assert!(!loads_on(Version::new(2, 33, 0), CORE_API) && !loads_on(Version::new(1, 32, 0), CORE_API));
+}
+
+#[test]
+fn the_version_3_layout_and_its_malformed_custom_ops() {
+    let ops = [
+        writer::CustomOpSpec { graph: 0, package: "lpai.test", op: "TestGain" },
+        writer::CustomOpSpec { graph: 0, package: "pkg", op: "Other" },
+    ];
+    let bytes = writer::version_3_file(&SINGLE, &ops, 16).unwrap();
+    assert_eq!(bytes.len(), file_version_2(ApiVersions::MODEL, 16).len() + 4 + 2 * format::CUSTOM_OP_BYTES);
+    let word = |bytes: &[u8], at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap());
+    assert_eq!((word(&bytes, 4), word(&bytes, 40), word(&bytes, 44)), (3, 2, 0));
+    assert_eq!(&bytes[48..58], b"lpai.test\0");
+    assert_eq!(&bytes[80..89], b"TestGain\0");
+    assert_eq!(&bytes[44 + 2 * 68..44 + 2 * 68 + 2], b"g\0", "the graph records follow the custom ops");
+    let parsed = Lpcm::parse(&bytes).unwrap();
+    assert_eq!((parsed.version(), parsed.api_versions()), (format::VERSION_3, ApiVersions::MODEL));
+    let names: Vec<(Vec<u8>, Vec<u8>)> = parsed
+        .custom_ops()
+        .map(|op| (format::name_text(&op.package).to_vec(), format::name_text(&op.op).to_vec()))
+        .collect();
+    assert_eq!(names, [(b"lpai.test".to_vec(), b"TestGain".to_vec()), (b"pkg".to_vec(), b"Other".to_vec())]);
+    // Versions 1 and 2 have no custom ops.
+    assert_eq!(Lpcm::parse(&file(&SINGLE, 0)).unwrap().custom_ops().count(), 0);
+    assert_eq!(Lpcm::parse(&file_version_2(ApiVersions::MODEL, 0)).unwrap().custom_ops().count(), 0);
+    let malformed = |ops: &[writer::CustomOpSpec<'_>], change: &dyn Fn(&mut Vec<u8>)| {
+        let mut bytes = writer::version_3_file(&SINGLE, ops, 0).unwrap();
+        change(&mut bytes);
+        Lpcm::parse(&bytes).unwrap_err().what
+    };
+    let unchanged = |_: &mut Vec<u8>| {};
+    let too_many = |bytes: &mut Vec<u8>| bytes[40..44].copy_from_slice(&9u32.to_le_bytes());
+    assert_eq!(malformed(&ops, &too_many), "custom_op_count above 8");
+    let other_graph = [writer::CustomOpSpec { graph: 1, ..ops[0] }];
+    assert_eq!(malformed(&other_graph, &unchanged), "custom op graph is not a graph of the file");
+    let empty_name = [writer::CustomOpSpec { op: "", ..ops[0] }];
+    assert_eq!(malformed(&empty_name, &unchanged), "name empty or without a NUL");
+    assert_eq!(malformed(&[ops[0], ops[0]], &unchanged), "a graph names the same custom op twice");
+    let unprintable = |bytes: &mut Vec<u8>| bytes[49] = 0x07;
+    assert_eq!(malformed(&ops, &unprintable), "name has a byte that is not printable ASCII");
+    // Every prefix ending before the records are whole (total_bytes fixed up) is malformed.
+    let whole = writer::version_3_file(&SINGLE, &ops, 0).unwrap();
+    for length in 0..whole.len() {
+        let mut prefix = whole[..length].to_vec();
+        if let Some(total) = prefix.get_mut(8..12) {
+            total.copy_from_slice(&(length as u32).to_le_bytes());
+        }
+        assert!(Lpcm::parse(&prefix).is_err(), "a {length}-byte prefix parsed");
+    }
 }

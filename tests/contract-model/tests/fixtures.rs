@@ -1,5 +1,5 @@
 //! The contract fixtures (tests/fixtures/contract_*, written by scripts/make_contract_fixtures.py with its own
-//! implementation of the formula) run on the contract model (a model of the documented LPAI contract, not the
+//! implementation of the formula; contract_custom_op with the test op package registered first) run on the contract model (a model of the documented LPAI contract, not the
 //! vendor library) through its provider tables, repeating graphExecute on EARLY_TERMINATION as the runtime does:
 //! the answers and every output byte match the script's, and the float files match the native ones.
 
@@ -59,7 +59,15 @@ fn run_fixture(name: &str) {
     let native = lines(&directory, "native", inputs);
     let float = lines(&directory, "float", inputs);
     assert_eq!(native.len() as u64, manifest["lines"].as_u64().unwrap());
-    let mut session = Session::open(&binary);
+    let backend = create_backend();
+    // A fixture whose graph uses custom ops names the op packages to register first (the test op package).
+    for package in manifest["op_packages"].as_array().into_iter().flatten() {
+        assert_eq!(package["library"], "liblpai_test_op_package.so");
+        let path = std::ffi::CString::new(op_package_library().into_os_string().into_encoded_bytes()).unwrap();
+        let provider = std::ffi::CString::new(package["interface_provider"].as_str().unwrap()).unwrap();
+        assert_eq!(register_op_package(backend, Some(&path), Some(&provider), None), 0, "{name}");
+    }
+    let mut session = Session::open_on(backend, &binary);
     for (line, files) in native.iter().enumerate() {
         for (index, bytes) in files.iter().enumerate() {
             session.input_mut(index).copy_from_slice(bytes);
@@ -107,6 +115,21 @@ fn run_fixture(name: &str) {
 fn contract_single_matches_the_script() {
     let _serial = serial();
     run_fixture("contract_single");
+}
+
+#[test]
+fn contract_custom_op_matches_the_script_once_its_package_is_registered() {
+    let _serial = serial();
+    run_fixture("contract_custom_op");
+    // Without the package, the binary does not load.
+    let binary = Buffer::of(&read(&fixture("contract_custom_op").join("contract_custom_op.bin")));
+    let backend = create_backend();
+    let (answer, _) = create_context(backend, &binary, &[lpai_direct::qnn::ContextConfig::persistent_binary(true)]);
+    assert_eq!(answer, lpai_direct::qnn::error::CONTEXT_ERROR_CREATE_FROM_BINARY);
+    assert!(one_rule("op-package")
+        .ends_with("graph \"single\" uses op lpai.test::TestGain, which no registered op package provides"));
+    // SAFETY: a live backend of this test, freed once.
+    assert_eq!(unsafe { lpai_table().backend_free.unwrap()(backend) }, 0);
 }
 
 #[test]

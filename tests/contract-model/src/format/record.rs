@@ -65,7 +65,7 @@ pub(super) fn word(bytes: &[u8], at: usize) -> Option<u32> {
     Some(u32::from_le_bytes(<[u8; 4]>::try_from(four).ok()?))
 }
 
-fn name_at(bytes: &[u8], at: usize) -> Option<Name> {
+pub(super) fn name_at(bytes: &[u8], at: usize) -> Option<Name> {
     <Name>::try_from(bytes.get(at..at.checked_add(NAME_BYTES)?)?).ok()
 }
 
@@ -76,7 +76,7 @@ pub fn name_text(name: &Name) -> &[u8] {
 }
 
 /// A name is printable ASCII, not empty, then NULs only (at least one).
-fn check_name(name: &Name, at: usize) -> Result<(), Malformed> {
+pub(super) fn check_name(name: &Name, at: usize) -> Result<(), Malformed> {
     let text = name_text(name);
     if text.is_empty() || text.len() == NAME_BYTES {
         return Err(malformed("name empty or without a NUL", at, text.len() as u64));

@@ -239,3 +239,34 @@ pub fn attach(tensor: &mut Tensor, data: *mut u8, data_size: usize) {
     common.mem_type = TensorMemType::RAW;
     common.memory = TensorMemory { client_buf: ClientBuffer { data: data.cast(), data_size: data_size as u32 } };
 }
+
+/// The host build of the test op package (tests/op-package, `liblpai_test_op_package.so`), built now by cargo into
+/// the target directory of this test's own profile if it is missing or stale.
+pub fn op_package_library() -> std::path::PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    let profile_dir = exe.parent().and_then(std::path::Path::parent).unwrap().to_path_buf();
+    let target_dir = profile_dir.parent().unwrap();
+    let mut build = std::process::Command::new(env!("CARGO"));
+    build.args(["build", "-q", "-p", "lpai-test-op-package", "--target-dir"]).arg(target_dir);
+    if profile_dir.file_name() == Some(std::ffi::OsStr::new("release")) {
+        build.arg("--release");
+    }
+    let status = build.status().expect("cannot run cargo to build lpai-test-op-package");
+    assert!(status.success(), "cargo build -p lpai-test-op-package failed");
+    let library = profile_dir.join("liblpai_test_op_package.so");
+    assert!(library.exists(), "{} is missing after cargo build -p lpai-test-op-package", library.display());
+    library
+}
+
+/// backendRegisterOpPackage with these (nullable) arguments: the code.
+pub fn register_op_package(
+    backend: Handle,
+    path: Option<&std::ffi::CStr>,
+    provider: Option<&std::ffi::CStr>,
+    target: Option<&std::ffi::CStr>,
+) -> u32 {
+    let pointer = |text: Option<&std::ffi::CStr>| text.map_or(null(), std::ffi::CStr::as_ptr);
+    let register = lpai_table().backend_register_op_package.unwrap();
+    // SAFETY: null or NUL-terminated strings that outlive the call; the library is the test op package.
+    code(unsafe { register(backend, pointer(path), pointer(provider), pointer(target)) })
+}

@@ -5,7 +5,7 @@ use super::{
 };
 use super::{tensor_bytes, Buffer};
 use lpai_contract_model::persistent::{self, Header};
-use lpai_direct::qnn::{lpai, ContextConfig, GraphProperty, GraphPropertyOption, Handle, Tensor};
+use lpai_direct::qnn::{lpai, ContextConfig, GraphProperty, GraphPropertyOption, Handle, NotifyFn, Tensor};
 use std::ffi::CStr;
 use std::ptr::null_mut;
 
@@ -34,7 +34,11 @@ impl Session {
     /// Backend, description, context (PERSISTENT_BINARY), graphRetrieve of graph `index`, I/O buffers padded to 64;
     /// no memory configs yet.
     pub fn created(file: &[u8], index: usize) -> Session {
-        let backend = create_backend();
+        Session::created_on(create_backend(), file, index)
+    }
+
+    /// [`Session::created`] on a backend the caller created (and this session frees).
+    pub fn created_on(backend: Handle, file: &[u8], index: usize) -> Session {
         let binary = Buffer::of(file);
         let (system, graphs) = describe(&binary);
         let info = graphs[index].common().unwrap();
@@ -86,7 +90,12 @@ impl Session {
 
     /// [`Session::created`] on graph 0, then the memory, perf and affinity configs and graphFinalize.
     pub fn open(file: &[u8]) -> Session {
-        let session = Session::created(file, 0);
+        Session::open_on(create_backend(), file)
+    }
+
+    /// [`Session::open`] on a backend the caller created (and this session frees).
+    pub fn open_on(backend: Handle, file: &[u8]) -> Session {
+        let session = Session::created_on(backend, file, 0);
         assert_eq!(session.set_memory(), 0);
         assert_eq!(session.finalize(), 0);
         session
@@ -147,6 +156,17 @@ impl Session {
         let (outputs, output_count) = (self.output_tensors.as_mut_ptr(), self.output_tensors.len() as u32);
         // SAFETY: tensors and buffers live in this session.
         code(unsafe { execute(self.graph, inputs, input_count, outputs, output_count, null_mut(), null_mut()) })
+    }
+
+    /// graphExecuteAsync with this notify function and parameter: the call's answer.
+    pub fn execute_async(&mut self, notify: NotifyFn, param: *mut std::ffi::c_void) -> u32 {
+        let execute = lpai_table().graph_execute_async.unwrap();
+        let (inputs, input_count) = (self.input_tensors.as_ptr(), self.input_tensors.len() as u32);
+        let (outputs, output_count) = (self.output_tensors.as_mut_ptr(), self.output_tensors.len() as u32);
+        // SAFETY: tensors and buffers live in this session, which outlives its executions (contextFree waits).
+        code(unsafe {
+            execute(self.graph, inputs, input_count, outputs, output_count, null_mut(), null_mut(), notify, param)
+        })
     }
 
     /// The tensor bytes of input `index` (without padding).
