@@ -39,6 +39,8 @@ struct StageWith {
     binary: Option<PathBuf>,
     /// A skel other than the virtual aDSP's.
     skel: Option<PathBuf>,
+    /// `--op_packages` for the stage (local Hexagon files).
+    op_packages: Option<String>,
 }
 
 /// Stages `fixture` for the virtual device: the aarch64 HLOS build, the virtual aDSP's v73 skel, the Hexagon
@@ -80,9 +82,11 @@ fn stage_into(work: &Path, fixture: &str, with: &StageWith) -> Output {
         "cargo build --release --target aarch64-unknown-linux-gnu -p lpai-contract-system",
     );
     let directory = work.join("staged");
+    let op_packages = with.op_packages.iter().map(|packages| format!("--op_packages={packages}"));
     std::process::Command::new(stager())
         .current_dir(&fixture_dir)
         .arg("stage")
+        .args(op_packages)
         .arg(format!("--output_dir={}", directory.display()))
         .arg(format!("--retrieve_context={}", binary.display()))
         .arg(format!("--input_list={}", list.display()))
@@ -273,6 +277,44 @@ fn the_seed_command_runs_every_contract_fixture_bit_exact_in_both_modes() {
             }
         }
     }
+}
+
+#[test]
+fn staged_op_packages_let_a_custom_op_binary_run_in_both_modes_and_a_wrong_provider_is_named() {
+    const PROVIDER: &str = "LpaiTestOpPackage_interfaceProvider";
+    let package = common::virtual_adsp("liblpai_test_op_package.so");
+    let with = StageWith { op_packages: Some(format!("{}:{PROVIDER}", package.display())), ..StageWith::default() };
+    let staged = stage("contract_custom_op", &with);
+    assert!(
+        std::fs::read(staged.directory.join("adsp/liblpai_test_op_package.so")).unwrap()
+            == std::fs::read(&package).unwrap()
+    );
+    // As the staged run line names it: by its file name, which the PD finds in adsp/ on ADSP_LIBRARY_PATH.
+    let registered = format!("liblpai_test_op_package.so:{PROVIDER}");
+    let reference = common::fixture("contract_custom_op").join("reference/float");
+    for direct in [true, false] {
+        let ran = run_seed(&staged, &[], &[], direct, false, &["--op_packages", &registered]);
+        assert_eq!(ran.status, Some(0), "direct={direct}:\n{}{}", ran.stdout, ran.stderr);
+        let output = output_of(&staged);
+        let expected = common::files_below(&reference);
+        assert_eq!(common::result_files(&output), expected, "direct={direct}");
+        for file in &expected {
+            let same = std::fs::read(output.join(file)).unwrap() == std::fs::read(reference.join(file)).unwrap();
+            assert!(same, "direct={direct}: {} differs", file.display());
+        }
+        std::fs::remove_dir_all(&output).unwrap();
+    }
+    let without = run_seed(&staged, &[], &[], true, false, &[]);
+    assert!(without.error_line().contains("QNN_CONTEXT_ERROR_CREATE_FROM_BINARY (5005)"), "{}", without.stderr);
+    std::fs::remove_dir_all(output_of(&staged)).unwrap();
+    let wrong =
+        run_seed(&staged, &[], &[], true, false, &["--op_packages", "liblpai_test_op_package.so:NoSuchProvider"]);
+    let line = wrong.error_line();
+    let expected = "--op_packages: register_op_package failed in ";
+    let named = "op package liblpai_test_op_package.so:NoSuchProvider: backendRegisterOpPackage failed: \
+                 QNN_BACKEND_ERROR_OP_PACKAGE_IF_PROVIDER_NOT_FOUND (4006)";
+    assert!(line.contains(expected) && line.contains(named), "{line}");
+    nothing_written_but_the_record(&staged, line);
 }
 
 #[test]
