@@ -8,6 +8,8 @@
 #   without memory placement  load never reads LPAI memory types from its flags (issue 23; both pools in DDR)
 #   without async execution  start_frame never calls graphExecuteAsync (issue 23; direct mode runs each frame
 #                         inside start_frame, as on a backend without it: the notify trampoline goes)
+#   without op packages   register_op_package is not dispatched (issue 23; the method, the runtime's registration
+#                         and its messages go with it)
 #   without all three
 # The cuts are edits of the sources this script makes in the scratch worktree; it stops when one no longer applies.
 # Nothing it builds is shipped or committed. Takes a few minutes (one build of the dsp crate per line).
@@ -66,6 +68,9 @@ cut_memory_placement() {
     '    let memory = match Ok::<lpai_direct::qnn::lpai::MemoryPlacement, u32>(Default::default()) {'
   replace dsp/src/skel/load.rs 'use lpai_direct::wire::{placement_of_load, priority_of_load,' 'use lpai_direct::wire::{priority_of_load,'
 }
+cut_op_packages() {
+  replace dsp/src/skel/dispatch.rs '        codec::register_op_package::ID => methods::register_op_package(session, call),' ''
+}
 
 cut_async_execution() {
   replace dsp/src/runtime/graph/frames.rs \
@@ -82,4 +87,5 @@ cut_direct_mode; row "without direct mode" "$(text_bytes)"; git checkout -q .
 cut_records; row "without records" "$(text_bytes)"; git checkout -q .
 cut_memory_placement; row "without memory placement" "$(text_bytes)"; git checkout -q .
 cut_async_execution; row "without async execution" "$(text_bytes)"; git checkout -q .
+cut_op_packages; row "without op packages" "$(text_bytes)"; git checkout -q .
 cut_messages; cut_direct_mode; cut_records; row "without all three" "$(text_bytes)"

@@ -47,9 +47,9 @@ CARGO_PROFILE_DEV_PANIC=abort CARGO_TARGET_DIR=target/hexagon-clippy cargo clipp
 step "build the Hexagon skel, the self-test executable and the virtual aDSP"
 bash scripts/build-hexagon.sh
 
-step "build the host skel (cdylib), the embedding API's host static library, the audio module (cdylib), the host contract model, the aarch64 HLOS side and the virtual device"
+step "build the host skel (cdylib), the embedding API's host static library, the audio module (cdylib), the host contract model and its test op package, the aarch64 HLOS side and the virtual device"
 cargo build -q -p lpai-direct-dsp -p lpai-direct-embed -p lpai-direct-capi --release
-cargo build -q --release -p lpai-contract-lpai -p lpai-contract-system
+cargo build -q --release -p lpai-contract-lpai -p lpai-contract-system -p lpai-test-op-package
 QNN_TARGET_ARCH=aarch64-oe-linux-gcc11.2 bash scripts/build-hlos.sh >/dev/null
 # The virtual device's parts (tests/virtual_device.rs): its aarch64 libadsprpc.so, the aarch64 contract system
 # library the stage puts on the HLOS side, and its host tools (the seccomp wrapper, the signing tool).

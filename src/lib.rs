@@ -10,6 +10,7 @@ pub mod farf;
 pub mod job;
 pub mod layout;
 pub mod metadata;
+pub mod op_package;
 pub mod qnn;
 pub mod quantize;
 pub mod sha256;

@@ -426,3 +426,22 @@ fn q31_samples_on_the_quantizations_edges_give_orts_results() {
     scores_are_orts(&results, &common::ort_scores("audio_frame", &windows, work.path()));
     assert_eq!(end(table, instance), EOK);
 }
+
+#[test]
+fn the_configurations_op_packages_are_registered_before_the_model_and_a_malformed_one_is_refused() {
+    let _guard = common::qnn_lock();
+    let mut spf = Spf::new();
+    let table = spf.table();
+    let instance = spf.instance();
+    let mut malformed = configuration("op_packages=libNoOps.so\n");
+    assert_eq!(set_param(table, instance, ids::PARAM_ID_CONFIG, &mut malformed), EBADPARAM);
+    // libQnnHtp cannot open the package, so the model that follows does not load (without the registration it
+    // would: the same model loads in the other tests).
+    let mut absent = configuration("op_packages=/nonexistent/libNoOps.so:NoOps_interfaceProvider\n");
+    assert_eq!(set_param(table, instance, ids::PARAM_ID_CONFIG, &mut absent), EOK);
+    let mut model = std::fs::read(common::fixture("audio_frame/audio_frame_qnn.bin")).unwrap();
+    assert_eq!(set_param(table, instance, ids::PARAM_ID_MODEL, &mut model), capi::EFAILED);
+    assert_eq!(set_param(table, instance, ids::PARAM_ID_CONFIG, &mut configuration("")), EOK);
+    assert_eq!(set_param(table, instance, ids::PARAM_ID_MODEL, &mut model), EOK, "the same model without the package");
+    assert_eq!(end(table, instance), EOK);
+}

@@ -203,3 +203,43 @@ fn a_bare_backend_name_is_left_to_the_dynamic_loader() {
     assert_refused(&outcome, &output.join("none"), &["libQnnNothing.so", "cannot be loaded"]);
     assert!(!outcome.stderr.contains("does not exist"), "{}", outcome.stderr);
 }
+
+#[test]
+fn an_op_package_the_backend_cannot_open_stops_the_run_in_either_mode_naming_it_and_qnns_error() {
+    let _guard = common::qnn_lock();
+    let work = tempfile::tempdir().unwrap();
+    let fixture = common::fixture("kws_conv");
+    let binary = fixture.join("kws_conv_qnn.bin");
+    // libQnnHtp's own answers: a file that does not exist and a file that is not a library are both NOT_FOUND.
+    let packages = ["/nonexistent/libNoOps.so:NoOps_interfaceProvider", "input_list_float.txt:NoOps_interfaceProvider"];
+    for (index, (package, mode)) in packages.iter().flat_map(|p| [(p, None), (p, Some("--direct_mode"))]).enumerate() {
+        let output = work.path().join(format!("out-{index}"));
+        let mut args = kws_args(&backend(), &binary, "input_list_float.txt", &output);
+        args.extend([format!("--op_packages={package}")].into_iter().chain(mode.map(String::from)));
+        let outcome = lpai_net_run(&args, &fixture);
+        let named = format!("op package {package}: backendRegisterOpPackage failed");
+        assert_refused(
+            &outcome,
+            &output,
+            &["--op_packages: ", &named, "QNN_BACKEND_ERROR_OP_PACKAGE_NOT_FOUND (4005)"],
+        );
+    }
+}
+
+#[test]
+fn a_malformed_op_packages_value_is_refused_in_one_line_naming_the_flag_and_the_entry() {
+    let work = tempfile::tempdir().unwrap();
+    let fixture = common::fixture("kws_conv");
+    let binary = fixture.join("kws_conv_qnn.bin");
+    for (value, says) in [
+        ("libA.so:ProvideA,libB.so", "entry 2 'libB.so' has no interface provider: write PATH:PROVIDER[:TARGET]"),
+        ("libA.so:P:DSP:x", "entry 1 'libA.so:P:DSP:x' has more than three fields"),
+        ("a:b,c:d,e:f,g:h,i:j", "entry 5 'i:j' is one too many: at most 4 op packages are registered"),
+    ] {
+        let output = work.path().join("out");
+        let mut args = kws_args(&backend(), &binary, "input_list_float.txt", &output);
+        args.push(format!("--op_packages={value}"));
+        let outcome = lpai_net_run(&args, &fixture);
+        assert_refused(&outcome, &output, &["--op_packages", says]);
+    }
+}

@@ -288,6 +288,52 @@ fn push_without_adb_on_path_fails_before_staging_anything() {
     assert!(!output.exists() && !partial_of(&output).exists());
 }
 
+#[test]
+fn op_packages_are_staged_in_adsp_and_the_run_registers_them_by_name() {
+    let work = tempfile::tempdir().unwrap();
+    let hlos = stand_ins(&work.path().join("hlos"));
+    let output = work.path().join("stage");
+    // Any Hexagon library stands in for a package here: stage checks and places it, the run registers it.
+    let package = common::virtual_adsp("libQnnSystemContract.so");
+    let mut args = base_args(&output, &hlos);
+    args.push(format!("--hlos_dir={}", hlos.display()));
+    args.push(format!("--op_packages={}:MyOps_interfaceProvider:DSP", package.display()));
+    let ran = stage(&args, &[], None);
+    let (stdout, stderr) = text(&ran);
+    assert!(ran.status.success(), "{stdout}{stderr}");
+    let staged = output.join("adsp/libQnnSystemContract.so");
+    assert!(std::fs::read(&staged).unwrap() == std::fs::read(&package).unwrap(), "the package is copied into adsp/");
+    let flags = " --op_packages libQnnSystemContract.so:MyOps_interfaceProvider:DSP";
+    assert!(stdout.contains(&format!("adb shell \"{}\"", run_line(flags))), "{stdout}");
+    let line = run_line(flags);
+    let options = Options::try_parse_from(
+        std::iter::once("lpai-net-run").chain(line.split_once("./lpai-net-run ").unwrap().1.split(' ')),
+    );
+    let packages = options.unwrap().settings().op_packages;
+    assert_eq!(packages.len(), 1);
+    assert_eq!(
+        (packages[0].path.to_str(), packages[0].target.as_deref()),
+        (Some("libQnnSystemContract.so"), Some("DSP"))
+    );
+    assert!(
+        stdout.contains("adsp/libQnnLpaiContract.so, adsp/libQnnSystemContract.so ("),
+        "it is signed with the rest: {stdout}"
+    );
+
+    let malformed = work.path().join("malformed");
+    let mut args = base_args(&malformed, &hlos);
+    args.push("--op_packages=libMyOps.so".into());
+    let ran = stage(&args, &[], None);
+    let (_, stderr) = text(&ran);
+    assert_eq!(ran.status.code(), Some(2));
+    assert!(
+        stderr.lines().next().unwrap().contains("--op_packages")
+            && stderr.contains("entry 1 'libMyOps.so' has no interface provider"),
+        "{stderr}"
+    );
+    assert!(!malformed.exists());
+}
+
 /// A refused stage: its arguments, its environment, and what its error must say.
 type Refusal = (Vec<String>, Vec<(&'static str, &'static str)>, String);
 
@@ -369,6 +415,17 @@ fn refusals_name_the_file_or_setting_at_fault_and_stage_nothing() {
             "--retrieve_context absent.bin does not exist".into(),
         ),
         (with_hlos(&["--device_dir=/data/my dir".into()]), vec![], "--device_dir \"/data/my dir\" must be".into()),
+        // An op package that is not there, or not a Hexagon library.
+        (
+            with_hlos(&["--op_packages=/nonexistent/libMyOps.so:MyOps_interfaceProvider".into()]),
+            vec![],
+            "--op_packages /nonexistent/libMyOps.so does not exist".into(),
+        ),
+        (
+            with_hlos(&[format!("--op_packages={}:MyOps_interfaceProvider", hlos.join("libQnnSystem.so").display())]),
+            vec![],
+            "--op_packages ".to_string() + &hlos.join("libQnnSystem.so").display().to_string() + " is an AArch64 ELF",
+        ),
     ];
     for (args, environment, expected) in cases {
         let ran = stage(&args, &environment, None);

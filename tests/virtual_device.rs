@@ -7,7 +7,7 @@
 
 mod common;
 
-use lpai_direct::version::{Record, Version};
+use lpai_direct::version::{Record, Version, INTERFACE};
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
@@ -39,6 +39,8 @@ struct StageWith {
     binary: Option<PathBuf>,
     /// A skel other than the virtual aDSP's.
     skel: Option<PathBuf>,
+    /// `--op_packages` for the stage (local Hexagon files).
+    op_packages: Option<String>,
 }
 
 /// Stages `fixture` for the virtual device: the aarch64 HLOS build, the virtual aDSP's v73 skel, the Hexagon
@@ -80,9 +82,11 @@ fn stage_into(work: &Path, fixture: &str, with: &StageWith) -> Output {
         "cargo build --release --target aarch64-unknown-linux-gnu -p lpai-contract-system",
     );
     let directory = work.join("staged");
+    let op_packages = with.op_packages.iter().map(|packages| format!("--op_packages={packages}"));
     std::process::Command::new(stager())
         .current_dir(&fixture_dir)
         .arg("stage")
+        .args(op_packages)
         .arg(format!("--output_dir={}", directory.display()))
         .arg(format!("--retrieve_context={}", binary.display()))
         .arg(format!("--input_list={}", list.display()))
@@ -276,6 +280,44 @@ fn the_seed_command_runs_every_contract_fixture_bit_exact_in_both_modes() {
 }
 
 #[test]
+fn staged_op_packages_let_a_custom_op_binary_run_in_both_modes_and_a_wrong_provider_is_named() {
+    const PROVIDER: &str = "LpaiTestOpPackage_interfaceProvider";
+    let package = common::virtual_adsp("liblpai_test_op_package.so");
+    let with = StageWith { op_packages: Some(format!("{}:{PROVIDER}", package.display())), ..StageWith::default() };
+    let staged = stage("contract_custom_op", &with);
+    assert!(
+        std::fs::read(staged.directory.join("adsp/liblpai_test_op_package.so")).unwrap()
+            == std::fs::read(&package).unwrap()
+    );
+    // As the staged run line names it: by its file name, which the PD finds in adsp/ on ADSP_LIBRARY_PATH.
+    let registered = format!("liblpai_test_op_package.so:{PROVIDER}");
+    let reference = common::fixture("contract_custom_op").join("reference/float");
+    for direct in [true, false] {
+        let ran = run_seed(&staged, &[], &[], direct, false, &["--op_packages", &registered]);
+        assert_eq!(ran.status, Some(0), "direct={direct}:\n{}{}", ran.stdout, ran.stderr);
+        let output = output_of(&staged);
+        let expected = common::files_below(&reference);
+        assert_eq!(common::result_files(&output), expected, "direct={direct}");
+        for file in &expected {
+            let same = std::fs::read(output.join(file)).unwrap() == std::fs::read(reference.join(file)).unwrap();
+            assert!(same, "direct={direct}: {} differs", file.display());
+        }
+        std::fs::remove_dir_all(&output).unwrap();
+    }
+    let without = run_seed(&staged, &[], &[], true, false, &[]);
+    assert!(without.error_line().contains("QNN_CONTEXT_ERROR_CREATE_FROM_BINARY (5005)"), "{}", without.stderr);
+    std::fs::remove_dir_all(output_of(&staged)).unwrap();
+    let wrong =
+        run_seed(&staged, &[], &[], true, false, &["--op_packages", "liblpai_test_op_package.so:NoSuchProvider"]);
+    let line = wrong.error_line();
+    let expected = "--op_packages: register_op_package failed in ";
+    let named = "op package liblpai_test_op_package.so:NoSuchProvider: backendRegisterOpPackage failed: \
+                 QNN_BACKEND_ERROR_OP_PACKAGE_IF_PROVIDER_NOT_FOUND (4006)";
+    assert!(line.contains(expected) && line.contains(named), "{line}");
+    nothing_written_but_the_record(&staged, line);
+}
+
+#[test]
 fn skel_calls_in_direct_mode_do_not_grow_with_the_list() {
     let mut calls = Vec::new();
     for one_line in [true, false] {
@@ -302,10 +344,10 @@ fn doctor_passes_on_a_staged_directory() {
     assert_eq!(lines.len(), 8, "{}", ran.stdout);
     assert!(lines.iter().all(|line| line.contains(": ok: ")), "{}", ran.stdout);
     let skel = format!(
-        "{DEVICE}/adsp/liblpai_direct_skel.so (interface 1.1, from the ADSP_LIBRARY_PATH directory {DEVICE}/adsp)"
+        "{DEVICE}/adsp/liblpai_direct_skel.so (interface {INTERFACE}, from the ADSP_LIBRARY_PATH directory {DEVICE}/adsp)"
     );
     assert!(lines[3].ends_with(&skel), "{}", lines[3]);
-    assert!(lines[4].contains("skel interface 1.1, built for Hexagon v73"), "{}", lines[4]);
+    assert!(lines[4].contains(&format!("skel interface {INTERFACE}, built for Hexagon v73")), "{}", lines[4]);
     assert!(lines[6].contains("LPAI_QTI_AISW (backend id 12) creates on the adsp"), "{}", lines[6]);
     assert!(lines[7].contains("which the backend takes"), "{}", lines[7]);
 }
@@ -371,7 +413,7 @@ fn an_older_skel_first_on_the_path_is_named_with_the_newer_one() {
     let case = Case { words: &[&path], ..Case::default() };
     let line = case.refused(&staged);
     let loaded = format!("the DSP loaded {DEVICE}/old/liblpai_direct_skel.so (it answered interface 1.0)");
-    let newer = format!("before {DEVICE}/adsp/liblpai_direct_skel.so (interface 1.1");
+    let newer = format!("before {DEVICE}/adsp/liblpai_direct_skel.so (interface {INTERFACE}");
     assert!(line.contains(&loaded) && line.contains(&newer), "{line}");
     assert!(case.doctor_fails_at(&staged, "version handshake").contains(&loaded));
 }
@@ -382,10 +424,10 @@ fn a_skel_of_another_major_stops_the_run_naming_both_versions_and_the_skel() {
     let case = Case { faults: &[("LPAI_VD_SKEL_INTERFACE", "2.0")], ..Case::default() };
     let line = case.refused(&staged);
     let expected = format!(
-        "the skel {DEVICE}/adsp/liblpai_direct_skel.so (interface 1.1, from the ADSP_LIBRARY_PATH directory \
+        "the skel {DEVICE}/adsp/liblpai_direct_skel.so (interface {INTERFACE}, from the ADSP_LIBRARY_PATH directory \
          {DEVICE}/adsp) speaks interface 2.0"
     );
-    assert!(line.contains(&expected) && line.contains("this stub 1.1"), "{line}");
+    assert!(line.contains(&expected) && line.contains(&format!("this stub {INTERFACE}")), "{line}");
     assert!(case.doctor_fails_at(&staged, "version handshake").contains(&expected));
 }
 
@@ -404,7 +446,7 @@ fn an_unsigned_skel_in_a_signed_pd_is_refused_and_runs_unsigned_or_signed() {
     let signed = Case { faults: &[("LPAI_VD_SIGNED_PD", "1")], ..Case::default() };
     let line = signed.refused(&staged);
     let expected = format!(
-        "the PD refused to load {DEVICE}/adsp/liblpai_direct_skel.so (interface 1.1, from the ADSP_LIBRARY_PATH \
+        "the PD refused to load {DEVICE}/adsp/liblpai_direct_skel.so (interface {INTERFACE}, from the ADSP_LIBRARY_PATH \
          directory {DEVICE}/adsp): a signed PD refuses an unsigned module; sign it (the Hexagon SDK's elfsigner.py, \
          with a test signature on a development device) or run with --unsigned_pd"
     );
@@ -551,7 +593,7 @@ fn stage_refuses_a_skel_of_another_major_version() {
     let output = stage_into(work.path(), "contract_single", &StageWith { skel: Some(skel), ..StageWith::default() });
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(!output.status.success());
-    assert!(stderr.contains("speaks interface 2.0") && stderr.contains("speaks 1.1"), "{stderr}");
+    assert!(stderr.contains("speaks interface 2.0") && stderr.contains(&format!("speaks {INTERFACE}")), "{stderr}");
     assert!(stderr.contains("a stub and a skel of different major versions cannot talk"), "{stderr}");
     assert!(!work.path().join("staged").exists() && !work.path().join("staged.partial").exists());
 }

@@ -135,6 +135,15 @@ int lpai_direct_embed_load_padded_with_metadata(lpai_direct_embed* embed, const 
  * four is LPAI_DIRECT_EMBED_ERROR_INVALID_ARGUMENT; after a load, LPAI_DIRECT_EMBED_ERROR_STATE. */
 int lpai_direct_embed_set_memory_types(lpai_direct_embed* embed, uint32_t scratch, uint32_t persistent);
 
+/* Registers a QNN op package with the embedding's backend (QnnBackend_registerOpPackage): `path` is the package
+ * library, as the backend opens it,
+ * `interface_provider` the function it exports, `target` the target it was built for (NULL: the backend's default).
+ * A binary whose graphs use custom ops needs their packages registered before the load; the package stays
+ * registered until destroy. After a load, LPAI_DIRECT_EMBED_ERROR_STATE; a package the backend refuses,
+ * LPAI_DIRECT_EMBED_ERROR_LIBRARY with the package and QNN's error in the message. */
+int lpai_direct_embed_register_op_package(lpai_direct_embed* embed, const char* path, const char* interface_provider,
+                                          const char* target);
+
 /* *in_place = 1 when the backend got the caller's binary itself, 0 when a copy in the arena. */
 int lpai_direct_embed_binary_in_place(lpai_direct_embed* embed, int* in_place);
 

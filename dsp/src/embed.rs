@@ -29,6 +29,9 @@
 //! }
 //! ```
 //!
+//! A model whose graphs use custom ops needs their op packages registered on the libraries before the load:
+//! [`Libraries::register_op_package`] (path, interface provider, target), once per package.
+//!
 //! Opening and freeing the libraries and loading and freeing the context run under the PD-wide vendor-calls lock
 //! ([`crate::platform::VendorCalls`]), as in the skel, so an embedding and skel handles in the same PD never create
 //! or free vendor objects at the same time; frames do not take it.
@@ -69,6 +72,11 @@ impl<'a, F: Footing<'a>> Embed<F> {
     /// The backend (who it is, its alignment and persistent-binary needs).
     pub fn backend(&self) -> &Backend {
         self.owner.libraries().backend()
+    }
+
+    /// The libraries the embedding loads on ([`Libraries::register_op_package`] before [`Embed::load`]).
+    pub fn libraries(&self) -> &Libraries {
+        self.owner.libraries()
     }
 
     /// Loads the context binary as `request` says ([`Owner::load`]) and selects its first graph. One binary per

@@ -14,7 +14,7 @@ pub const ERROR_ARENA_FULL: c_int = -2;
 /// Called in the wrong state: before a binary is loaded, a second load, after a failed create, a load without a
 /// metadata record on an embedding created with no system library.
 pub const ERROR_STATE: c_int = -3;
-/// The backend or system library could not be loaded or used.
+/// The backend or system library could not be loaded or used, or the backend refused an op package.
 pub const ERROR_LIBRARY: c_int = -4;
 /// The context binary or its metadata record was refused (malformed, too large, PERSISTENT_BINARY refused, too
 /// many graphs, a record naming a graph the binary lacks).
@@ -33,7 +33,8 @@ pub(crate) fn code_of(error: &RuntimeError) -> c_int {
         | RuntimeError::MissingSymbol(_)
         | RuntimeError::NoProviders
         | RuntimeError::UnsupportedApi { .. }
-        | RuntimeError::MissingFunction(_) => ERROR_LIBRARY,
+        | RuntimeError::MissingFunction(_)
+        | RuntimeError::OpPackage { .. } => ERROR_LIBRARY,
         RuntimeError::BinarySize(_)
         | RuntimeError::MalformedBinary { .. }
         | RuntimeError::PersistentBinaryRefused { .. }

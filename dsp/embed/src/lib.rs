@@ -42,7 +42,8 @@ pub use handle::EmbedHandle;
 pub use lifecycle::{
     lpai_direct_embed_create, lpai_direct_embed_destroy, lpai_direct_embed_load, lpai_direct_embed_load_padded,
     lpai_direct_embed_load_padded_with_metadata, lpai_direct_embed_load_with_metadata,
-    lpai_direct_embed_set_memory_types, MEMORY_DDR, MEMORY_LLC, MEMORY_PSRAM, MEMORY_TCM,
+    lpai_direct_embed_register_op_package, lpai_direct_embed_set_memory_types, MEMORY_DDR, MEMORY_LLC, MEMORY_PSRAM,
+    MEMORY_TCM,
 };
 pub use queries::{
     lpai_direct_embed_binary_in_place, lpai_direct_embed_find_graph, lpai_direct_embed_graph_count,

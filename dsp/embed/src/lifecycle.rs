@@ -48,6 +48,42 @@ pub unsafe extern "C" fn lpai_direct_embed_set_memory_types(
     OK
 }
 
+/// Registers an op package with the embedding's backend, before the load; see the header.
+///
+/// # Safety
+/// `embed` is null or a handle from create that was not destroyed; the strings are null or NUL-terminated.
+#[no_mangle]
+pub unsafe extern "C" fn lpai_direct_embed_register_op_package(
+    embed: *mut EmbedHandle,
+    path: *const c_char,
+    interface_provider: *const c_char,
+    target: *const c_char,
+) -> c_int {
+    // SAFETY: the caller's promise about the handle.
+    let Some(state) = (unsafe { state(embed) }) else {
+        return ERROR_INVALID_ARGUMENT;
+    };
+    // SAFETY: null or NUL-terminated (the caller's promise).
+    let (path, provider, named_target) = unsafe { (c_string(path), c_string(interface_provider), c_string(target)) };
+    let (Some(path), Some(provider), true) = (path, provider, named_target.is_some() || target.is_null()) else {
+        return state.refuse(
+            ERROR_INVALID_ARGUMENT,
+            "register_op_package: the path and the interface provider are strings (the target may be NULL)",
+        );
+    };
+    let result = match state.embed.as_ref() {
+        None => return state.refuse(ERROR_STATE, "register_op_package: create failed; destroy the handle"),
+        Some(embedding) if embedding.is_loaded() => {
+            return state.refuse(
+                ERROR_STATE,
+                "register_op_package: a context binary is loaded; op packages are registered before the load",
+            )
+        }
+        Some(embedding) => embedding.libraries().register_op_package(path, provider, named_target),
+    };
+    code(state.settle(result))
+}
+
 /// Creates an embedding in the caller's `arena` (`arena_bytes` bytes, kept untouched by the caller until
 /// [`lpai_direct_embed_destroy`]): the handle at its start, then the libraries, the rest for the model. `backend`
 /// and `system_library` are library names (a built-in library of that name first, then the platform's loader);

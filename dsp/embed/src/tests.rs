@@ -173,6 +173,53 @@ fn memory_types_are_set_before_a_load_and_a_wrong_one_or_a_late_one_is_refused()
 }
 
 #[test]
+fn an_op_package_after_the_load_is_refused_and_a_null_path_is_an_invalid_argument() {
+    let mut arena = std::boxed::Box::new(Aligned([0u8; 16 * 1024]));
+    let mut model = Aligned([0u8; 384]);
+    model.0[..BINARY.len()].copy_from_slice(BINARY);
+    let embed = create(&mut arena.0);
+    let (path, provider) = (c"liblpai_test_op_package.so".as_ptr(), c"LpaiTestOpPackage_interfaceProvider".as_ptr());
+    // SAFETY: a live handle, NUL-terminated strings (or null ones, refused), and a binary that outlives the handle,
+    // outside the arena.
+    unsafe {
+        let null = ptr::null();
+        assert_eq!(
+            lpai_direct_embed_register_op_package(ptr::null_mut(), path, provider, null),
+            ERROR_INVALID_ARGUMENT
+        );
+        assert_eq!(lpai_direct_embed_register_op_package(embed, null, provider, null), ERROR_INVALID_ARGUMENT);
+        assert!(last_error(embed).starts_with("register_op_package: the path and the interface provider are strings"));
+        assert_eq!(lpai_direct_embed_register_op_package(embed, path, null, null), ERROR_INVALID_ARGUMENT);
+        let buffer = model.0.as_ptr().cast();
+        assert_eq!(lpai_direct_embed_load_padded(embed, buffer, BINARY.len(), model.0.len()), OK);
+        assert_eq!(lpai_direct_embed_register_op_package(embed, path, provider, c"DSP".as_ptr()), ERROR_STATE);
+        assert_eq!(
+            last_error(embed),
+            "register_op_package: a context binary is loaded; op packages are registered before the load"
+        );
+        assert_eq!(lpai_direct_embed_destroy(embed), OK);
+    }
+}
+
+#[test]
+#[cfg_attr(miri, ignore = "the contract model opens the package with dlopen")]
+fn an_op_package_the_backend_cannot_open_is_a_library_error_naming_it() {
+    let mut arena = std::boxed::Box::new(Aligned([0u8; 16 * 1024]));
+    let embed = create(&mut arena.0);
+    let (path, provider) = (c"/nonexistent/libNoOps.so".as_ptr(), c"NoOps_interfaceProvider".as_ptr());
+    // SAFETY: a live handle and NUL-terminated strings.
+    unsafe {
+        assert_eq!(lpai_direct_embed_register_op_package(embed, path, provider, ptr::null()), ERROR_LIBRARY);
+        assert_eq!(
+            last_error(embed),
+            "op package /nonexistent/libNoOps.so:NoOps_interfaceProvider: backendRegisterOpPackage failed: \
+             QNN_BACKEND_ERROR_OP_PACKAGE_NOT_FOUND (4005): it could not be opened (missing, or not a library)"
+        );
+        assert_eq!(lpai_direct_embed_destroy(embed), OK);
+    }
+}
+
+#[test]
 fn pointers_sizes_and_order_are_checked() {
     let mut arena = std::boxed::Box::new(Aligned([0u8; 16 * 1024]));
     let mut small = Aligned([0u8; 64]);

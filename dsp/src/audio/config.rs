@@ -4,6 +4,7 @@
 
 use crate::platform::MAX_PATH_BYTES;
 use core::ffi::CStr;
+use lpai_direct::op_package;
 use lpai_direct::qnn::lpai;
 
 /// A library path from the configuration: UTF-8 without a NUL, kept with a NUL after it.
@@ -47,6 +48,59 @@ impl LibraryPath {
     }
 }
 
+/// Bytes the `op_packages=` packages are kept in: each package's path, interface provider and target (empty when not
+/// given), each with its NUL.
+pub const OP_PACKAGES_BYTES: usize = 512;
+
+/// The op packages of `op_packages=` (qnn-net-run's `PATH:PROVIDER[:TARGET][,...]`), kept as the C strings the
+/// backend takes: `path\0provider\0target\0` per package.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct OpPackages(heapless::Vec<u8, OP_PACKAGES_BYTES>);
+
+/// One package of [`OpPackages`]: path, interface provider, target (`None`: the backend's default).
+pub type OpPackage<'a> = (&'a CStr, &'a CStr, Option<&'a CStr>);
+
+impl OpPackages {
+    /// Whether `value` is an `op_packages=` value that fits; what is wrong with it, and the entry at fault, if not.
+    fn check(value: &[u8]) -> Result<(), (&'static str, Option<u32>)> {
+        let text = core::str::from_utf8(value).map_err(|_| ("op_packages is not UTF-8", None))?;
+        let packages = op_package::parse(text).map_err(|error| (error.what, u32::try_from(error.entry).ok()))?;
+        let fields = |package: op_package::OpPackage<'_>| {
+            package.path.len() + package.interface_provider.len() + package.target.map_or(0, str::len) + 3
+        };
+        match packages.iter().map(fields).sum::<usize>() <= OP_PACKAGES_BYTES {
+            true => Ok(()),
+            false => Err((OP_PACKAGES_TOO_LONG, None)),
+        }
+    }
+
+    /// Keeps the packages of `value`, which [`OpPackages::check`] accepted, in place.
+    fn set(&mut self, value: &[u8]) {
+        self.0.clear();
+        let packages = core::str::from_utf8(value).ok().and_then(|text| op_package::parse(text).ok());
+        for package in packages.iter().flat_map(op_package::OpPackages::iter) {
+            for field in [package.path, package.interface_provider, package.target.unwrap_or_default()] {
+                let _ = self.0.extend_from_slice(field.as_bytes());
+                let _ = self.0.push(0);
+            }
+        }
+    }
+
+    /// The packages, in the configuration's order.
+    pub fn iter(&self) -> impl Iterator<Item = OpPackage<'_>> {
+        let mut fields =
+            self.0.split_inclusive(|&byte| byte == 0).filter_map(|field| CStr::from_bytes_with_nul(field).ok());
+        core::iter::from_fn(move || {
+            let (path, provider, target) = (fields.next()?, fields.next()?, fields.next()?);
+            Some((path, provider, Some(target).filter(|target| !target.is_empty())))
+        })
+    }
+}
+
+/// The refusal of an `op_packages=` value that does not fit [`OP_PACKAGES_BYTES`].
+const OP_PACKAGES_TOO_LONG: &str = "op_packages holds more than 512 bytes of paths, providers and targets";
+const _: () = assert!(OP_PACKAGES_BYTES == 512, "OP_PACKAGES_TOO_LONG says the limit");
+
 /// The module's settings; what a configuration leaves out keeps its default.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Config {
@@ -64,6 +118,8 @@ pub struct Config {
     pub performance: Performance,
     /// The memory types of LPAI's scratch and persistent memory (`scratch_memory=`, `persistent_memory=`).
     pub memory: lpai::MemoryPlacement,
+    /// Op packages registered when the model's libraries open, before the load (`op_packages=`).
+    pub op_packages: OpPackages,
 }
 
 /// LPAI performance settings, as `set_performance` takes them.
@@ -96,6 +152,7 @@ impl Default for Config {
             island: false,
             performance: Performance::default(),
             memory: lpai::MemoryPlacement::DEFAULT,
+            op_packages: OpPackages::default(),
         }
     }
 }
@@ -107,6 +164,8 @@ pub struct ConfigError {
     pub line: u32,
     /// What is wrong.
     pub what: &'static str,
+    /// For `op_packages=`, the entry at fault (from 1), when one is.
+    pub entry: Option<u32>,
 }
 
 /// A decimal `u32` (digits only, no sign, no overflow).
@@ -135,6 +194,7 @@ impl Config {
         self.backend.set(DEFAULT_BACKEND);
         self.system_library.set(DEFAULT_SYSTEM_LIBRARY);
         (self.channel, self.hop, self.island, self.performance) = (0, 0, false, Performance::default());
+        self.op_packages.0.clear();
         read(payload, Some(self))
     }
 }
@@ -142,7 +202,7 @@ impl Config {
 /// Reads `payload` whole, checking every line; given a configuration, also sets what each line says.
 fn read(payload: &[u8], mut config: Option<&mut Config>) -> Result<(), ConfigError> {
     let Some(end) = payload.iter().position(|&byte| byte == 0) else {
-        return Err(ConfigError { line: 0, what: "the configuration is not NUL-terminated" });
+        return Err(ConfigError { line: 0, what: "the configuration is not NUL-terminated", entry: None });
     };
     let text = payload.get(..end).unwrap_or(&[]);
     let mut seen = 0u32;
@@ -151,7 +211,7 @@ fn read(payload: &[u8], mut config: Option<&mut Config>) -> Result<(), ConfigErr
         if line.is_empty() {
             continue;
         }
-        let error = |what| ConfigError { line: number, what };
+        let error = |what| ConfigError { line: number, what, entry: None };
         let split = line.iter().position(|&byte| byte == b'=').ok_or(error("a line is not `key=value`"))?;
         let (key, value) = (line.get(..split).unwrap_or(&[]), line.get(split + 1..).unwrap_or(&[]));
         let number = || decimal(value).ok_or(error("the value is not a decimal number"));
@@ -188,6 +248,15 @@ fn read(payload: &[u8], mut config: Option<&mut Config>) -> Result<(), ConfigErr
                 } else {
                     11
                 }
+            }
+            b"op_packages" => {
+                if let Err((what, entry)) = OpPackages::check(value) {
+                    return Err(ConfigError { entry, ..error(what) });
+                }
+                if let Some(config) = config {
+                    config.op_packages.set(value);
+                }
+                12
             }
             b"island" => {
                 let island = match value {
@@ -252,6 +321,34 @@ mod tests {
             config.memory,
             lpai::MemoryPlacement { scratch: lpai::MemType::TCM, persistent: lpai::MemType::PSRAM }
         );
+    }
+
+    #[test]
+    fn op_packages_are_kept_as_c_strings_and_a_malformed_value_is_refused_naming_its_entry() {
+        let config = Config::parse(b"op_packages=/dsp/libA.so:ProvideA,libB.so:ProvideB:DSP\nchannel=1\0").unwrap();
+        let packages: std::vec::Vec<OpPackage<'_>> = config.op_packages.iter().collect();
+        assert_eq!(packages, [(c"/dsp/libA.so", c"ProvideA", None), (c"libB.so", c"ProvideB", Some(c"DSP"))]);
+        assert_eq!(Config::parse(b"channel=1\0").unwrap().op_packages.iter().count(), 0);
+        for (text, entry, what) in [
+            (&b"op_packages=libA.so\0"[..], Some(1), "has no interface provider"),
+            (b"op_packages=a:b,,c:d\0", Some(2), "is empty"),
+            (b"op_packages=a:b,c:d,e:f,g:h,i:j\0", Some(5), "at most 4 op packages"),
+            (b"op_packages=a:b\nop_packages=c:d\0", None, "twice"),
+            (b"op_packages=a\xff:b\0", None, "not UTF-8"),
+        ] {
+            let error = Config::parse(text).unwrap_err();
+            assert_eq!(error.entry, entry, "{what}");
+            assert!(error.what.contains(what), "{} does not say {what}", error.what);
+        }
+        let mut long = std::vec::Vec::from(&b"op_packages="[..]);
+        long.extend(core::iter::repeat_n(b'a', 300));
+        long.extend(b":P,");
+        long.extend(core::iter::repeat_n(b'b', 300));
+        long.extend(b":Q\0");
+        assert!(Config::parse(&long).unwrap_err().what.contains("more than 512 bytes"));
+        let mut config = Config::parse(b"op_packages=a:b\0").unwrap();
+        config.update(b"channel=2\0").unwrap();
+        assert_eq!(config.op_packages.iter().count(), 0, "an update replaces the whole configuration");
     }
 
     #[test]

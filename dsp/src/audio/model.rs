@@ -76,7 +76,7 @@ fn options(config: &Config) -> ContextOptions<'static> {
 }
 
 impl Model {
-    /// Opens the configured libraries and loads `binary` (its metadata from libQnnSystem, or from `record` when
+    /// Opens the configured libraries, registers the configuration's op packages on them and loads `binary` (its metadata from libQnnSystem, or from `record` when
     /// given), with a window of the first input's elements and an inference every `hop` samples (0: the window).
     /// An in-place binary (the framework's persistent memory) must stay until the model drops.
     ///
@@ -90,6 +90,9 @@ impl Model {
     ) -> Result<(), ModelError> {
         let system = (!config.system_library.is_empty()).then(|| config.system_library.as_c_str());
         let libraries = Libraries::open(config.backend.as_c_str(), system, &BackendOptions::default())?;
+        for (path, interface_provider, target) in config.op_packages.iter() {
+            libraries.register_op_package(path, interface_provider, target)?;
+        }
         let properties = *libraries.backend().properties();
         let libraries = Shared::new(libraries).map_err(|_| ModelError::NoMemory)?;
         let copy = room_for_copy(binary.length()?, &properties).ok_or(ModelError::NoMemory)?;

@@ -389,7 +389,24 @@ impl Module {
                 match self.config.update(data) {
                     Ok(()) => EOK,
                     Err(error) => {
-                        log!(Level::Error, "lpai-direct capi: configuration line ", error.line, ": ", error.what);
+                        match error.entry {
+                            Some(entry) => log!(
+                                Level::Error,
+                                "lpai-direct capi: configuration line ",
+                                error.line,
+                                ": op_packages entry ",
+                                entry,
+                                " ",
+                                error.what
+                            ),
+                            None => log!(
+                                Level::Error,
+                                "lpai-direct capi: configuration line ",
+                                error.line,
+                                ": ",
+                                error.what
+                            ),
+                        }
                         EBADPARAM
                     }
                 }

@@ -273,6 +273,36 @@ impl Backend {
         Some(EnpuCores { count, info })
     }
 
+    /// Registers an op package (`backendRegisterOpPackage`): the library at `path`, which exports the interface
+    /// provider `interface_provider`, for `target` (`None`: the backend's default). It stays registered as long as
+    /// the backend; a context binary whose graphs use its ops needs it before the load. Callers in a PD where other
+    /// users of QNN may run hold [`VendorCalls::lock`](crate::platform::VendorCalls::lock)
+    /// ([`Libraries::register_op_package`](super::Libraries::register_op_package) does).
+    pub fn register_op_package(
+        &self,
+        path: &CStr,
+        interface_provider: &CStr,
+        target: Option<&CStr>,
+    ) -> Result<(), RuntimeError> {
+        let register = require(self.table().backend_register_op_package, "backendRegisterOpPackage")?;
+        log!(
+            Level::Info,
+            "registering op package ",
+            Text(path),
+            " (interface provider ",
+            Text(interface_provider),
+            ")"
+        );
+        let target = target.map_or(ptr::null(), CStr::as_ptr);
+        // SAFETY: the backend handle is live; the strings are NUL-terminated and outlive the call (the backend copies
+        // what it keeps); a null target asks for the backend's default, as QnnBackend.h allows.
+        let status = unsafe { register(self.handle, path.as_ptr(), interface_provider.as_ptr(), target) };
+        match lpai_direct::qnn::error::code(status) {
+            0 => Ok(()),
+            code => Err(RuntimeError::OpPackage { package: package_name(path, interface_provider), code }),
+        }
+    }
+
     /// The provider's function table.
     pub(crate) fn table(&self) -> &InterfaceTable {
         // SAFETY: the provider entry lives as long as its library, which this backend keeps loaded.
@@ -322,6 +352,37 @@ impl Drop for Backend {
             }
         }
     }
+}
+
+/// A C string said as text ("?" when it is not UTF-8).
+struct Text<'a>(&'a CStr);
+
+impl crate::platform::Say for Text<'_> {
+    fn say(&self, f: &mut crate::platform::Line) {
+        f.text(self.0.to_str().unwrap_or("?"))
+    }
+}
+
+/// `PATH:PROVIDER` for an op package's error, its end kept when it is longer than a [`Name`] (the file name and the
+/// provider say most), after `...`.
+fn package_name(path: &CStr, interface_provider: &CStr) -> Name {
+    let (path, provider) = (path.to_str().unwrap_or("?"), interface_provider.to_str().unwrap_or("?"));
+    let mut name = Name::new();
+    let (whole, room) = (path.len() + 1 + provider.len(), name.capacity());
+    let skip = if whole > room {
+        let _ = name.push_str("...");
+        whole - (room - name.len())
+    } else {
+        0
+    };
+    let mut at = 0;
+    for character in path.chars().chain(core::iter::once(':')).chain(provider.chars()) {
+        if at >= skip && name.push(character).is_err() {
+            break;
+        }
+        at += character.len_utf8();
+    }
+    name
 }
 
 /// Backend ids of the LPAI providers.

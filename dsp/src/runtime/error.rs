@@ -165,6 +165,13 @@ pub enum RuntimeError {
     },
     /// An input-set count other than 1 or 2.
     InputSets(u32),
+    /// The backend refused an op package (`backendRegisterOpPackage`).
+    OpPackage {
+        /// `PATH:PROVIDER`, its end kept when it is long.
+        package: Name,
+        /// `error & 0xFFFF` from backendRegisterOpPackage.
+        code: u32,
+    },
 }
 
 impl RuntimeError {
@@ -174,7 +181,8 @@ impl RuntimeError {
             RuntimeError::Qnn { code, .. }
             | RuntimeError::PersistentBinaryRefused { code, .. }
             | RuntimeError::RecordGraphMissing { code, .. }
-            | RuntimeError::RecordTensorsRefused { code, .. } => Some(code),
+            | RuntimeError::RecordTensorsRefused { code, .. }
+            | RuntimeError::OpPackage { code, .. } => Some(code),
             RuntimeError::MalformedBinary { code } if code != 0 => Some(code),
             _ => None,
         }
@@ -319,6 +327,9 @@ impl Say for RuntimeError {
             RuntimeError::MalformedRecord(error) => {
                 say!(f, "the metadata record is malformed (", RecordAt(*error), "): ", error.what)
             }
+            RuntimeError::OpPackage { package, code } => {
+                say!(f, OpPackageRefused { path: package.as_str(), interface_provider: None, code: *code })
+            }
             RuntimeError::NoMetadata => f.text(
                 "no libQnnSystem was opened, so the binary's tensor metadata must come with it: load with a \
                  metadata record (lpai-net-run inspect BIN --emit_metadata FILE makes one)",
@@ -338,6 +349,43 @@ impl Say for RuntimeError {
                 say!(f, "input_sets ", sets, ": a graph has 1 input set, or 2 to fill one while the other executes")
             }
         }
+    }
+}
+
+/// An op package the backend refused, said in full where the caller still has its path and provider (the skel):
+/// `op package PATH:PROVIDER: backendRegisterOpPackage failed: NAME (CODE): what it means`.
+pub struct OpPackageRefused<'a> {
+    /// The package's path (for [`RuntimeError::OpPackage`], its `PATH:PROVIDER`).
+    pub path: &'a str,
+    /// The interface provider, when not already in `path`.
+    pub interface_provider: Option<&'a str>,
+    /// QNN's error code.
+    pub code: u32,
+}
+
+impl Say for OpPackageRefused<'_> {
+    fn say(&self, f: &mut Line) {
+        say!(f, "op package ", self.path);
+        if let Some(provider) = self.interface_provider {
+            say!(f, ":", provider);
+        }
+        let code = self.code;
+        say!(f, ": backendRegisterOpPackage failed: ", error_name(code), " (", code, ")", op_package_meaning(code))
+    }
+}
+
+/// What backendRegisterOpPackage's documented codes mean (QnnBackend.h), after `: `; nothing for the others.
+fn op_package_meaning(code: u32) -> &'static str {
+    use lpai_direct::qnn::error as qnn;
+    match code {
+        qnn::BACKEND_ERROR_OP_PACKAGE_NOT_FOUND => ": it could not be opened (missing, or not a library)",
+        qnn::BACKEND_ERROR_OP_PACKAGE_IF_PROVIDER_NOT_FOUND => ": it does not export that interface provider",
+        qnn::BACKEND_ERROR_OP_PACKAGE_REGISTRATION_FAILED => ": its own initialisation failed",
+        qnn::BACKEND_ERROR_OP_PACKAGE_UNSUPPORTED_VERSION => ": its interface version is not this backend's",
+        qnn::BACKEND_ERROR_OP_PACKAGE_DUPLICATE => ": an op of that package and name is registered already",
+        qnn::BACKEND_ERROR_NOT_SUPPORTED => ": this backend takes no op packages",
+        qnn::BACKEND_ERROR_INVALID_ARGUMENT => ": no path or interface provider",
+        _ => "",
     }
 }
 

@@ -94,6 +94,18 @@ impl Libraries {
         self.system.as_ref()
     }
 
+    /// Registers an op package with the backend ([`Backend::register_op_package`]) under the vendor-calls lock:
+    /// before any context that uses its ops is loaded on these libraries; it stays registered until they are freed.
+    pub fn register_op_package(
+        &self,
+        path: &CStr,
+        interface_provider: &CStr,
+        target: Option<&CStr>,
+    ) -> Result<(), RuntimeError> {
+        let _vendor = VendorCalls::lock();
+        self.backend.register_op_package(path, interface_provider, target)
+    }
+
     /// Where a load's tensor metadata comes from: `record` when there is one, else libQnnSystem;
     /// [`RuntimeError::NoMetadata`] with neither.
     pub(crate) fn metadata<'l, 'r>(&'l self, record: Option<Record<'r>>) -> Result<Metadata<'l, 'r>, RuntimeError> {

@@ -28,6 +28,7 @@ pub(super) fn dispatch(session: &mut Session, id: u32, call: &mut Decoded<'_>) -
         codec::last_error::ID => methods::last_error(session, call),
         codec::version::ID => methods::version(call),
         codec::probe::ID => methods::probe(session, call),
+        codec::register_op_package::ID => methods::register_op_package(session, call),
         _ => Err(SkelError::aee(EUNSUPPORTED)),
     };
     if let Err(SkelError { aee, qnn: Some(qnn) }) = answer {

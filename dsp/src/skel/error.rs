@@ -43,6 +43,11 @@ impl SkelError {
             | RuntimeError::MalformedRecord(_)
             | RuntimeError::RecordForAnotherBinary
             | RuntimeError::NoMetadata => EBADPARM,
+            RuntimeError::OpPackage { code, .. } => match *code {
+                lpai_direct::qnn::error::BACKEND_ERROR_NOT_SUPPORTED => EUNSUPPORTED,
+                lpai_direct::qnn::error::BACKEND_ERROR_INVALID_ARGUMENT => EBADPARM,
+                _ => EFAILED,
+            },
             RuntimeError::Platform { .. }
             | RuntimeError::Qnn { .. }
             | RuntimeError::PersistentBinaryRefused { .. }

@@ -5,10 +5,12 @@ use super::error::SkelError;
 use super::session::{fail, Path, Session, PATH_BYTES};
 use crate::platform::{self, Current, Level, Platform, PlatformError, Shared};
 use crate::platform::{Line, Say};
+use crate::runtime::error::OpPackageRefused;
 use crate::runtime::quantize::Encoding;
 use crate::runtime::{BackendOptions, Execution, Graph, TensorInfo, TensorSize};
 use crate::runtime::{Libraries, LibraryRole, OpenError, RuntimeError};
 use crate::say;
+use core::ffi::CStr;
 use lpai_direct::aee::{EBADPARM, EBADSTATE, EFAILED};
 use lpai_direct::codec::{self, Decoded};
 use lpai_direct::qnn::{lpai, Priority};
@@ -149,6 +151,61 @@ pub(super) fn version(call: &mut Decoded<'_>) -> Answer {
 pub(super) fn probe(session: &mut Session, call: &mut Decoded<'_>) -> Answer {
     ensure_libraries(session)?;
     report_backend(session, call)
+}
+
+/// `register_op_package`: registers a package with the session's backend (its libraries loaded first), before any
+/// load; a refusal is recorded naming the package, its provider and QNN's error. Its own frame holds only the
+/// arguments while the libraries open; the checks and messages are out of line.
+#[inline(never)]
+pub(super) fn register_op_package(session: &mut Session, call: &Decoded<'_>) -> Answer {
+    use codec::register_op_package as m;
+    let (path, provider) = (call.string(m::PATH)?, call.string(m::INTERFACE_PROVIDER)?);
+    let target = call.string(m::TARGET)?;
+    refuse_op_package(session, path, provider, target)?;
+    ensure_libraries(session)?;
+    register_on_libraries(session, path, provider, target)
+}
+
+/// Why `register_op_package` must not go on, recorded: a string too long to keep, an empty path or provider, a
+/// loaded context.
+#[inline(never)]
+fn refuse_op_package(session: &mut Session, path: &CStr, provider: &CStr, target: &CStr) -> Answer {
+    if ![path, provider, target].into_iter().all(Path::fits) {
+        fail!(session, "register_op_package: a path, provider or target is longer than ", PATH_BYTES - 1, " bytes");
+        return Err(SkelError::aee(EBADPARM));
+    }
+    if path.is_empty() || provider.is_empty() {
+        fail!(session, "register_op_package: the package path and its interface provider must not be empty");
+        return Err(SkelError::aee(EBADPARM));
+    }
+    if session.has_contexts() {
+        let path = path.to_str().unwrap_or("?");
+        fail!(
+            session,
+            "register_op_package ",
+            path,
+            ": a context is loaded; op packages are registered before any load (unload every context first)"
+        );
+        return Err(SkelError::aee(EBADSTATE));
+    }
+    Ok(())
+}
+
+/// Registers the package on the session's libraries, which `ensure_libraries` opened; records a refusal.
+#[inline(never)]
+fn register_on_libraries(session: &mut Session, path: &CStr, provider: &CStr, target: &CStr) -> Answer {
+    let Some(libraries) = session.libraries() else { return Err(SkelError::aee(EBADSTATE)) };
+    let target = Some(target).filter(|target| !target.is_empty());
+    match libraries.register_op_package(path, provider, target) {
+        Ok(()) => Ok(()),
+        Err(error @ RuntimeError::OpPackage { code, .. }) => {
+            let (path, provider) = (path.to_str().unwrap_or("?"), provider.to_str().unwrap_or("?"));
+            let refused = OpPackageRefused { path, interface_provider: Some(provider), code };
+            fail!(session, "register_op_package: ", refused);
+            Err(SkelError::of(&error))
+        }
+        Err(error) => Err(runtime_failure(session, "register_op_package", &error)),
+    }
 }
 
 /// Writes `probe`'s report of the libraries `ensure_libraries` opened: out of line, so the report's locals (the

@@ -35,6 +35,7 @@ pub(crate) mod embedding;
 pub(crate) mod execution;
 pub(crate) mod handles;
 pub(crate) mod island;
+pub(crate) mod op_packages;
 pub(crate) mod performance;
 pub(crate) mod persistent_binary;
 pub(crate) mod platform;
@@ -87,6 +88,7 @@ pub fn all() -> impl Iterator<Item = &'static SelfTest> {
         record_metadata::SELF_TESTS,
         embedding::SELF_TESTS,
         asynchronous::SELF_TESTS,
+        op_packages::SELF_TESTS,
     ]
     .into_iter()
     .flatten()

@@ -9,6 +9,11 @@ use crate::runtime::{Arena, BackendOptions, ContextOptions, PersistentBinary, Ru
 #[repr(C, align(128))]
 struct Aligned([u8; 384]);
 
+/// An arena at the fake's start alignment, so two arenas pad alike whatever the stack's layout: the in-place and
+/// the copied load below differ by the binary's copy alone.
+#[repr(C, align(128))]
+struct AlignedArena([u8; super::ARENA_BYTES]);
+
 /// Where the bytes the backend got lie relative to `memory`: `Some(offset)` inside it, `None` outside.
 fn offset_in(address: usize, memory: &[u8]) -> Option<usize> {
     address.checked_sub(memory.as_ptr() as usize).filter(|&offset| offset < memory.len())
@@ -20,8 +25,8 @@ crate::self_tests! {
         let bytes = expect_some!(super::binary(&binary::ONE_GRAPH));
         let mut model = Aligned([0; 384]);
         lpai_direct::codec::copy_prefix(&mut model.0, &bytes);
-        let mut buffer = [0u8; super::ARENA_BYTES];
-        let arena = Arena::new(&mut buffer);
+        let mut buffer = AlignedArena([0u8; super::ARENA_BYTES]);
+        let arena = Arena::new(&mut buffer.0);
         let libraries = expect_ok!(super::fake_libraries(&BackendOptions::default()));
         let binary = expect_some!(PersistentBinary::padded(&model.0, bytes.len()));
         let mut context =
@@ -49,8 +54,8 @@ crate::self_tests! {
         check!(freed.in_order(&[Event::ContextFree(0), Event::SystemContextFree(0)]));
 
         // The same binary as a copy needs its size more of the arena.
-        let mut copied_buffer = [0u8; super::ARENA_BYTES];
-        let copied_arena = Arena::new(&mut copied_buffer);
+        let mut copied_buffer = AlignedArena([0u8; super::ARENA_BYTES]);
+        let copied_arena = Arena::new(&mut copied_buffer.0);
         let copied = expect_ok!(super::load_copy(&libraries, &copied_arena, &bytes, ContextOptions::default()));
         check!(!copied.binary_in_place() && copied_arena.used() >= used + bytes.len());
     }

@@ -50,6 +50,13 @@ int lpai_direct_stub_open_local(const char* skel_path, lpai_direct_stub** stub);
 int lpai_direct_stub_configure(lpai_direct_stub* stub, const char* backend, const char* system_library,
                                uint32_t log_level, uint32_t profiling_level, uint32_t arena_bytes);
 
+/* Registers a QNN op package with the skel's backend (interface 1.2): path is the package library as the DSP side
+ * names it, interface_provider the function it exports, target the target it was built for (NULL: the backend's
+ * default). Call it after configure and before any load (a loaded context makes the skel refuse it); a package the
+ * backend refuses fails with the package and QNN's error in lpai_direct_stub_last_error(). */
+int lpai_direct_stub_register_op_package(lpai_direct_stub* stub, const char* path, const char* interface_provider,
+                                         const char* target);
+
 /* Sends a context binary; returns its id and number of graphs. */
 int lpai_direct_stub_load(lpai_direct_stub* stub, const void* binary, size_t binary_bytes, uint32_t flags,
                           int32_t* context_id, uint32_t* graph_count);

@@ -195,6 +195,29 @@ pub unsafe extern "C" fn lpai_direct_stub_configure(
     unsafe { with_stub(stub, |s| record(&mut s.last_error, s.stub.configure(&configuration))) }
 }
 
+/// Registers an op package with the skel's backend; see the header.
+///
+/// # Safety
+/// `stub` from `lpai_direct_stub_open`; `path` and `interface_provider` NUL-terminated; `target` null or
+/// NUL-terminated.
+#[no_mangle]
+pub unsafe extern "C" fn lpai_direct_stub_register_op_package(
+    stub: *mut CStub,
+    path: *const c_char,
+    interface_provider: *const c_char,
+    target: *const c_char,
+) -> i32 {
+    if path.is_null() || interface_provider.is_null() {
+        return BAD_PARAMETER;
+    }
+    // SAFETY: the caller's promise: NUL-terminated strings (the target only when not null).
+    let (path, provider) = unsafe { (CStr::from_ptr(path), CStr::from_ptr(interface_provider)) };
+    // SAFETY: as above.
+    let target = (!target.is_null()).then(|| unsafe { CStr::from_ptr(target) });
+    // SAFETY: the caller's promise.
+    unsafe { with_stub(stub, |s| record(&mut s.last_error, s.stub.register_op_package(path, provider, target))) }
+}
+
 /// Sends a context binary; see the header.
 ///
 /// # Safety
@@ -444,6 +467,14 @@ mod tests {
                 0x8000_040E
             );
             assert_eq!(lpai_direct_stub_configure(stub, c"b".as_ptr(), c"s".as_ptr(), 0, 0, 0), 0);
+            let null = std::ptr::null();
+            assert_eq!(lpai_direct_stub_register_op_package(stub, null, c"P".as_ptr(), null) as u32, 0x8000_040E);
+            assert_eq!(lpai_direct_stub_register_op_package(stub, c"a.so".as_ptr(), null, null) as u32, 0x8000_040E);
+            // The accepting transport's skel predates the handshake (interface 1.0): the stub refuses by name.
+            let status = lpai_direct_stub_register_op_package(stub, c"a.so".as_ptr(), c"P".as_ptr(), null);
+            assert_eq!(status, FAILED);
+            let message = CStr::from_ptr(lpai_direct_stub_last_error(stub)).to_string_lossy().into_owned();
+            assert!(message.starts_with("register_op_package needs interface 1.2"), "{message}");
             lpai_direct_stub_close(stub);
             assert_eq!(lpai_direct_stub_unload(std::ptr::null_mut(), 0) as u32, 0x8000_040E);
             assert_eq!(

@@ -93,6 +93,49 @@ pub struct Settings {
     pub duration: Option<f64>,
     /// qnn-net-run's `--perf_profile`, applied as LPAI performance settings (`None`: the config file's).
     pub perf_profile: Option<PerfProfile>,
+    /// qnn-net-run's `--op_packages`: registered with the skel's backend, in order, after configure and before the
+    /// load (at most [`lpai_direct::op_package::MAX_OP_PACKAGES`]).
+    pub op_packages: Vec<OpPackageSetting>,
+}
+
+/// One op package to register: its library as the DSP side names it, its interface provider, its target.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OpPackageSetting {
+    /// The package library (given to the skel as written, as `--backend` is).
+    pub path: PathBuf,
+    /// The interface provider function it exports.
+    pub interface_provider: String,
+    /// The target it was built for (`None`: the backend's default).
+    pub target: Option<String>,
+}
+
+impl OpPackageSetting {
+    /// The packages a `--op_packages` value names (`PATH:PROVIDER[:TARGET][,...]`, the shared parser's syntax);
+    /// a malformed value is refused with one line naming the entry and what is wrong.
+    pub fn parse_list(value: &str) -> Result<Vec<OpPackageSetting>, String> {
+        let packages = lpai_direct::op_package::parse(value).map_err(|error| error.to_string())?;
+        Ok(packages
+            .iter()
+            .map(|package| OpPackageSetting {
+                path: PathBuf::from(package.path),
+                interface_provider: package.interface_provider.to_string(),
+                target: package.target.map(str::to_string),
+            })
+            .collect())
+    }
+
+    /// Back in `--op_packages` syntax (for the staged command).
+    pub fn to_value(packages: &[OpPackageSetting]) -> String {
+        let entry = |package: &OpPackageSetting| {
+            let mut text = format!("{}:{}", package.path.display(), package.interface_provider);
+            if let Some(target) = &package.target {
+                text.push(':');
+                text.push_str(target);
+            }
+            text
+        };
+        packages.iter().map(entry).collect::<Vec<_>>().join(",")
+    }
 }
 
 /// qnn-net-run's `--perf_profile` values, and the LPAI performance each sets on the DSP: `ftrt_ratio` (how much
@@ -194,6 +237,7 @@ impl Settings {
             keep_num_outputs: None,
             duration: None,
             perf_profile: None,
+            op_packages: Vec::new(),
         }
     }
 }

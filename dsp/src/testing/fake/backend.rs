@@ -24,6 +24,7 @@ const TABLE: InterfaceTable = {
     table.backend_create = Some(backend_create);
     table.backend_get_property = Some(backend_get_property);
     table.backend_free = Some(backend_free);
+    table.backend_register_op_package = Some(backend_register_op_package);
     table.context_create_from_binary = Some(context::context_create_from_binary);
     table.context_free = Some(context::context_free);
     table.graph_retrieve = Some(graph::graph_retrieve);
@@ -187,6 +188,45 @@ unsafe extern "C" fn backend_get_property(
         }
         state.record.push(Event::BackendGetProperty);
         0
+    })
+}
+
+/// The one op package the fake knows, and its interface provider.
+pub const OP_PACKAGE: &CStr = c"libFakeOpPackage.so";
+/// [`OP_PACKAGE`]'s interface provider.
+pub const OP_PACKAGE_PROVIDER: &CStr = c"FakeOpPackage_interfaceProvider";
+
+/// backendRegisterOpPackage: [`OP_PACKAGE`] with [`OP_PACKAGE_PROVIDER`] is registered once (again: DUPLICATE);
+/// another provider is IF_PROVIDER_NOT_FOUND, another path NOT_FOUND, as QnnBackend.h documents them.
+///
+/// # Safety
+/// The strings are null or NUL-terminated.
+unsafe extern "C" fn backend_register_op_package(
+    backend: BackendHandle,
+    path: *const core::ffi::c_char,
+    interface_provider: *const core::ffi::c_char,
+    target: *const core::ffi::c_char,
+) -> ErrorHandle {
+    use lpai_direct::qnn::error as qnn;
+    if path.is_null() || interface_provider.is_null() {
+        return u64::from(qnn::BACKEND_ERROR_INVALID_ARGUMENT);
+    }
+    // SAFETY: NUL-terminated (the caller's promise).
+    let (path, provider) = unsafe { (CStr::from_ptr(path), CStr::from_ptr(interface_provider)) };
+    with_state(|state| {
+        if index_of(backend, BACKEND_HANDLE_BASE, state.backends_created).is_none() {
+            return u64::from(BACKEND_ERROR_INVALID_HANDLE);
+        }
+        let code = match (path == OP_PACKAGE, provider == OP_PACKAGE_PROVIDER) {
+            (false, _) => qnn::BACKEND_ERROR_OP_PACKAGE_NOT_FOUND,
+            (true, false) => qnn::BACKEND_ERROR_OP_PACKAGE_IF_PROVIDER_NOT_FOUND,
+            (true, true) if !state.record.op_packages.is_empty() => qnn::BACKEND_ERROR_OP_PACKAGE_DUPLICATE,
+            (true, true) => match state.record.op_packages.push(!target.is_null()) {
+                Ok(()) => 0,
+                Err(_) => qnn::BACKEND_ERROR_OP_PACKAGE_REGISTRATION_FAILED,
+            },
+        };
+        u64::from(code)
     })
 }
 

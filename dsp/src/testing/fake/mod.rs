@@ -15,7 +15,7 @@ pub mod graph;
 pub mod record;
 pub mod system;
 
-pub use backend::{htp_and_lpai_providers, lpai_providers, old_api_providers};
+pub use backend::{htp_and_lpai_providers, lpai_providers, old_api_providers, OP_PACKAGE, OP_PACKAGE_PROVIDER};
 pub use record::{ContextRecord, Event, GraphId, GraphRecord, Record};
 pub use system::system_providers;
 

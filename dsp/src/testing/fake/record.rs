@@ -152,6 +152,8 @@ pub struct Record {
     pub system_contexts_live: u32,
     /// contextCreateFromBinary calls, refused ones included.
     pub context_create_calls: u32,
+    /// Op packages backendRegisterOpPackage accepted, and whether each came with a target.
+    pub op_packages: heapless::Vec<bool, 4>,
     /// Per context slot.
     pub contexts: [ContextRecord; MAX_CONTEXTS],
 }
@@ -166,6 +168,7 @@ impl Record {
         contexts_live_at_backend_free: 0,
         system_contexts_live: 0,
         context_create_calls: 0,
+        op_packages: heapless::Vec::new(),
         contexts: [ContextRecord::EMPTY; MAX_CONTEXTS],
     };
 

@@ -321,7 +321,8 @@ mod tests {
         assert!(message.starts_with("the DSP loader finds no liblpai_direct_skel.so: it searched /data/a, /data/b"));
         let one = search(&[("/data/a/liblpai_direct_skel.so", true, Some(INTERFACE))]);
         let message = open_failure(unable, &options, &one);
-        assert!(message.starts_with("the PD refused to load /data/a/liblpai_direct_skel.so (interface 1.1, from the ADSP_LIBRARY_PATH directory /data/a): a signed PD refuses an unsigned module"), "{message}");
+        let expected = format!("the PD refused to load /data/a/liblpai_direct_skel.so (interface {INTERFACE}, from the ADSP_LIBRARY_PATH directory /data/a): a signed PD refuses an unsigned module");
+        assert!(message.starts_with(&expected), "{message}");
         assert!(message.ends_with("or run with --unsigned_pd"), "{message}");
         let unsigned = FastRpcOptions { unsigned_pd: true, domain: Domain::Cdsp, ..FastRpcOptions::default() };
         let message = open_failure(unable, &unsigned, &one);
@@ -341,7 +342,8 @@ mod tests {
         ]);
         let message = shadowed(old, &both).unwrap();
         assert!(message.contains("the DSP loaded /data/a/liblpai_direct_skel.so (it answered interface 1.0)"));
-        assert!(message.contains("before /data/b/liblpai_direct_skel.so (interface 1.1, from the ADSP_LIBRARY_PATH"));
+        let newer = format!("before /data/b/liblpai_direct_skel.so (interface {INTERFACE}, from the ADSP_LIBRARY_PATH");
+        assert!(message.contains(&newer), "{message}");
         assert_eq!(shadowed(INTERFACE, &both), None);
         let alone = search(&[("/data/a/liblpai_direct_skel.so", true, Some(old))]);
         assert_eq!(shadowed(old, &alone), None, "an older skel alone runs on (equal major)");

@@ -605,6 +605,28 @@ impl Stub {
         Ok(BackendInfo::from(record))
     }
 
+    /// Registers an op package with the skel's backend (`register_op_package`, interface 1.2): the package library
+    /// `path` as the DSP names it, the interface provider it exports, and the target it was built for (`None`: the
+    /// backend's default). Before any load; the skel loads the configured libraries first if it has not yet.
+    pub fn register_op_package(
+        &mut self,
+        path: &CStr,
+        interface_provider: &CStr,
+        target: Option<&CStr>,
+    ) -> Result<(), StubError> {
+        use codec::register_op_package as m;
+        self.call(
+            m::METHOD,
+            |e| {
+                e.string(m::PATH, path)?
+                    .string(m::INTERFACE_PROVIDER, interface_provider)?
+                    .string(m::TARGET, target.unwrap_or(c""))
+                    .map(drop)
+            },
+            |_| Ok(()),
+        )
+    }
+
     /// Runs a whole net-run job on the skel (direct mode): `job` is a binary job (`lpai_direct::job::encode`);
     /// answers the skel's report. The per-inference times are in the job's output directory.
     pub fn run_job(&mut self, job: &[u8]) -> Result<lpai_direct::job::Report, StubError> {

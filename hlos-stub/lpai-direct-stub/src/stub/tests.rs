@@ -181,7 +181,7 @@ fn the_handshake_refuses_another_major_and_an_older_minor_lacks_the_newer_method
     assert!(matches!(error, StubError::Incompatible { skel: Version { major: 2, minor: 0 }, .. }), "{error}");
     let message = error.to_string();
     assert!(message.starts_with("the skel /dsp/liblpai_direct_skel.so speaks interface 2.0"), "{message}");
-    assert!(message.contains("this stub 1.1"), "{message}");
+    assert!(message.contains(&format!("this stub {INTERFACE}")), "{message}");
 
     let mut older = Stub::open(versioned((1, 0)), c"uri").unwrap();
     let asked = invokes.get();
@@ -194,6 +194,15 @@ fn the_handshake_refuses_another_major_and_an_older_minor_lacks_the_newer_method
     );
     older.unload(3).unwrap();
     assert_eq!(invokes.get(), asked + 1, "a method of interface 1.0 is sent");
+
+    let mut minor_1 = Stub::open(versioned((1, 1)), c"uri").unwrap();
+    let asked = invokes.get();
+    let message = minor_1.register_op_package(c"libA.so", c"ProvideA", None).unwrap_err().to_string();
+    assert_eq!(invokes.get(), asked, "the stub refuses register_op_package without sending it");
+    assert!(message.starts_with("register_op_package needs interface 1.2, but the skel"), "{message}");
+    assert!(message.contains("speaks 1.1"), "{message}");
+    minor_1.probe().unwrap_err();
+    assert_eq!(invokes.get(), asked + 1, "a method of interface 1.1 is sent");
 
     let closes = Rc::new(Cell::new(0));
     let unversioned = Stub::open(Box::new(Closing { status: 0, closes }), c"uri").unwrap();

@@ -19,10 +19,9 @@ use stage::StageOptions;
 use std::ffi::OsString;
 
 /// qnn-net-run flags lpai-net-run refuses, each with why.
-pub const REFUSED_FLAGS: [(&str, &str); 14] = [
+pub const REFUSED_FLAGS: [(&str, &str); 13] = [
     ("model", "lpai-net-run runs offline-prepared context binaries only: pass --retrieve_context"),
     ("model_prefix", "it names functions of a --model library, and lpai-net-run runs context binaries only"),
-    ("op_packages", "op packages are registered when a graph is built; a prepared context binary carries its ops"),
     ("debug", "per-layer outputs need a graph built from a --model library; a context binary exposes its outputs only"),
     ("set_output_tensors", "intermediate tensors need a graph built from a --model library"),
     ("shared_buffer", "the stub places tensors itself (and direct mode keeps them on the DSP)"),
@@ -129,6 +128,7 @@ mod tests {
         );
         assert!(refused_flag(&args(&["--shared_buffer"])).unwrap().starts_with("--shared_buffer is a qnn-net-run"));
         assert_eq!(refused_flag(&args(&["--direct_mode", "model"])), None);
+        assert_eq!(refused_flag(&args(&["--op_packages=libA.so:ProvideA"])), None, "op packages are registered");
     }
 
     #[test]

@@ -4,7 +4,7 @@
 use super::fastrpc_args::FastRpcArgs;
 use super::named_values::named;
 use crate::file_kinds::OutputDataType;
-use crate::settings::{self, PerfProfile, Settings};
+use crate::settings::{self, OpPackageSetting, PerfProfile, Settings};
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{Parser, ValueEnum};
 use lpai_direct_stub::stub::TransportKind;
@@ -149,6 +149,20 @@ pub struct Options {
     /// Save the results of the first N inferences only (qnn-net-run's --keep_num_outputs).
     #[arg(long = "keep_num_outputs", value_name = "N")]
     pub keep_num_outputs: Option<u32>,
+
+    /// Op packages to register with the backend before the load, as qnn-net-run takes them (at most 4): the
+    /// package library as the DSP side names it, the interface provider it exports, optionally its target.
+    #[arg(long = "op_packages", value_name = "PATH:PROVIDER[:TARGET][,...]", value_parser = op_packages)]
+    pub op_packages: Option<OpPackageList>,
+}
+
+/// `--op_packages`' packages (a type of its own: clap would read a `Vec` as a repeated flag).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OpPackageList(pub Vec<OpPackageSetting>);
+
+/// `--op_packages`: the shared parser's syntax, a refusal naming the entry.
+pub(super) fn op_packages(text: &str) -> Result<OpPackageList, String> {
+    OpPackageSetting::parse_list(text).map(OpPackageList)
 }
 
 /// `--duration`: a positive number of seconds.
@@ -261,6 +275,7 @@ impl Options {
             keep_num_outputs: self.keep_num_outputs.map(|n| n as usize),
             duration: self.duration,
             perf_profile: self.perf_profile,
+            op_packages: self.op_packages.clone().map(|list| list.0).unwrap_or_default(),
         }
     }
 }
@@ -309,6 +324,33 @@ mod tests {
         assert_eq!(settings(&["--duration", "0.5"]).duration, Some(0.5));
         let error = Options::try_parse_from(REQUIRED.iter().chain(&["--duration=0"])).unwrap_err().to_string();
         assert!(error.contains("not a positive number of seconds"), "{error}");
+    }
+
+    #[test]
+    fn op_packages_are_read_with_the_shared_syntax_and_a_malformed_value_names_its_entry() {
+        let packages = settings(&["--op_packages", "/dsp/libA.so:ProvideA,libB.so:ProvideB:DSP"]).op_packages;
+        let expected = [
+            OpPackageSetting { path: "/dsp/libA.so".into(), interface_provider: "ProvideA".into(), target: None },
+            OpPackageSetting {
+                path: "libB.so".into(),
+                interface_provider: "ProvideB".into(),
+                target: Some("DSP".into()),
+            },
+        ];
+        assert_eq!(packages, expected);
+        assert_eq!(OpPackageSetting::to_value(&packages), "/dsp/libA.so:ProvideA,libB.so:ProvideB:DSP");
+        for (value, says) in [
+            ("libA.so", "entry 1 'libA.so' has no interface provider"),
+            ("a:b,", "entry 2 '' is empty"),
+            ("a:b:c:d", "entry 1 'a:b:c:d' has more than three fields"),
+            ("a:b,c:d,e:f,g:h,i:j", "entry 5 'i:j' is one too many: at most 4 op packages"),
+        ] {
+            let error = Options::try_parse_from(REQUIRED.iter().copied().chain(["--op_packages", value]))
+                .unwrap_err()
+                .to_string();
+            let first = error.lines().next().unwrap();
+            assert!(first.contains("--op_packages") && first.contains(says), "{error}");
+        }
     }
 
     #[test]

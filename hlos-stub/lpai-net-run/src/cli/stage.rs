@@ -94,6 +94,11 @@ pub struct StageOptions {
     #[arg(long = "use_native_output_files")]
     pub use_native_output_files: bool,
 
+    /// Op packages (Hexagon builds) to place in adsp/ and register in the run, as qnn-net-run takes them:
+    /// PATH:PROVIDER[:TARGET][,...] with PATH the local file; the run names each by its file name in adsp/.
+    #[arg(long = "op_packages", value_name = "PATH:PROVIDER[:TARGET][,...]", value_parser = super::net_run::op_packages)]
+    pub op_packages: Option<super::net_run::OpPackageList>,
+
     /// Run the printed adb commands with the adb on PATH.
     #[arg(long)]
     pub push: bool,
@@ -145,6 +150,7 @@ impl StageOptions {
             },
             use_native_input_files: self.use_native_input_files,
             use_native_output_files: self.use_native_output_files,
+            op_packages: self.op_packages.clone().map(|list| list.0).unwrap_or_default(),
         }
     }
 }

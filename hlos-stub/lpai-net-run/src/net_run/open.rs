@@ -126,6 +126,7 @@ pub fn open_and_load(
         let error = anyhow!("configuring the skel: {}", explained.unwrap_or_else(|| error.to_string()));
         return Err(fail(&mut stub, error));
     }
+    register_op_packages(&mut stub, settings).map_err(|error| fail(&mut stub, error))?;
     let record_bytes = settings.dsp_system_library.is_none().then_some(load.metadata.record.as_slice());
     let load_flags = load_flags(settings, load.config);
     let load_started = Instant::now();
@@ -156,6 +157,20 @@ pub fn open_and_load(
         }
     }
     Ok(Opened { stub, context, graphs, configuration, load_us })
+}
+
+/// Registers each `--op_packages` package once, in order, after configure and before the load; the first refusal
+/// stops the run naming the package (the skel's message says QNN's error).
+fn register_op_packages(stub: &mut Stub, settings: &Settings) -> Result<()> {
+    for package in &settings.op_packages {
+        let path = c_path(&package.path)?;
+        let provider = CString::new(package.interface_provider.as_str())
+            .with_context(|| format!("--op_packages: {} contains a NUL byte", package.interface_provider))?;
+        let target = package.target.as_deref().map(CString::new).transpose()?;
+        stub.register_op_package(&path, &provider, target.as_deref())
+            .map_err(|error| anyhow!("--op_packages: {error}"))?;
+    }
+    Ok(())
 }
 
 /// A failed configure on a device, explained: a library the DSP side cannot load (named, with the directories

@@ -7,6 +7,7 @@ use super::elf::{check_elf, Machine};
 use super::layout::{ADSP_DIR, NET_RUN_FILE, SKEL_FILE, STUB_FILE};
 use super::settings::StageSettings;
 use super::target::Hlos;
+use crate::settings::OpPackageSetting;
 use anyhow::{bail, Context as _, Result};
 use lpai_direct_stub::stub::{library_version, workspace};
 use std::path::{Path, PathBuf};
@@ -33,6 +34,9 @@ pub struct DspSide {
     pub backend_name: String,
     /// The run's flags naming the DSP side's libQnnSystem, when one is staged.
     pub system_arguments: Option<Vec<String>>,
+    /// The op packages as the run names them: by their file names in `adsp/`, which the PD's loader finds there
+    /// as it finds the backend.
+    pub op_packages: Vec<OpPackageSetting>,
     /// What the checks found that the run should know (an older skel interface, a newer Hexagon version, libraries
     /// the PD must find elsewhere).
     pub notes: Vec<String>,
@@ -115,6 +119,14 @@ pub fn dsp_side(settings: &StageSettings, hex_ver: u32, stub: &Placed) -> Result
         system_arguments = Some(vec!["--dsp_system_library".to_string(), name.clone()]);
         dsp.push((path, "--dsp_system_library".into(), name, facts));
     }
+    let mut op_packages = Vec::new();
+    for package in &settings.op_packages {
+        let path = named_file(&package.path, "--op_packages")?;
+        let name = file_name(&path, "--op_packages")?;
+        let facts = check_elf(&path, "--op_packages", Machine::Hexagon)?;
+        op_packages.push(OpPackageSetting { path: PathBuf::from(&name), ..package.clone() });
+        dsp.push((path, "--op_packages".into(), name, facts));
+    }
     for path in &settings.adsp_libraries {
         let path = named_file(path, "--adsp_library")?;
         let name = file_name(&path, "--adsp_library")?;
@@ -142,7 +154,7 @@ pub fn dsp_side(settings: &StageSettings, hex_ver: u32, stub: &Placed) -> Result
         }
         placed.push(Placed { source, named_by, destination: Path::new(ADSP_DIR).join(name), executable: false });
     }
-    Ok(DspSide { placed, names, backend_name, system_arguments, notes })
+    Ok(DspSide { placed, names, backend_name, system_arguments, op_packages, notes })
 }
 
 /// The HLOS binaries: explicit files first, then `--hlos_dir`, then scripts/build-hlos.sh's output.

@@ -24,6 +24,7 @@ pub use layout::*;
 pub use settings::{Given, StageSettings, DEFAULT_DEVICE_DIR, DEFAULT_HEX_VER, DEFAULT_HW_VER, DEFAULT_TARGET_ARCH};
 pub use shell::AdbCommand;
 
+use crate::settings::OpPackageSetting;
 use anyhow::{bail, Result};
 use assemble::Placed;
 use lpai_direct_stub::stub::fastrpc::Pd;
@@ -66,8 +67,11 @@ pub fn stage(settings: &StageSettings) -> Result<Staged> {
     ];
     let placed: Vec<Placed> = hlos_side.placed.into_iter().chain(dsp_side.placed).chain(list.files).collect();
     assemble::check_destinations(&placed, &written)?;
-    let system_arguments = dsp_side.system_arguments.unwrap_or(hlos_side.system_arguments);
-    let run = shell::run_line(settings, &device_dir, &dsp_side.backend_name, &hlos_side.binary_name, system_arguments)?;
+    let mut arguments = dsp_side.system_arguments.unwrap_or(hlos_side.system_arguments);
+    if !dsp_side.op_packages.is_empty() {
+        arguments.extend(["--op_packages".to_string(), OpPackageSetting::to_value(&dsp_side.op_packages)]);
+    }
+    let run = shell::run_line(settings, &device_dir, &dsp_side.backend_name, &hlos_side.binary_name, arguments)?;
     let notes = notes::before_running(&dsp_side.names, settings.pd, &device_dir, dsp_side.notes);
     let directory = assemble::assemble(&settings.output_dir, &placed, &written)?;
     let files = assemble::files_below(&directory)?;

@@ -1,6 +1,7 @@
 //! What `stage` assembles, as plain values (the `lpai-net-run stage` command fills them from its flags and the
 //! environment), and the defaults of the device settings.
 
+use crate::settings::OpPackageSetting;
 use lpai_direct_stub::stub::fastrpc::Pd;
 use std::path::PathBuf;
 
@@ -86,4 +87,6 @@ pub struct StageSettings {
     pub use_native_input_files: bool,
     /// Write native outputs (the run gets `--use_native_output_files`).
     pub use_native_output_files: bool,
+    /// Op packages (Hexagon builds) placed in `adsp/`; the run gets `--op_packages` naming them there.
+    pub op_packages: Vec<OpPackageSetting>,
 }

@@ -63,7 +63,7 @@ pub fn commands(directory: &Path, device_dir: &str, run: &str) -> Vec<AdbCommand
 
 /// The command the device runs, from the staged root: its environment sourced, then lpai-net-run in direct mode
 /// over FastRPC on the staged files (`backend_name`, `binary_name`), with `system_arguments` naming the
-/// libQnnSystem; an argument a shell would read otherwise is refused.
+/// libQnnSystem (and the op packages); an argument a shell would read otherwise is refused.
 pub fn run_line(
     settings: &StageSettings,
     device_dir: &str,
