@@ -285,21 +285,15 @@ impl Backend {
         target: Option<&CStr>,
     ) -> Result<(), RuntimeError> {
         let register = require(self.table().backend_register_op_package, "backendRegisterOpPackage")?;
-        log!(
-            Level::Info,
-            "registering op package ",
-            Text(path),
-            " (interface provider ",
-            Text(interface_provider),
-            ")"
-        );
+        let (path_text, provider_text) = (path.to_str().unwrap_or("?"), interface_provider.to_str().unwrap_or("?"));
+        log!(Level::Info, "registering op package ", path_text, " (interface provider ", provider_text, ")");
         let target = target.map_or(ptr::null(), CStr::as_ptr);
         // SAFETY: the backend handle is live; the strings are NUL-terminated and outlive the call (the backend copies
         // what it keeps); a null target asks for the backend's default, as QnnBackend.h allows.
         let status = unsafe { register(self.handle, path.as_ptr(), interface_provider.as_ptr(), target) };
         match lpai_direct::qnn::error::code(status) {
             0 => Ok(()),
-            code => Err(RuntimeError::OpPackage { package: package_name(path, interface_provider), code }),
+            code => Err(RuntimeError::OpPackage { package: package_name(path_text, provider_text), code }),
         }
     }
 
@@ -354,19 +348,9 @@ impl Drop for Backend {
     }
 }
 
-/// A C string said as text ("?" when it is not UTF-8).
-struct Text<'a>(&'a CStr);
-
-impl crate::platform::Say for Text<'_> {
-    fn say(&self, f: &mut crate::platform::Line) {
-        f.text(self.0.to_str().unwrap_or("?"))
-    }
-}
-
 /// `PATH:PROVIDER` for an op package's error, its end kept when it is longer than a [`Name`] (the file name and the
 /// provider say most), after `...`.
-fn package_name(path: &CStr, interface_provider: &CStr) -> Name {
-    let (path, provider) = (path.to_str().unwrap_or("?"), interface_provider.to_str().unwrap_or("?"));
+fn package_name(path: &str, provider: &str) -> Name {
     let mut name = Name::new();
     let (whole, room) = (path.len() + 1 + provider.len(), name.capacity());
     let skip = if whole > room {

@@ -73,7 +73,8 @@ impl Completion {
     /// Places an idle record in the arena, its signal made; it lives until [`Completion::retire`].
     pub(crate) fn place(arena: &Arena<'_>) -> Result<NonNull<Completion>, RuntimeError> {
         let bytes = arena.bytes(size_of::<Completion>(), align_of::<Completion>())?;
-        let record = bytes.as_mut_ptr().cast::<Completion>();
+        let placed = NonNull::from(bytes).cast::<Completion>();
+        let record = placed.as_ptr();
         // SAFETY: `bytes` is fresh arena memory of the record's size and alignment, ours for 'a; the fields are
         // written in place (the signal must not move once made) before the first reference.
         unsafe {
@@ -87,7 +88,7 @@ impl Completion {
             ptr::addr_of_mut!((*record).notify).write(UnsafeCell::new(None));
             Current::signal_init(ptr::addr_of_mut!((*record).signal));
         }
-        NonNull::new(record).ok_or(RuntimeError::MalformedBinary { code: 0 })
+        Ok(placed)
     }
 
     /// Whether a frame is started and its completion not yet taken.

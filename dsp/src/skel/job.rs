@@ -12,7 +12,6 @@ use super::error::SkelError;
 use super::session::{fail, Session};
 use crate::platform::{self, Current, Memory, Platform, PlatformError, MAX_PATH_BYTES};
 use crate::platform::{Line, Say};
-use crate::runtime::graph::MAX_EXECUTE_ATTEMPTS;
 use crate::runtime::{Graph, RuntimeError};
 use crate::say;
 use lpai_direct::aee::{EBADPARM, EFAILED, ENOMEMORY};
@@ -307,28 +306,6 @@ fn micros_u32(ticks: u64) -> u32 {
     u32::try_from(platform::ticks_to_micros(ticks)).unwrap_or(u32::MAX)
 }
 
-/// Waits for the frame started at `started` and starts it again on the same inputs while the backend answers
-/// EARLY_TERMINATION (as [`Graph::execute`] repeats graphExecute), up to [`MAX_EXECUTE_ATTEMPTS`]: the ticks from
-/// the first start to the last completion, the executions made, and the ticks the first execution took (the one
-/// the skel's file I/O ran beside). Nothing is in flight when it returns.
-fn finish_frame<'t>(graph: &mut Graph<'_>, line: u32, started: u64) -> Result<(u64, u32, u64), Failure<'t>> {
-    let failed = |error| Failure::new(line, File::None, Cause::Runtime(error));
-    let (mut last_start, mut first) = (started, None);
-    for attempts in 1..=MAX_EXECUTE_ATTEMPTS {
-        let completed = graph.wait_frame().map_err(failed)?;
-        // An EARLY_TERMINATION answer completes an execution too.
-        let first_ticks = *first.get_or_insert(graph.last_frame_ticks());
-        if let Some(execution) = completed {
-            return Ok((last_start.saturating_sub(started).saturating_add(execution.ticks), attempts, first_ticks));
-        }
-        last_start = Current::now_ticks();
-        graph.start_frame(None).map_err(failed)?;
-    }
-    // Not in flight: the last start's frame is taken before giving up.
-    let _ = graph.wait_frame();
-    Err(failed(RuntimeError::NeverCompleted { attempts: MAX_EXECUTE_ATTEMPTS }))
-}
-
 /// Ticks the spans `[first, first_end]` and `[second, second_end]` have in common.
 fn overlap(first: u64, first_end: u64, second: u64, second_end: u64) -> u64 {
     first_end.min(second_end).saturating_sub(first.max(second))
@@ -436,10 +413,12 @@ fn run<'t>(job: &Job<'t>, graph: &mut Graph<'_>) -> Result<Report, Failure<'t>> 
             next_read = read_inputs(job, graph, staged_inputs, (next_number.saturating_add(1), next_files), &mut path);
         }
         let window_end = Current::now_ticks();
-        let finished = finish_frame(graph, line, started);
+        let finished = graph.wait_frame_repeating(started);
         // In the order one inference at a time meets them: the previous results, this execution, the next inputs.
         written?;
-        let (ticks, attempts, first_ticks) = finished?;
+        let (execution, first_ticks) =
+            finished.map_err(|error| Failure::new(line, File::None, Cause::Runtime(error)))?;
+        let (ticks, attempts) = (execution.ticks, execution.attempts);
         hidden = hidden.saturating_add(overlap(window, window_end, started, started.saturating_add(first_ticks)));
         let taking = Current::now_ticks();
         take_outputs(job, graph, staged_outputs, line)?;

@@ -1,7 +1,7 @@
 //! A graph's asynchronous frames: `graphExecuteAsync` with the completion record's notify trampoline, polling
 //! or blocking for the completion, two input sets, and the synchronous fallback for backends without it.
 
-use super::{Execution, Graph};
+use super::{Execution, Graph, MAX_EXECUTE_ATTEMPTS};
 use crate::log;
 use crate::platform::{Current, Level, Platform};
 use crate::runtime::completion::{Completed, Completion, FrameNotify};
@@ -169,6 +169,29 @@ impl<'a> Graph<'a> {
             FrameState::Ready(execution) => Ok(Some(execution)),
             FrameState::Pending | FrameState::NeedsNextFrame => Ok(None),
         }
+    }
+
+    /// Waits for the frame started at tick `started` and starts it again while the backend answers
+    /// EARLY_TERMINATION, as [`Graph::execute`] repeats graphExecute, up to [`MAX_EXECUTE_ATTEMPTS`] (with one input
+    /// set each start reads the same inputs; with two, each reads the other set, as `start_frame` does): the
+    /// execution from `started` to the last completion with the executions made, and the ticks the first execution
+    /// took. Nothing is in flight when it returns.
+    pub fn wait_frame_repeating(&mut self, started: u64) -> Result<(Execution, u64), RuntimeError> {
+        let (mut last_start, mut first) = (started, None);
+        for attempts in 1..=MAX_EXECUTE_ATTEMPTS {
+            let completed = self.wait_frame()?;
+            // An EARLY_TERMINATION answer completes an execution too.
+            let first_ticks = *first.get_or_insert(self.last_frame_ticks());
+            if let Some(execution) = completed {
+                let ticks = last_start.saturating_sub(started).saturating_add(execution.ticks);
+                return Ok((Execution { ticks, attempts }, first_ticks));
+            }
+            last_start = Current::now_ticks();
+            self.start_frame(None)?;
+        }
+        // Not in flight: the last start's frame is taken before giving up.
+        let _ = self.wait_frame();
+        Err(RuntimeError::NeverCompleted { attempts: MAX_EXECUTE_ATTEMPTS })
     }
 
     /// The DSP-clock ticks from the start of the last frame taken to its completion, whatever it answered
