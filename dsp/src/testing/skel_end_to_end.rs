@@ -107,7 +107,7 @@ crate::self_tests! {
         let handle = expect_some!(open());
         use codec::configure as c;
         let configured = call(handle, c::METHOD, |e| {
-            e.u32(c::LOG_LEVEL, 0)?.u32(c::PROFILING_LEVEL, 0)?.u32(c::LPAI_HW_VERSION, 0)?.u32(c::LPAI_TARGET, 2)?;
+            e.u32(c::LOG_LEVEL, 1)?.u32(c::PROFILING_LEVEL, 0)?.u32(c::LPAI_HW_VERSION, 0)?.u32(c::LPAI_TARGET, 2)?;
             e.u32(c::ARENA_BYTES, 8192)?.string(c::BACKEND, c"libQnnLpaiFake.so")?;
             e.string(c::SYSTEM_LIBRARY, c"libQnnSystemFake.so").map(drop)
         }, |_| Ok(()));
