@@ -92,6 +92,7 @@ impl Completion {
     }
 
     /// Whether a frame is started and its completion not yet taken.
+    #[inline(always)]
     pub(crate) fn in_flight(&self) -> bool {
         self.state.load(Ordering::Acquire) != IDLE
     }

@@ -22,6 +22,7 @@ pub enum FrameState {
 }
 
 impl<'a> Graph<'a> {
+    #[inline(always)]
     fn completion(&self) -> &Completion {
         // SAFETY: placed in the arena for this graph in `prepare`, live until the graph drops; only shared.
         unsafe { self.completion.as_ref() }
@@ -29,6 +30,7 @@ impl<'a> Graph<'a> {
 
     /// Whether a frame started with [`Graph::start_frame`] has not been taken by [`Graph::poll_frame`] or
     /// [`Graph::wait_frame`] yet.
+    #[inline(always)]
     pub fn frame_in_flight(&self) -> bool {
         self.completion().in_flight()
     }
@@ -49,12 +51,20 @@ impl<'a> Graph<'a> {
         }
     }
 
-    /// [`RuntimeError::FrameInFlight`] naming `refused` while a frame executes.
+    /// [`RuntimeError::FrameInFlight`] naming `refused` while a frame executes. Inlined: every synchronous frame
+    /// and tensor access asks, and the answer is one atomic load; the error is made out of line.
+    #[inline(always)]
     pub(crate) fn refuse_in_flight(&self, refused: &'static str) -> Result<(), RuntimeError> {
         if self.frame_in_flight() {
-            return Err(RuntimeError::FrameInFlight { graph: name_of(self.name()), refused });
+            return Err(self.in_flight(refused));
         }
         Ok(())
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn in_flight(&self, refused: &'static str) -> RuntimeError {
+        RuntimeError::FrameInFlight { graph: name_of(self.name()), refused }
     }
 
     /// Whether the input set the caller fills is free to write: always with two sets (the frame in flight reads
