@@ -265,14 +265,14 @@ fn stereo_frames_give_orts_results_on_channel_1_with_a_hop_and_pass_the_audio_th
     let loaded = spf.taken();
     let loaded: Vec<(u32, Vec<u8>)> = loaded.into_iter().map(|e| (e.id, e.bytes)).collect();
     // The cost votes at 48 kHz, a hop of 100 and a window of 160 uint8 samples with 4 uint8 outputs: per second
-    // 1,000 frames at 120 packets and 480 inferences at 500 + 8 x (100 + 160 + 4) packets: 1,373,760 packets, 1,374
+    // 1,000 frames at 120 packets and 480 inferences at 550 + 8 x (100 + 160 + 4) packets: 1,397,760 packets, 1,398
     // KPPS, 16 bytes of code per packet; data per inference: 100 x 6 + 160 x 5 + 4 x 5 + 24 bytes.
     let words = |values: &[u32]| values.iter().flat_map(|value| value.to_ne_bytes()).collect::<Vec<u8>>();
     assert_eq!(
         loaded,
         [
-            (event::KPPS, words(&[1_374])),
-            (event::BANDWIDTH, words(&[21_980_160, 693_120])),
+            (event::KPPS, words(&[1_398])),
+            (event::BANDWIDTH, words(&[22_364_160, 693_120])),
             (event::ISLAND_VOTE, words(&[1])),
             (event::PROCESS_STATE, vec![1]),
         ]
