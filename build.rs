@@ -1,8 +1,8 @@
 //! Build script of lpai-direct.
 //!
 //! Every build generates the IDL codec: `idl/lpai_direct.idl`, read by lpai-direct-idl's reader, becomes
-//! `$OUT_DIR/lpai_direct_idl.rs` (included by `src/codec.rs`) and `$OUT_DIR/lpai_direct_idl.md` (the README's
-//! interface table, which a test in `src/codec.rs` compares with README.md).
+//! `$OUT_DIR/lpai_direct_idl.rs` (included by `src/codec.rs`) and `$OUT_DIR/lpai_direct_idl.md` (the book's
+//! interface table, which a test in `src/codec.rs` compares with docs/src/reference/interface.md).
 //!
 //! Ordinary builds need nothing else here (no libclang, no SDK). With feature `sdk-crosscheck` and
 //! `QNN_SDK_ROOT` pointing at a QNN / QAIRT SDK, bindgen reads the SDK's QNN headers into

@@ -3,8 +3,10 @@
 prints them beside their targets and, with --check, compares the deterministic ones with tests/bench/baseline.json:
 each must stay within 5% of its baseline either way (a figure that grew is a regression; one that dropped is either
 a gain to record on purpose or a broken measurement, such as a trace that no longer attributes packets), and the
-baseline must come from the same rustc, Hexagon version and callgrind backend; --update-baseline writes that file.
---bench-dir and --baseline point it elsewhere (tests/bench_check.rs checks the checker that way).
+baseline must come from the same rustc, Hexagon version and callgrind backend; --update-baseline writes that file
+and the book's tables of its figures (BOOK_TABLES). --bench-dir and --baseline point it elsewhere
+(tests/bench_check.rs checks the checker that way). --book-table NAME prints one book table from the baseline,
+--write-book-tables writes them all from it between their markers, measuring nothing.
 
 Inputs, all under target/bench/: skel-sections.txt and capi-sections.txt (`size -A` of the shipped skel and audio
 module), stack.txt and capi-stack.txt (lpai-stack-check),
@@ -19,6 +21,7 @@ import os
 import re
 import subprocess
 import sys
+import textwrap
 
 BENCH = "target/bench"
 BASELINE = "tests/bench/baseline.json"
@@ -66,7 +69,7 @@ TARGETS = [
 ]
 
 
-# How the README's figure table names each deterministic figure, and its unit.
+# How the book's figure table names each deterministic figure, and its unit.
 LABELS = {
     "skel_text_bytes": ("skel `.text`", "bytes"),
     "skel_rodata_bytes": ("skel `.rodata`", "bytes"),
@@ -88,13 +91,28 @@ LABELS = {
     "host_instructions_per_inference_direct": ("our host instructions per inference, direct mode", ""),
 }
 
+# The audio module's bench frames (tests/packet-bench/src/audio_module.rs): 10 ms at 48 kHz, and the two windows.
+AUDIO_FRAME_SAMPLES, AUDIO_SAMPLE_RATE = 480, 48000
+AUDIO_WINDOWS = (480, 16)
+# The book's prose lines wrap at this width, as its chapters' do.
+LINE_WIDTH = 118
 
-def readme_table(baseline):
-    """The README's figure table, every value from the baseline (tests/bench_check.rs holds the README to it)."""
+
+def wrap(paragraph):
+    """A paragraph in lines of the book's width, never broken inside a word or at a hyphen."""
+    return textwrap.fill(paragraph, width=LINE_WIDTH, break_on_hyphens=False, break_long_words=False)
+
+
+def measured_under(baseline):
+    return f"measured {baseline['measured']} with {baseline['rustc']}, HEX_VER={baseline['hex_ver']}"
+
+
+def figures_table(baseline):
+    """Every deterministic figure beside its target (docs/src/design/benchmarks.md)."""
     targets = {key: limit for key, limit, _ in TARGETS}
     lines = [
-        f"Measured {baseline['measured']} with {baseline['rustc']}, HEX_VER={baseline['hex_ver']}, host instructions "
-        f"on {baseline['host_instructions_backend']} (`tests/bench/baseline.json`; targets are issue 12's):",
+        wrap(f"The baseline (`tests/bench/baseline.json`), {measured_under(baseline)}, host instructions on "
+             f"{baseline['host_instructions_backend']}; the targets are issue 12's:"),
         "",
         "| figure (`figures.json` key) | value | target |",
         "| --- | --- | --- |",
@@ -111,19 +129,62 @@ def readme_table(baseline):
     return "\n".join(lines) + "\n"
 
 
-def write_readme_table(baseline, path="README.md"):
-    """Puts the figure table between README.md's bench-figures markers (whole or not at all)."""
-    start, end = "<!-- bench-figures:start -->\n", "<!-- bench-figures:end -->"
-    with open(path) as file:
-        text = file.read()
-    if start not in text or end not in text:
-        sys.exit(f"bench: {path} has no {start.strip()} ... {end} markers for the figure table")
-    before, rest = text.split(start, 1)
-    after = rest[rest.index(end):]
-    partial = path + ".partial"
-    with open(partial, "w") as file:
-        file.write(before + start + readme_table(baseline) + after)
-    os.replace(partial, path)
+def audio_frames_table(baseline):
+    """The audio module's packets per frame and what they come to (docs/src/audio.md). An inference's cost is a base
+    plus a cost per element of the samples converted, the window quantized and the outputs dequantized, found from
+    the two windows as lpai-packet-bench finds its packets_audio_per_inference_* figures."""
+    figures = baseline["figures"]
+    quiet = figures["packets_audio_frame_480"]
+    wide, small = (figures[f"packets_audio_frame_480_with_inference_{window}"] for window in AUDIO_WINDOWS)
+    element = (wide - small) / (3 * (AUDIO_WINDOWS[0] - AUDIO_WINDOWS[1]))
+    base = small - quiet - element * 3 * AUDIO_WINDOWS[1]
+    frames_per_second = AUDIO_SAMPLE_RATE // AUDIO_FRAME_SAMPLES
+    per_second = wide * frames_per_second
+    paragraph = (
+        f"The baseline (`tests/bench/baseline.json`), {measured_under(baseline)}. From the two windows: {base:,.0f}"
+        f" packets per inference plus {element:.2f} per element converted. The contract model's own packets and the"
+        " framework's (the event callback the shell plays, the clock) are counted apart (`lpai-packet-bench` prints"
+        " them); on a device graphExecute runs on LPAI. At"
+        f" {AUDIO_SAMPLE_RATE // 1000} kHz with one inference every {1000 // frames_per_second} ms on a 480-sample"
+        f" window that is {per_second:,} packets a second, {per_second / 1e6:.2f} MPPS of the aDSP for the module's"
+        " own work."
+    )
+    lines = [
+        "| frame | own packets | figure |",
+        "| --- | --- | --- |",
+        f"| no inference in it | {quiet:,} | `packets_audio_frame_480` |",
+        f"| one inference, 480-sample window (480 samples converted, 480 quantized, 480 outputs dequantized) "
+        f"| {wide:,} | `packets_audio_frame_480_with_inference_480` |",
+        f"| one inference, 16-sample window | {small:,} | `packets_audio_frame_480_with_inference_16` |",
+        "",
+        wrap(paragraph),
+    ]
+    return "\n".join(lines) + "\n"
+
+
+# The tables the book shows from the baseline: name -> (file, how it is made). Each sits between
+# <!-- bench-NAME:start --> and <!-- bench-NAME:end --> in its file; tests/bench_check.rs holds each to the baseline.
+BOOK_TABLES = {
+    "figures": ("docs/src/design/benchmarks.md", figures_table),
+    "audio-frames": ("docs/src/audio.md", audio_frames_table),
+}
+
+
+def write_book_tables(baseline):
+    """Puts each book table between its markers (each file whole or not at all)."""
+    for name, (path, table) in BOOK_TABLES.items():
+        start, end = f"<!-- bench-{name}:start -->\n", f"<!-- bench-{name}:end -->"
+        with open(path) as file:
+            text = file.read()
+        if start not in text or end not in text:
+            sys.exit(f"bench: {path} has no {start.strip()} ... {end} markers for the {name} table")
+        before, rest = text.split(start, 1)
+        after = rest[rest.index(end):]
+        partial = path + ".partial"
+        with open(partial, "w") as file:
+            file.write(before + start + table(baseline) + after)
+        os.replace(partial, path)
+        print(f"{name} table written to {path}")
 
 
 def read_json(name, required=True):
@@ -247,12 +308,18 @@ def main():
     parser.add_argument("--update-baseline", action="store_true")
     parser.add_argument("--bench-dir", default=BENCH, help="where the inputs are and figures.json goes")
     parser.add_argument("--baseline", default=BASELINE, help="the baseline to check against or write")
-    parser.add_argument("--readme-table", action="store_true", help="print the README's figure table and stop")
+    parser.add_argument("--book-table", choices=BOOK_TABLES, help="print the book's table NAME from the baseline")
+    parser.add_argument("--write-book-tables", action="store_true",
+                        help="write every book table from the baseline between its markers")
     arguments = parser.parse_args()
     BENCH, BASELINE = arguments.bench_dir, arguments.baseline
-    if arguments.readme_table:
+    if arguments.book_table or arguments.write_book_tables:
         with open(BASELINE) as file:
-            sys.stdout.write(readme_table(json.load(file)))
+            baseline = json.load(file)
+        if arguments.book_table:
+            sys.stdout.write(BOOK_TABLES[arguments.book_table][1](baseline))
+        else:
+            write_book_tables(baseline)
         return
     if arguments.skel is None or arguments.hex_ver is None:
         parser.error("--skel and --hex-ver are needed to measure")
@@ -266,9 +333,10 @@ def main():
         baseline["measured"] = datetime.date.today().isoformat()
         baseline["figures"] = {key: figures[key] for key in DETERMINISTIC}
         write_atomically(BASELINE, baseline)
+        print(f"baseline written to {BASELINE}")
         if BASELINE == "tests/bench/baseline.json":
-            write_readme_table(baseline)
-        print(f"baseline written to {BASELINE} and README.md's figure table: commit both, saying why they moved")
+            write_book_tables(baseline)
+        print("commit the baseline and the book's tables together, saying why they moved")
     if arguments.check:
         check(figures)
 

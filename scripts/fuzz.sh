@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs the cargo-fuzz targets of fuzz/ (README: Fuzzing), installing cargo-fuzz when it is missing.
+# Runs the cargo-fuzz targets of fuzz/ (docs/src/design/hardening.md: Fuzzing), installing cargo-fuzz when it is missing.
 #
 #   scripts/fuzz.sh [TARGET|all] [SECONDS]     run TARGET (default: every target, one after the other) for SECONDS
 #                                              each (default 600); prints the executions each run reached

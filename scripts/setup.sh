@@ -2,8 +2,8 @@
 # Makes a new Debian (bookworm) machine ready to build and test lpai-direct; quick when already done.
 # Installs: apt packages (qemu-user 10 from bookworm-backports, clang-19, lld-19, llvm-19, gcc-aarch64-linux-gnu,
 # valgrind, proot), the pinned nightly of rust-toolchain.toml with rust-src, clippy, rustfmt, miri and the aarch64 target,
-# and the Python venv in .venv with onnxruntime-qnn==2.7.0 and onnx, which carries the real libQnnHtp.so and
-# libQnnSystem.so.
+# mdbook 0.5.4 (cargo install, for the book), and the Python venv in .venv with onnxruntime-qnn==2.7.0 and onnx, which
+# carries the real libQnnHtp.so and libQnnSystem.so.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 say() { printf 'setup: %s\n' "$*" >&2; }
@@ -45,6 +45,13 @@ for component in rust-src clippy rustfmt miri rust-std-aarch64-unknown-linux-gnu
     break
   fi
 done
+
+# The book's builder (scripts/book.sh), from the Rust package registry.
+mdbook_version=0.5.4
+if [ "$(mdbook --version 2>/dev/null || true)" != "mdbook v$mdbook_version" ]; then
+  say "cargo install mdbook --locked --version $mdbook_version"
+  cargo install -q mdbook --locked --version "$mdbook_version"
+fi
 
 if [ ! -x .venv/bin/python ] || ! .venv/bin/python -c 'import onnxruntime_qnn, onnx' 2>/dev/null; then
   say "creating .venv with onnxruntime-qnn==2.7.0 and onnx"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Runs every test: sets the machine up, checks formatting and lints (host and Hexagon), builds the Hexagon and
-# aarch64 artifacts, runs the Hexagon self-test under qemu-hexagon and the whole cargo test suite, then holds the
-# benchmarks' deterministic figures (sizes, Hexagon packets, host instructions) to the committed baseline.
+# Runs every test: sets the machine up, checks formatting, the book (docs/), the lints (host and Hexagon) and rustdoc,
+# builds the Hexagon and aarch64 artifacts, runs the Hexagon self-test under qemu-hexagon and the whole cargo test
+# suite (the book's tested blocks among it), then holds the benchmarks' deterministic figures (sizes, Hexagon packets,
+# host instructions) to the committed baseline.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 step() { printf '\n== %s\n' "$*" >&2; }
@@ -13,6 +14,10 @@ step "rustfmt --check"
 cargo fmt --all -- --check
 # fuzz/ is its own workspace (outside the project's): its targets are checked file by file.
 rustfmt --check --edition 2021 fuzz/fuzz_targets/*.rs
+
+step "book (mdbook, warnings fatal; links, blocks, --help, tables)"
+bash scripts/book.sh
+cargo test -q -p lpai-direct --test book source_
 
 step "clippy (host, -D warnings)"
 cargo clippy -q --workspace --all-targets -- -D warnings
@@ -43,6 +48,9 @@ CARGO_PROFILE_DEV_PANIC=abort CARGO_TARGET_DIR=target/hexagon-clippy cargo clipp
 CARGO_PROFILE_DEV_PANIC=abort CARGO_TARGET_DIR=target/hexagon-clippy cargo clippy -q -p lpai-pd-shell -p lpai-contract-model -p lpai-contract-lpai \
   -p lpai-contract-system --target hexagon-unknown-linux-musl -Z build-std=core \
   -Z build-std-features=compiler-builtins-mem -- -D warnings
+
+step "rustdoc (-D warnings)"
+RUSTDOCFLAGS="-D warnings" cargo doc -q --workspace --no-deps
 
 step "build the Hexagon skel, the self-test executable and the virtual aDSP"
 bash scripts/build-hexagon.sh

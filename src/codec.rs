@@ -33,11 +33,12 @@ mod tests {
         assert_eq!(super::execute::METHOD.params[super::execute::DSP_TICKS].name, "dsp_ticks");
     }
 
-    /// README.md's block between the idl-table markers, which must equal the generated table.
+    /// The book's interface page's block between the idl-table markers, which must equal the generated table.
     #[test]
-    fn readme_table_matches_the_idl() {
-        let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
-        let lines: Vec<&str> = readme.lines().map(str::trim_end).collect();
+    fn interface_table_matches_the_idl() {
+        let page =
+            std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/src/reference/interface.md")).unwrap();
+        let lines: Vec<&str> = page.lines().map(str::trim_end).collect();
         let start = lines.iter().position(|line| *line == "<!-- idl-table:start -->");
         let end = lines.iter().position(|line| *line == "<!-- idl-table:end -->");
         let block = match (start, end) {
@@ -47,10 +48,10 @@ mod tests {
         let generated = include_str!(concat!(env!("OUT_DIR"), "/lpai_direct_idl.md"));
         assert!(
             block.trim() == generated.trim(),
-            "README.md's interface table differs from idl/lpai_direct.idl. Run\n  \
+            "docs/src/reference/interface.md's interface table differs from idl/lpai_direct.idl. Run\n  \
              cargo run -q -p lpai-direct-idl --features reader --bin idl-table -- idl/lpai_direct.idl\n\
-             and paste its output between <!-- idl-table:start --> and <!-- idl-table:end --> in README.md.\n\
-             README.md has:\n{block}\nexpected:\n{generated}"
+             and paste its output between <!-- idl-table:start --> and <!-- idl-table:end --> in docs/src/reference/interface.md.\n\
+             docs/src/reference/interface.md has:\n{block}\nexpected:\n{generated}"
         );
     }
 }

@@ -1,4 +1,7 @@
 //! Shared `no_std` core of lpai-direct: QNN C ABI declarations, FastRPC wire types and error codes.
+//!
+//! The stub, the skel, the embedding API and the audio module all build on it. How the crates fit together is the
+//! book's `docs/src/design/architecture.md` (build it with `bash scripts/book.sh`, or read the markdown).
 #![no_std]
 
 /// AEE error codes and their names (one table, in the codec crate that answers with them).

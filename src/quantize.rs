@@ -116,7 +116,7 @@ fn is_certain(distance: u32, magnitude: u32) -> bool {
 }
 
 /// `round_half_even(value / scale)`, exactly what the division gives, dividing only when the reciprocal's estimate
-/// is not certain ([`estimated_steps`]).
+/// is not certain (`estimated_steps`).
 #[inline]
 pub fn steps(value: f32, scale: f32, reciprocal: f32) -> f32 {
     match estimated_steps(value, reciprocal) {

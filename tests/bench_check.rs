@@ -1,6 +1,7 @@
 //! The benchmark checker (`scripts/bench_figures.py --check`) on made-up inputs: the same figures pass; a figure
 //! raised or lowered beyond the tolerance, a section missing from `size -A`, or a baseline measured under other
-//! conditions (Hexagon version, callgrind backend) fails, naming what moved.
+//! conditions (Hexagon version, callgrind backend) fails, naming what moved. And the book's tables of figures
+//! (`docs/src/design/benchmarks.md`, `docs/src/audio.md`) are what the checker prints from the committed baseline.
 
 use serde_json::{json, Value};
 use std::path::Path;
@@ -126,23 +127,53 @@ fn a_baseline_of_another_hexagon_version_or_backend_is_not_compared() {
     assert!(message.contains("host_instructions_backend 'libQnnLpaiContract.so', this is 'libQnnHtp.so'"), "{message}");
 }
 
-#[test]
-fn the_readme_figure_table_is_the_baseline() {
+/// What `bench_figures.py ARGUMENTS` prints, failing the test when it fails.
+fn bench_figures(arguments: &[&str]) -> String {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let table = Command::new("python3")
+    let output = Command::new("python3")
         .arg(root.join("scripts/bench_figures.py"))
-        .arg("--readme-table")
+        .args(arguments)
         .output()
-        .expect("python3 runs");
-    assert!(table.status.success(), "{}", said(&table));
-    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
-    let (start, end) = ("<!-- bench-figures:start -->\n", "<!-- bench-figures:end -->");
-    let from = readme.find(start).expect("README has the bench-figures markers") + start.len();
-    let to = readme.find(end).expect("README has the bench-figures end marker");
-    let generated = String::from_utf8(table.stdout).unwrap();
+        .expect("python3 runs (scripts/setup.sh installs it)");
+    assert!(output.status.success(), "bench_figures.py {arguments:?}: {}", said(&output));
+    String::from_utf8(output.stdout).unwrap()
+}
+
+/// The block between `file`'s `bench-NAME` markers is what `--book-table NAME` prints from the committed baseline.
+fn assert_book_table_is_the_baseline(name: &str, file: &str) {
+    let generated = bench_figures(&["--book-table", name]);
+    let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(file)).unwrap();
+    let (start, end) = (format!("<!-- bench-{name}:start -->\n"), format!("<!-- bench-{name}:end -->"));
+    let from = text.find(&start).unwrap_or_else(|| panic!("{file} has no {} marker", start.trim())) + start.len();
+    let to = from + text[from..].find(&end).unwrap_or_else(|| panic!("{file} has no {end} marker after its start"));
     assert!(
-        readme[from..to] == generated,
-        "README's figure table is not tests/bench/baseline.json's: put this between its markers \
-         (python3 scripts/bench_figures.py --readme-table):\n{generated}"
+        text[from..to] == generated,
+        "{file}: the {name} table between its markers is not tests/bench/baseline.json's; \
+         `python3 scripts/bench_figures.py --write-book-tables` rewrites it. It should be:\n{generated}"
     );
+}
+
+#[test]
+fn the_book_figure_table_is_the_baseline() {
+    assert_book_table_is_the_baseline("figures", "docs/src/design/benchmarks.md");
+}
+
+#[test]
+fn the_audio_chapter_frame_costs_are_the_baseline() {
+    assert_book_table_is_the_baseline("audio-frames", "docs/src/audio.md");
+}
+
+#[test]
+fn the_audio_frame_costs_are_worked_out_as_the_packet_bench_works_them_out() {
+    // 116 packets without an inference, 11,003 and 946 with one on 480 and 16 samples: (11,003 - 946) / (3 x 464)
+    // = 7.22 per element, 946 - 116 - 48 x 7.2249 = 483 per inference, 11,003 packets 100 times a second.
+    let directory = with_baseline(|_| {});
+    let baseline = directory.path().join("baseline.json");
+    let table = bench_figures(&["--baseline", baseline.to_str().unwrap(), "--book-table", "audio-frames"]);
+    let prose = table.split_whitespace().collect::<Vec<_>>().join(" ");
+    let figures =
+        ["| 11,003 |", "483 packets per inference plus 7.22 per element", "1,100,300 packets a second, 1.10 MPPS"];
+    for figure in figures {
+        assert!(prose.contains(figure), "no {figure:?} in the audio-frames table:\n{table}");
+    }
 }

@@ -118,7 +118,7 @@ fn malformed_binaries_end_in_a_clean_run_or_one_clear_error_and_leave_nothing_op
         assert_eq!(open_descriptors(), before, "{case}: file descriptors left open");
     }
     eprintln!("malformed binaries: {} cases: {outcomes:?}", cases.len());
-    // The seeded cases on onnxruntime-qnn 2.7.0's libQnnHtp and libQnnSystem (README, Hardening): 29 clean runs
+    // The seeded cases on onnxruntime-qnn 2.7.0's libQnnHtp and libQnnSystem (docs/src/design/hardening.md): 29 clean runs
     // (flips in weights), 47 refusals, the one crash contained.
     assert_eq!(cases.len(), 77);
     assert_eq!(outcomes, Outcomes { clean: 29, refused: 47, contained_crashes: 1 });

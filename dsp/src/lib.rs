@@ -4,6 +4,9 @@
 //! Built three ways: the skel shared object for the aDSP (QuRT platform), a static self-test executable for
 //! qemu-hexagon (Linux user-mode platform), and a host `cdylib`/`rlib` with the same entry points. Test code (the
 //! self-tests and the fake LPAI backend) is compiled only with the `self-test` feature or under `cargo test`.
+//!
+//! The book says how the runtime works in `docs/src/design/runtime.md`, and how firmware embeds it in
+//! `docs/src/firmware.md`.
 #![no_std]
 #![cfg_attr(all(target_arch = "hexagon", feature = "linux-user"), feature(asm_experimental_arch))]
 

@@ -3,6 +3,9 @@
 //! One description of each method ([`Method`], generated from `idl/lpai_direct.idl` by the root build script)
 //! drives both sides: the stub encodes a call with [`Encoder`], the skel validates and decodes it with
 //! [`decode`]. Both compute buffer layouts with the same functions, so they cannot drift apart.
+//!
+//! The method table is the book's `docs/src/reference/interface.md`; the AEE codes ([`aee`]) are
+//! `docs/src/reference/aee.md`.
 #![cfg_attr(not(any(test, feature = "reader")), no_std)]
 
 pub mod layout;

@@ -1,5 +1,5 @@
 //! Reads the subset of qaic's IDL that `idl/lpai_direct.idl` uses, and turns it into [`Method`]s, the Rust
-//! constants the root crate includes ([`generate_rust`]) and the README's interface table ([`markdown_table`]).
+//! constants the root crate includes ([`generate_rust`]) and the book's interface table ([`markdown_table`]).
 //!
 //! Accepted: `//` and `/* */` comments, `#include` lines (ignored), integer constants `const SCALAR NAME = N;` (at
 //! file level or inside the interface; each becomes a Rust constant), and one `interface NAME : remote_handle64

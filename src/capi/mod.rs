@@ -177,7 +177,7 @@ pub mod property {
     pub const NUM_NEEDED_FRAMEWORK_EXTENSIONS: u32 = 5;
     /// `u32[]`: their ids.
     pub const NEEDED_FRAMEWORK_EXTENSIONS: u32 = 6;
-    /// Interface extensions, asked about one by one ([`InterfaceExtensionDescriptor`]).
+    /// Interface extensions, asked about one by one ([`super::InterfaceExtensionDescriptor`]).
     pub const INTERFACE_EXTENSIONS: u32 = 7;
     /// `bool_t`.
     pub const IS_ELEMENTARY: u32 = 8;

@@ -1,7 +1,7 @@
 /* The skel's rout sequences as a qaic-generated C stub sees them: last_error (and describe, profile, which follow
  * the same rule) answers success with a short or a null output buffer and reports, in its *_bytes out-scalar, the
  * size it needed; the caller must compare. Calls the host skel's FastRPC entry points (argv[1]) directly, with
- * remote_arg buffers laid out as in README's IDL table. Prints one line per check; exits nonzero on the first
+ * remote_arg buffers laid out as in the IDL table of docs/src/reference/interface.md. Prints one line per check; exits nonzero on the first
  * failure. */
 #include <dlfcn.h>
 #include <stdint.h>

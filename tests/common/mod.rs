@@ -208,7 +208,7 @@ pub fn configuration_with_arena(
 
 /// The windows the audio module infers on, from the samples of its channel as floats: the first once `length`
 /// samples have come, then one every `hop` samples (0: the window's length), each the last `length` samples, oldest
-/// first (README, "The audio module (AudioReach CAPI)": Process).
+/// first (docs/src/audio.md, "How it answers SPF": Process).
 pub fn audio_windows(samples: &[f32], length: usize, hop: usize) -> Vec<Vec<f32>> {
     let hop = if hop == 0 { length } else { hop };
     (length..=samples.len()).step_by(hop).map(|end| samples[end - length..end].to_vec()).collect()

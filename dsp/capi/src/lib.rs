@@ -1,6 +1,9 @@
 //! lpai-direct as an AudioReach (SPF) audio module, AMDB tag `capi_lpai_direct`: the two CAPI entry points and
 //! the module's function table, each a thin C shell over [`lpai_direct_skel::audio::module::Module`], which checks
 //! every pointer and size the framework passes. No function can panic.
+//!
+//! The audio integrator's guide (registering the module in an SPF build, parameters and events, costs per frame,
+//! STACK_SIZE) is the book's `docs/src/audio.md`.
 #![no_std]
 
 use lpai_direct::capi::EBADPARAM;

@@ -15,6 +15,9 @@
 //! libQnnLpai and a function that registers it as the built-in libraries `libQnnLpaiContract.so` and
 //! `libQnnSystemContract.so`, as firmware registers a libQnnLpai it links in
 //! (`lpai_direct_skel::platform::libraries::register_builtin_libraries`).
+//!
+//! The firmware team's guide (building, linking it into a PD image, memory and stack budgets, the examples) is the
+//! book's `docs/src/firmware.md`.
 #![no_std]
 
 mod asynchronous;

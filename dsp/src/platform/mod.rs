@@ -1,10 +1,11 @@
 //! Platform services the runtime needs (time, log, files, dynamic loading), behind one small interface.
 //!
 //! Three implementations, chosen at build time:
-//! - [`qurt`]: inside a QuRT protection domain on the aDSP (HAP timers, FARF logging, `apps_std` files, the
-//!   PD's dynamic loader). Every symbol it uses is listed in `linker/dsp-runtime-symbols.txt`.
-//! - [`linux_user`]: Hexagon Linux user mode under qemu-hexagon (raw syscalls), for the self-test executable and
-//!   the PD shell; [`pd_services`] adds the QuRT mutex and FARF services the libraries they link or load call.
+//! - `qurt` (the aDSP build only): inside a QuRT protection domain on the aDSP (HAP timers, FARF logging,
+//!   `apps_std` files, the PD's dynamic loader). Every symbol it uses is listed in `linker/dsp-runtime-symbols.txt`.
+//! - `linux_user` (the qemu-hexagon build only): Hexagon Linux user mode under qemu-hexagon (raw syscalls), for the
+//!   self-test executable and the PD shell; `pd_services` adds the QuRT mutex and FARF services the libraries they
+//!   link or load call.
 //! - [`host`]: x86_64 / aarch64 with std, for the host build of the skel and its tests.
 
 use crate::say;

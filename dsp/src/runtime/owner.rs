@@ -4,7 +4,7 @@
 //! footing go.
 //!
 //! A [`Context`] borrows its libraries, its arena and an in-place binary. Kept in a struct beside what it borrows,
-//! those borrows cannot be named, so [`lend`] is the one place that gives them an erased lifetime: the context is
+//! those borrows cannot be named, so `lend` is the one place that gives them an erased lifetime: the context is
 //! only handed out under a lifetime its users cannot keep ([`Owner::context`], [`Owner::with_context`]), and it
 //! is dropped before the footing.
 

@@ -169,7 +169,7 @@ impl FileKinds {
     }
 
     /// `execute`'s flags for the traditional loop: float inputs (outputs) when every input (output file) is float;
-    /// otherwise the tensors travel native and [`FileKinds::quantize_input`] / [`FileKinds::output_file_bytes`]
+    /// otherwise the tensors travel native and [`quantize_input`] / [`output_file_bytes`]
     /// convert the float files here.
     pub fn execute_flags(&self) -> u32 {
         let all_float_in = self.float_inputs.iter().all(|float| *float);

@@ -3,6 +3,8 @@
 //! through the HLOS side's libQnnSystem) and what it writes (the results, the run record, a profiled run's trace);
 //! the commands `inspect`, `stage`, `doctor` and `chart`; and the command line ([`cli`], the only part that links
 //! clap). The binary's `main` parses with [`cli`] and prints.
+//!
+//! Its users' guide is the book's `docs/src/run-a-model.md`, every flag is in `docs/src/reference/flags.md`.
 
 pub mod backend_output;
 pub mod chart;

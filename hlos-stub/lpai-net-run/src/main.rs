@@ -1,5 +1,7 @@
 //! `lpai-net-run`: parses the command line, runs the job (or `inspect`, `stage`, `chart`, `doctor`) through the
 //! library and prints its summary (and a profiled run's table); errors go to stderr with exit status 1.
+//!
+//! Its users' guide is the book's `docs/src/run-a-model.md`, every flag is in `docs/src/reference/flags.md`.
 
 use lpai_net_run::cli::{self, parse_invocation, Invocation, Options};
 use lpai_net_run::{net_run, summary};

@@ -1,4 +1,4 @@
-//! Prints the Markdown table of an IDL file's interface, for README.md's `idl-table` block:
+//! Prints the Markdown table of an IDL file's interface, for the `idl-table` block of docs/src/reference/interface.md:
 //! `cargo run -q -p lpai-direct-idl --features reader --bin idl-table -- idl/lpai_direct.idl`.
 
 use lpai_direct_idl::reader;

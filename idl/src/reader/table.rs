@@ -1,4 +1,4 @@
-//! The README's table of the interface: per method its id, `sc` word, and what travels in which argument.
+//! The book's table of the interface: per method its id, `sc` word, and what travels in which argument.
 
 use super::{Interface, MethodDecl, ParamDecl, Type};
 use crate::layout::{Direction, Slot};

@@ -1,5 +1,5 @@
 //! The rules of the LPAI contract the model enforces: each has a name, the QNN error code a breach answers, and
-//! the call that checks it. A breach logs one line naming the rule ([`Breach::report`]).
+//! the call that checks it. A breach logs one line naming the rule (`Breach::report`).
 
 use crate::log::Line;
 use lpai_direct::qnn::error as code;
@@ -120,7 +120,7 @@ rules! {
     MEMORY_ALIGNED = "memory-aligned", code::GRAPH_ERROR_INVALID_ARGUMENT, "graphSetConfig",
         "SCRATCH_MEM / PERSISTENT_MEM: addr a non-null multiple of 128, size >= the property and a multiple of 64, \
          memType 1..=4";
-    /// Each memory pool fits the memory its type names ([`crate::graph::MEMORY_LIMITS`]).
+    /// Each memory pool fits the memory its type names (`graph::MEMORY_LIMITS`).
     MEMORY_FITS = "memory-fits", code::GRAPH_ERROR_INVALID_ARGUMENT, "graphSetConfig",
         "SCRATCH_MEM / PERSISTENT_MEM: size within the model's limit for its memType (TCM 256 KiB, LLC 1 MiB, PSRAM \
          2 MiB; DDR none)";

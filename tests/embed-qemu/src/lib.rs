@@ -1,7 +1,7 @@
 //! The embedding API's C library for the qemu-hexagon programs (`liblpai_embed_qemu.a`): every
 //! `lpai_direct_embed_*` function of `lpai-direct-embed` (built with `qemu-example`, the Linux user-mode platform),
 //! the contract model of libQnnLpai and its system library (`tests/contract-model`), and
-//! [`lpai_embed_qemu_register_contract_model`], which registers the model as built-in libraries, as firmware
+//! `lpai_embed_qemu_register_contract_model`, which registers the model as built-in libraries, as firmware
 //! registers a libQnnLpai it links into its image. A C program calls it before `lpai_direct_embed_create` (see
 //! `dsp/examples/c/sensor_loop.c`, compiled with `-DLPAI_DIRECT_EMBED_QEMU`). The shipped C library has no contract
 //! model and registers nothing. On other targets than Hexagon this library is empty.

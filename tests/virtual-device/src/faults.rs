@@ -1,5 +1,5 @@
 //! What the virtual device is, read from its environment once: where its PD shell is, where the PD's log goes,
-//! and the faults it can be told to have (`LPAI_VD_*`, documented in the README's virtual device section).
+//! and the faults it can be told to have (`LPAI_VD_*`, documented in docs/src/virtual-device.md).
 
 use std::path::PathBuf;
 

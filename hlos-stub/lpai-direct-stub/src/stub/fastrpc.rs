@@ -2,7 +2,7 @@
 //! domain, calls through `remote_handle64_invoke`, and rpcmem buffers for zero-copy inputs and outputs.
 //!
 //! The audio and sensors PDs are static PDs the system creates: code that lives in them is loaded by that PD
-//! (see the README). By default ([`Pd::User`]) this transport opens the skel in a dynamic user PD on the chosen
+//! (see docs/src/on-a-device.md). By default ([`Pd::User`]) this transport opens the skel in a dynamic user PD on the chosen
 //! domain, signed or unsigned; with another [`Pd`] it first opens the FastRPC control name that attaches this
 //! process to that PD (`ITRANSPORT_PREFIX "createstaticpd:audiopd&_dom=adsp"`, ...), then the skel URI.
 

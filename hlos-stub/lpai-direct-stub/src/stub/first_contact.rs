@@ -1,7 +1,7 @@
 //! First contact with a device: what each failure of the FastRPC library, the DSP loader or the skel usually
 //! means there and what to do about it, one line each, worked out from the code and from what this side can see
 //! (the DSP loader's search path and the skel files on it, the run's options). The codes are the ones quic/fastrpc
-//! answers (see the README's "When the device says no").
+//! answers (see "When the device says no" in docs/src/on-a-device.md).
 
 use super::address::{Domain, FastRpcOptions, Pd, SKEL_FILE_NAME};
 use super::dsp_search::{Found, SearchPath};

@@ -36,7 +36,7 @@ pub struct InspectOptions {
     #[arg(long, value_name = "FILE", requires = "backend")]
     pub skel: Option<PathBuf>,
 
-    /// Print one JSON object instead of text (its shape is in the README; `format` versions it).
+    /// Print one JSON object instead of text (its shape is in docs/src/run-a-model.md; `format` versions it).
     #[arg(long)]
     pub json: bool,
 }

@@ -138,7 +138,7 @@ pub struct Options {
     #[arg(long = "duration", value_name = "SECONDS", value_parser = positive_seconds)]
     pub duration: Option<f64>,
 
-    /// Performance profile, applied as LPAI performance settings on the DSP (see the README's table).
+    /// Performance profile, applied as LPAI performance settings on the DSP (the table is in docs/src/reference/config.md).
     #[arg(long = "perf_profile", value_name = "PROFILE", value_parser = perf_profile())]
     pub perf_profile: Option<PerfProfile>,
 

@@ -8,6 +8,9 @@ use std::process::ExitCode;
 
 /// `lpai-net-run stage`: assembles the device directory of the native aDSP path (the HLOS side in its root, the DSP
 /// side in adsp/), prints the adb commands that push and run it, and runs them with --push.
+// The field comments are the `--help` text, written for a terminal: rustdoc's markdown would see HTML tags in
+// `<version>` and a link in `[,...]`.
+#[allow(rustdoc::invalid_html_tags, rustdoc::broken_intra_doc_links)]
 #[derive(Debug, Parser)]
 #[command(name = "lpai-net-run stage", bin_name = "lpai-net-run stage", version, long_about = None)]
 pub struct StageOptions {
