@@ -19,9 +19,9 @@ pub use transport::{transport, transport_trying, ChosenTransport};
 use crate::file_kinds::{self, NativeInputName};
 use crate::metadata::{BinaryMetadata, HostSystemLibrary};
 use crate::net_run_config::{self, NetRunConfig};
-use crate::profile;
 use crate::run_record::{self, Mode};
 use crate::trace;
+use crate::{profile, profile_files, profile_log};
 use anyhow::{anyhow, bail, Context as _, Result};
 use inferences::{failed, run_lists};
 use lists::Lists;
@@ -64,11 +64,12 @@ struct Ran {
 /// configure or load) or during the inferences writes its record with the error too.
 pub fn run(settings: &Settings) -> Result<RunRecord> {
     let mode = Mode::of(settings.direct_mode);
-    // The HLOS side's libQnnSystem stays loaded to the end of the run, as it was loaded first.
-    let Prepared { checked, system_library: _loaded, transport } = prepare(settings, mode)?;
+    // The HLOS side's libQnnSystem stays loaded to the end of the run, as it was loaded first; a profiled run
+    // writes its QNN profile log through it.
+    let Prepared { checked, system_library, transport } = prepare(settings, mode)?;
     let mut record = RunRecord::new(mode, transport.kind);
     let ran = execute(settings, &checked, transport, &mut record)?;
-    record_run(settings, record, ran, &checked.config)
+    record_run(settings, record, ran, &checked.config, &system_library)
 }
 
 /// The up-front checks: the binary is there, the native input names and the config file read, the transport
@@ -158,12 +159,21 @@ fn describe(
 }
 
 /// Completes the record of a run that passed its checks (a failed one too, with what it did and why it stopped: its
-/// error, and the profile when it profiled) and writes it, with a profiled run's trace; answers the record, or the
-/// run's error (with the record's own failure when it could not be written either).
-fn record_run(settings: &Settings, mut record: RunRecord, ran: Ran, config: &NetRunConfig) -> Result<RunRecord> {
+/// error, and the profile when it profiled) and writes it, with a profiled run's trace, QNN profile log and CSV
+/// (the log through `system_library`; neither fails the run); answers the record, or the run's error (with the
+/// record's own failure when it could not be written either).
+fn record_run(
+    settings: &Settings,
+    mut record: RunRecord,
+    ran: Ran,
+    config: &NetRunConfig,
+    system_library: &HostSystemLibrary,
+) -> Result<RunRecord> {
     record.error = ran.outcome.as_ref().err().map(|error| format!("{error:#}"));
     if ran.profiling {
         record.profile = Some(profile::of(&record.times, config.lpai.perf.map(|perf| perf.fps), &ran.events));
+        let context = profile_log::Context { graph_name: &record.graph_names };
+        record.qnn_profile_files = profile_files::write(&settings.output_dir, system_library, &ran.events, &context);
     }
     let written = run_record::write(&settings.output_dir, &record);
     let traced = trace::write_if_profiled(&settings.output_dir, &record);
