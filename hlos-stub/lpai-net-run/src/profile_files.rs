@@ -7,7 +7,7 @@
 
 use crate::metadata::HostSystemLibrary;
 use crate::profile_csv;
-use crate::profile_log::{self, Context};
+use crate::profile_log::{self, Context, Readout};
 use lpai_direct_stub::stub::ProfileEvent;
 use std::path::{Path, PathBuf};
 
@@ -80,9 +80,10 @@ pub struct Written {
     pub index: u64,
 }
 
-/// Writes the log (through `system`, when it has the System Profile API) and the CSV of `events` into
-/// `output_dir`, printing an info or warning line for a file it does not write; never fails.
-pub fn write(output_dir: &Path, system: &HostSystemLibrary, events: &[ProfileEvent], context: &Context) -> Written {
+/// Writes the log (through `system`, when it has the System Profile API) and the CSV of the `readouts` (one per
+/// stub call whose events were read) into `output_dir`, printing an info or warning line for a file it does not
+/// write; never fails.
+pub fn write(output_dir: &Path, system: &HostSystemLibrary, readouts: &[Readout], context: &Context) -> Written {
     let warn = |what: &str, error: &str| eprintln!("lpai-net-run: warning: {what} was not written: {error}");
     let Some(index) = free_index(output_dir) else {
         warn(&format!("no {STEM}_<n> log or CSV in {}", output_dir.display()), "every number is taken");
@@ -94,7 +95,7 @@ pub fn write(output_dir: &Path, system: &HostSystemLibrary, events: &[ProfileEve
         Ok(api) => {
             let directory = std::path::absolute(output_dir).unwrap_or_else(|_| output_dir.to_path_buf());
             let log = write_whole_via(&directory, &log_name, |directory, temporary| {
-                profile_log::write(&api, directory, temporary, context, events)
+                profile_log::write(&api, directory, temporary, context, readouts)
             });
             match log {
                 Ok(_) => written.log = Some(log_name),
@@ -106,7 +107,8 @@ pub fn write(output_dir: &Path, system: &HostSystemLibrary, events: &[ProfileEve
             system.path().display()
         ),
     }
-    let text = profile_csv::render(events);
+    let events: Vec<ProfileEvent> = readouts.iter().flat_map(|readout| readout.events.iter().cloned()).collect();
+    let text = profile_csv::render(&events);
     let csv = write_whole_via(output_dir, &csv_name, |directory, temporary| {
         let path = directory.join(temporary);
         std::fs::write(&path, &text).map_err(|error| format!("cannot write {}: {error}", path.display()))

@@ -8,9 +8,9 @@
 //!   declarations speak (`DECLARED_CORE_API`, as ORT writes the QNN API version of its build). The API has no
 //!   place for the backend library's or the binary's path (the run's record names both).
 //! - one record per QNN call the events came from ([`records`]): `methodType` from the top-level event types,
-//!   `graphName` the graphs that ran; `startTime`, `stopTime`, `startMem` and `stopMem` are left 0 (unset), as
-//!   ORT leaves the memory fields: the skel reads the events once, after the last inference, with no time of their
-//!   own, and the run's record keeps durations, not the instants a call started and stopped; `visibility` PUBLIC.
+//!   `graphName` the graphs that ran, `startTime` and `stopTime` when the stub call that carried it started and
+//!   stopped on the host's monotonic clock (microseconds, as ORT's steady clock; the skel's events have no time of
+//!   their own), `visibility` PUBLIC; `startMem` and `stopMem` are left 0 (unset), as ORT leaves them.
 //! - each event as extended event data version 1: type, unit, the value as a `UINT_64` scalar, identifier, and
 //!   timestamp 0 (unknown: the skel reads basic event data, which has none; HTP's own extended data has 0 there
 //!   too). Sub-events hang under their top-level event.
@@ -77,11 +77,27 @@ pub fn profile_api(version: Version, table: impl FnOnce() -> SystemInterfaceTabl
     })
 }
 
+/// One readout of the skel's profile (its `profile` call) after a stub call: the events QNN recorded for it, and
+/// when that call started and stopped on the host's monotonic clock, in microseconds ([`crate::times::monotonic_us`]).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Readout {
+    /// The events, in QNN's order.
+    pub events: Vec<ProfileEvent>,
+    /// When the call started.
+    pub started_us: u64,
+    /// When it stopped.
+    pub stopped_us: u64,
+}
+
 /// One record of the log: the top-level events of one QNN call, each with its sub-events.
 #[derive(Debug, PartialEq)]
 pub struct Record<'e> {
     /// The call.
     pub method: MethodType,
+    /// When the stub call that carried it started and stopped (host monotonic microseconds).
+    pub started_us: u64,
+    /// See `started_us`.
+    pub stopped_us: u64,
     /// Its top-level events, each with its sub-events.
     pub events: Vec<(&'e ProfileEvent, Vec<&'e ProfileEvent>)>,
 }
@@ -99,18 +115,25 @@ fn method_ended_by(event_type: u32) -> Option<MethodType> {
     }
 }
 
-/// The events, in QNN's order, as records: a sub-event (depth 1 or more) goes under the top-level event before
-/// it (one with none before it counts as top-level), and a record ends at each top-level event that names its
-/// call ([`method_ended_by`]). Events after the last such one make a record of method NONE.
-pub fn records(events: &[ProfileEvent]) -> Vec<Record<'_>> {
+/// Each readout's events, in QNN's order, as records carrying the readout's times: a sub-event (depth 1 or more)
+/// goes under the top-level event before it (one with none before it counts as top-level), and a record ends at
+/// each top-level event that names its call ([`method_ended_by`]). Events after the last such one in a readout
+/// make a record of method NONE.
+pub fn records(readouts: &[Readout]) -> Vec<Record<'_>> {
+    readouts.iter().flat_map(records_of).collect()
+}
+
+/// One readout's records ([`records`]).
+fn records_of(readout: &Readout) -> Vec<Record<'_>> {
+    let (started_us, stopped_us) = (readout.started_us, readout.stopped_us);
     let mut records = Vec::new();
     let mut pending: Vec<(&ProfileEvent, Vec<&ProfileEvent>)> = Vec::new();
     let mut ended = |pending: &mut Vec<_>, method| {
         if !pending.is_empty() {
-            records.push(Record { method, events: std::mem::take(pending) });
+            records.push(Record { method, started_us, stopped_us, events: std::mem::take(pending) });
         }
     };
-    for event in events {
+    for event in &readout.events {
         match pending.last_mut() {
             Some((_, subs)) if event.depth > 0 => subs.push(event),
             _ => {
@@ -199,7 +222,13 @@ fn serialize_record(
         }
         events.push(system);
     }
-    let header = sp::HeaderV1 { method_type: record.method, graph_name: graph.as_ptr(), ..sp::HeaderV1::INIT };
+    let header = sp::HeaderV1 {
+        start_time: record.started_us,
+        stop_time: record.stopped_us,
+        method_type: record.method,
+        graph_name: graph.as_ptr(),
+        ..sp::HeaderV1::INIT
+    };
     let v1 = sp::ProfileDataV1 {
         header,
         profiling_events: events.as_mut_ptr(),
@@ -215,7 +244,7 @@ fn serialize_record(
     }
 }
 
-/// Writes the log of `events` as `directory/file_name` through libQnnSystem's `api`, for each record: create a
+/// Writes the log of the `readouts` as `directory/file_name` through libQnnSystem's `api`, for each record: create a
 /// target with the header config, serialize the record, free the target. The library appends to the file and may leave a partial
 /// one behind on failure: the caller writes to a fresh temporary name and renames it ([`crate::profile_files`]).
 pub fn write(
@@ -223,7 +252,7 @@ pub fn write(
     directory: &Path,
     file_name: &str,
     context: &Context,
-    events: &[ProfileEvent],
+    readouts: &[Readout],
 ) -> Result<(), String> {
     use std::os::unix::ffi::OsStrExt as _;
     let directory = CString::new(directory.as_os_str().as_bytes())
@@ -246,7 +275,7 @@ pub fn write(
         file: sp::SerializationTargetFile { file_name: file_name.as_ptr(), file_directory: directory.as_ptr() },
     };
     let graph = c_text(context.graph_name);
-    let records = records(events);
+    let records = records(readouts);
     if records.is_empty() {
         // A target on the new file writes the header: the log exists, with no record.
         return with_target(api, target, &mut config, |_| Ok(()));
@@ -334,9 +363,15 @@ mod tests {
     #[test]
     fn events_become_one_record_per_call_their_types_name() {
         let htp_execute = [event(8001, 0), event(3003, 0), event(404, 1), event(404, 1), event(3004, 0), event(400, 0)];
-        let records_of = |events| records(events).into_iter().map(|r| (r.method, r.events.len())).collect::<Vec<_>>();
+        let readout = |events: &[ProfileEvent]| Readout { events: events.to_vec(), started_us: 7, stopped_us: 9 };
+        let methods = |readouts: &[Readout]| {
+            records(readouts).into_iter().map(|r| (r.method, r.events.len())).collect::<Vec<_>>()
+        };
+        let records_of = |events: &[ProfileEvent]| methods(&[readout(events)]);
         assert_eq!(records_of(&htp_execute), [(MethodType::BACKEND_EXECUTE, 4)]);
-        let execute = &records(&htp_execute)[0];
+        let one = [readout(&htp_execute)];
+        let execute = &records(&one)[0];
+        assert_eq!((execute.started_us, execute.stopped_us), (7, 9), "a record carries its readout's times");
         assert_eq!(execute.events[1].1.len(), 2, "the node events hang under the cycles event");
         let whole = [event(100, 0), event(300, 0), event(3004, 0), event(400, 0), event(400, 0), event(3010, 0)];
         assert_eq!(
@@ -352,5 +387,9 @@ mod tests {
         // A sub-event with no top-level event before it counts as one; no events, no records.
         assert_eq!(records_of(&[event(404, 1), event(404, 1)]), [(MethodType::NONE, 1)]);
         assert!(records(&[]).is_empty());
+        // Each readout is split on its own: a readout's trailing backend events never join the next readout's call.
+        let load = readout(&[event(3010, 0)]);
+        let execute = readout(&[event(3004, 0), event(400, 0)]);
+        assert_eq!(methods(&[load, execute]), [(MethodType::NONE, 1), (MethodType::BACKEND_EXECUTE, 2)]);
     }
 }

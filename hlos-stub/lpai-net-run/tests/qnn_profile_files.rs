@@ -6,7 +6,7 @@ use lpai_direct::qnn::error::error_name;
 use lpai_direct_stub::stub::ProfileEvent;
 use lpai_net_run::metadata::HostSystemLibrary;
 use lpai_net_run::profile_files::{self, write_whole_via};
-use lpai_net_run::profile_log::{self, Context};
+use lpai_net_run::profile_log::{self, Context, Readout};
 use std::path::{Path, PathBuf};
 
 fn system_library() -> HostSystemLibrary {
@@ -31,6 +31,16 @@ fn events() -> Vec<ProfileEvent> {
     ]
 }
 
+/// The events as the readouts of two calls: the execute's (its start and stop times), then the event after it.
+fn readouts(events: &[ProfileEvent]) -> Vec<Readout> {
+    let (execute, after) = events.split_at(events.len().min(3));
+    let mut readouts = vec![Readout { events: execute.to_vec(), started_us: 1_000, stopped_us: 3_354 }];
+    if !after.is_empty() {
+        readouts.push(Readout { events: after.to_vec(), started_us: 4_000, stopped_us: 4_012 });
+    }
+    readouts
+}
+
 /// The lengths of the log's records: each a little-endian u32 length and that many bytes, to the end exactly.
 fn record_lengths(log: &[u8]) -> Vec<usize> {
     let (mut lengths, mut offset) = (Vec::new(), 0usize);
@@ -53,7 +63,7 @@ fn both_files_are_written_whole_under_the_next_free_number() {
     let system = system_library();
     let dir = tempfile::tempdir().unwrap();
     let context = Context { graph_name: "kws_graph" };
-    let first = profile_files::write(dir.path(), &system, &events(), &context);
+    let first = profile_files::write(dir.path(), &system, &readouts(&events()), &context);
     assert_eq!(
         (first.log.as_deref(), first.csv.as_deref(), first.index),
         (Some("qnn-profiling-data_0.log"), Some("qnn-profiling-data_0.csv"), 0)
@@ -69,7 +79,7 @@ fn both_files_are_written_whole_under_the_next_free_number() {
     assert_eq!(csv.lines().nth(2), Some("0,NODE,93007,CYCLES,BACKEND,SUB-EVENT,conv1:OpId_23 (cycles)"));
 
     // A second run in the same directory keeps the first's files.
-    let second = profile_files::write(dir.path(), &system, &events()[..1], &context);
+    let second = profile_files::write(dir.path(), &system, &readouts(&events()[..1]), &context);
     assert_eq!((second.log.as_deref(), second.index), (Some("qnn-profiling-data_1.log"), 1));
     assert_eq!(std::fs::read(dir.path().join("qnn-profiling-data_0.log")).unwrap(), log);
     let again = std::fs::read(dir.path().join("qnn-profiling-data_1.log")).unwrap();
@@ -97,7 +107,7 @@ fn a_target_the_library_refuses_leaves_no_file() {
     let context = Context { graph_name: "g" };
     // An empty file name: libQnnSystem refuses the target.
     let refused = write_whole_via(dir.path(), "x.log", |directory, _| {
-        profile_log::write(&api, directory, "", &context, &events())
+        profile_log::write(&api, directory, "", &context, &readouts(&events()))
     });
     let error = refused.unwrap_err();
     assert!(error.starts_with("systemProfileCreateSerializationTarget answered "), "{error}");

@@ -8,6 +8,7 @@ mod inferences;
 mod lists;
 mod open;
 mod plan;
+mod readouts;
 mod traditional;
 pub mod transport;
 
@@ -25,8 +26,9 @@ use crate::{profile, profile_files, profile_log};
 use anyhow::{anyhow, bail, Context as _, Result};
 use inferences::{failed, run_lists};
 use lists::Lists;
-use lpai_direct_stub::stub::{GraphDescription, ProfileEvent};
+use lpai_direct_stub::stub::GraphDescription;
 use open::{LoadInputs, Opened};
+use profile_log::Readout;
 use std::path::PathBuf;
 
 /// What the up-front checks found: everything the run needs before it meets the skel.
@@ -52,8 +54,8 @@ struct Checked {
 struct Ran {
     /// The run's outcome, its last step (closing the skel) included.
     outcome: Result<()>,
-    /// QNN's profile events, when the run profiled and read them.
-    events: Vec<ProfileEvent>,
+    /// The profile read after each stub call that ran QNN, when the run profiled.
+    readouts: Vec<Readout>,
     /// Whether the run profiled.
     profiling: bool,
 }
@@ -125,15 +127,13 @@ fn execute(settings: &Settings, checked: &Checked, transport: ChosenTransport, r
     let lists = lists::check(settings, &opened.graphs, &checked.config, &checked.native_inputs)
         .with_context(|| checked.what.clone())?;
     describe(record, &mut opened, &lists, checked.config.lpai.memory);
-    let mut events = Vec::new();
-    let ran = run_lists(&mut opened, &lists, settings, &checked.config, &mut events, record)
-        .with_context(|| checked.what.clone());
-    let Opened { stub, configuration, .. } = opened;
+    let ran = run_lists(&mut opened, &lists, settings, &checked.config, record).with_context(|| checked.what.clone());
+    let Opened { stub, configuration, readouts, .. } = opened;
     record.inferences = record.times.dsp_execute_us.len();
     // The close that ends the run counts too.
     record.skel_calls = stub.calls() + 1;
     let closed = stub.close().map_err(failed("closing the skel".into()));
-    Ok(Ran { outcome: ran.and(closed), events, profiling: configuration.profiling_level != 0 })
+    Ok(Ran { outcome: ran.and(closed), readouts: readouts.list, profiling: configuration.profiling_level != 0 })
 }
 
 /// What the closing lines print of the graphs that run: where the skel runs, their names, and the first one's
@@ -171,9 +171,11 @@ fn record_run(
 ) -> Result<RunRecord> {
     record.error = ran.outcome.as_ref().err().map(|error| format!("{error:#}"));
     if ran.profiling {
-        record.profile = Some(profile::of(&record.times, config.lpai.perf.map(|perf| perf.fps), &ran.events));
+        // The record keeps the last call's events (the last inference's, or the load's when none ran), as before.
+        let last = ran.readouts.last().map_or(&[][..], |readout| readout.events.as_slice());
+        record.profile = Some(profile::of(&record.times, config.lpai.perf.map(|perf| perf.fps), last));
         let context = profile_log::Context { graph_name: &record.graph_names };
-        record.qnn_profile_files = profile_files::write(&settings.output_dir, system_library, &ran.events, &context);
+        record.qnn_profile_files = profile_files::write(&settings.output_dir, system_library, &ran.readouts, &context);
     }
     let written = run_record::write(&settings.output_dir, &record);
     let traced = trace::write_if_profiled(&settings.output_dir, &record);
