@@ -23,7 +23,7 @@ mod with_sdk {
     use core::mem::{align_of, offset_of, size_of};
 
     use crate::qnn::*;
-    use crate::qnn::{error, lpai};
+    use crate::qnn::{error, lpai, system_profile as sp};
 
     #[allow(
         non_camel_case_types,
@@ -127,6 +127,21 @@ mod with_sdk {
             BinaryInfoV2 => sdk::QnnSystemContext_BinaryInfoV2_t,
             BinaryInfoV3 => sdk::QnnSystemContext_BinaryInfoV3_t,
             BinaryInfo => sdk::QnnSystemContext_BinaryInfo_t,
+            sp::SerializationTargetFile => sdk::QnnSystemProfile_SerializationTargetFile_t,
+            sp::SerializationTarget => sdk::QnnSystemProfile_SerializationTarget_t,
+            sp::SerializationFileHeader => sdk::QnnSystemProfile_SerializationFileHeader_t,
+            sp::SerializationTargetConfig => sdk::QnnSystemProfile_SerializationTargetConfig_t,
+            sp::HeaderV1 => sdk::QnnSystemProfile_HeaderV1_t,
+            sp::ProfileEventV1 => sdk::QnnSystemProfile_ProfileEventV1_t,
+            sp::ProfileDataV1 => sdk::QnnSystemProfile_ProfileDataV1_t,
+            sp::ProfileData => sdk::QnnSystemProfile_ProfileData_t,
+            sp::Visibility => sdk::QnnSystemProfile_Visibility_t,
+            sp::MethodType => sdk::QnnSystemProfile_MethodType_t,
+            sp::Scalar => sdk::Qnn_Scalar_t,
+            sp::OpaqueObject => sdk::Qnn_OpaqueObject_t,
+            sp::BackendOpaqueObject => sdk::QnnProfile_BackendOpaqueObject_t,
+            sp::ExtendedEventDataV1 => sdk::QnnProfile_ExtendedEventDataV1_t,
+            sp::ExtendedEventData => sdk::QnnProfile_ExtendedEventData_t,
             lpai::BackendCustomConfig => sdk::QnnLpaiBackend_CustomConfig_t,
             lpai::HwInfo => sdk::QnnLpaiBackend_CustomConfigHwInfo_t,
             lpai::BackendCustomProperty => sdk::QnnLpaiBackend_CustomProperty_t,
@@ -180,6 +195,42 @@ mod with_sdk {
         });
         same_offsets!(ProfileEventData => sdk::QnnProfile_EventData_t {
             event_type => type_, unit => unit, value => value, identifier => identifier,
+        });
+        same_offsets!(sp::SerializationTarget => sdk::QnnSystemProfile_SerializationTarget_t {
+            target_type => type_, file => __bindgen_anon_1,
+        });
+        same_offsets!(sp::SerializationTargetFile => sdk::QnnSystemProfile_SerializationTargetFile_t {
+            file_name => fileName, file_directory => fileDirectory,
+        });
+        same_offsets!(sp::SerializationFileHeader => sdk::QnnSystemProfile_SerializationFileHeader_t {
+            app_name => appName, app_version => appVersion, backend_version => backendVersion,
+        });
+        same_offsets!(sp::SerializationTargetConfig => sdk::QnnSystemProfile_SerializationTargetConfig_t {
+            config_type => type_, value => __bindgen_anon_1,
+        });
+        same_offsets!(sp::HeaderV1 => sdk::QnnSystemProfile_HeaderV1_t {
+            start_time => startTime, stop_time => stopTime, start_mem => startMem, stop_mem => stopMem,
+            method_type => methodType, visibility => visibility, graph_name => graphName,
+        });
+        same_offsets!(sp::ProfileEventV1 => sdk::QnnSystemProfile_ProfileEventV1_t {
+            data_type => type_, data => __bindgen_anon_1, sub_events => profileSubEventData,
+            num_sub_events => numSubEvents,
+        });
+        same_offsets!(sp::ProfileDataV1 => sdk::QnnSystemProfile_ProfileDataV1_t {
+            header => header, profiling_events => profilingEvents, num_profiling_events => numProfilingEvents,
+        });
+        same_offsets!(sp::ProfileData => sdk::QnnSystemProfile_ProfileData_t { version => version, v1 => __bindgen_anon_1 });
+        same_offsets!(sp::Scalar => sdk::Qnn_Scalar_t { data_type => dataType, value => __bindgen_anon_1 });
+        same_offsets!(sp::OpaqueObject => sdk::Qnn_OpaqueObject_t { data => data, len => len });
+        same_offsets!(sp::BackendOpaqueObject => sdk::QnnProfile_BackendOpaqueObject_t {
+            opaque_object => opaqueObject, file_name => fileName,
+        });
+        same_offsets!(sp::ExtendedEventDataV1 => sdk::QnnProfile_ExtendedEventDataV1_t {
+            event_type => type_, unit => unit, value => __bindgen_anon_1, timestamp => timestamp,
+            identifier => identifier,
+        });
+        same_offsets!(sp::ExtendedEventData => sdk::QnnProfile_ExtendedEventData_t {
+            version => version, v1 => __bindgen_anon_1,
         });
         same_offsets!(Interface => sdk::QnnInterface_t {
             backend_id => backendId, provider_name => providerName,
@@ -459,6 +510,39 @@ mod with_sdk {
             GraphProfilingState::UNDEFINED.0 => sdk::QNN_GRAPH_PROFILING_STATE_UNDEFINED,
             GraphPropertyOption::CUSTOM.0 => sdk::QNN_GRAPH_PROPERTY_OPTION_CUSTOM,
             GraphPropertyOption::UNDEFINED.0 => sdk::QNN_GRAPH_PROPERTY_OPTION_UNDEFINED,
+            sp::SerializationTargetType::FILE.0 => sdk::QNN_SYSTEM_PROFILE_SERIALIZATION_TARGET_FILE,
+            sp::SerializationTargetType::UNDEFINED.0 => sdk::QNN_SYSTEM_PROFILE_SERIALIZATION_TARGET_UNDEFINED,
+            sp::SerializationTargetConfigType::MAX_NUM_MESSAGES.0 => sdk::QNN_SYSTEM_PROFILE_SERIALIZATION_TARGET_CONFIG_MAX_NUM_MESSAGES,
+            sp::SerializationTargetConfigType::SERIALIZATION_HEADER.0 => sdk::QNN_SYSTEM_PROFILE_SERIALIZATION_TARGET_CONFIG_SERIALIZATION_HEADER,
+            sp::SerializationTargetConfigType::UNDEFINED.0 => sdk::QNN_SYSTEM_PROFILE_SERIALIZATION_TARGET_CONFIG_UNDEFINED,
+            sp::Visibility::PUBLIC.0 => sdk::QNN_SYSTEM_PROFILE_VISIBILITY_PUBLIC,
+            sp::Visibility::PRIVATE.0 => sdk::QNN_SYSTEM_PROFILE_VISIBILITY_PRIVATE,
+            sp::MethodType::NONE.0 => sdk::QNN_SYSTEM_PROFILE_METHOD_TYPE_NONE,
+            sp::MethodType::BACKEND_EXECUTE.0 => sdk::QNN_SYSTEM_PROFILE_METHOD_TYPE_BACKEND_EXECUTE,
+            sp::MethodType::BACKEND_FINALIZE.0 => sdk::QNN_SYSTEM_PROFILE_METHOD_TYPE_BACKEND_FINALIZE,
+            sp::MethodType::BACKEND_EXECUTE_ASYNC.0 => sdk::QNN_SYSTEM_PROFILE_METHOD_TYPE_BACKEND_EXECUTE_ASYNC,
+            sp::MethodType::BACKEND_CREATE_FROM_BINARY.0 => sdk::QNN_SYSTEM_PROFILE_METHOD_TYPE_BACKEND_CREATE_FROM_BINARY,
+            sp::MethodType::BACKEND_DEINIT.0 => sdk::QNN_SYSTEM_PROFILE_METHOD_TYPE_BACKEND_DEINIT,
+            sp::MethodType::APP_CONTEXT_CREATE.0 => sdk::QNN_SYSTEM_PROFILE_METHOD_TYPE_APP_CONTEXT_CREATE,
+            sp::MethodType::APP_COMPOSE_GRAPHS.0 => sdk::QNN_SYSTEM_PROFILE_METHOD_TYPE_APP_COMPOSE_GRAPHS,
+            sp::MethodType::APP_EXECUTE_IPS.0 => sdk::QNN_SYSTEM_PROFILE_METHOD_TYPE_APP_EXECUTE_IPS,
+            sp::MethodType::BACKEND_GRAPH_COMPONENT.0 => sdk::QNN_SYSTEM_PROFILE_METHOD_TYPE_BACKEND_GRAPH_COMPONENT,
+            sp::MethodType::APP_BACKEND_LIB_LOAD.0 => sdk::QNN_SYSTEM_PROFILE_METHOD_TYPE_APP_BACKEND_LIB_LOAD,
+            sp::MethodType::BACKEND_APPLY_BINARY_SECTION.0 => sdk::QNN_SYSTEM_PROFILE_METHOD_TYPE_BACKEND_APPLY_BINARY_SECTION,
+            sp::MethodType::CONTEXT_FINALIZE.0 => sdk::QNN_SYSTEM_PROFILE_METHOD_TYPE_CONTEXT_FINALIZE,
+            sp::MethodType::CONTEXT_GET_BINARY_SIZE.0 => sdk::QNN_SYSTEM_PROFILE_METHOD_TYPE_CONTEXT_GET_BINARY_SIZE,
+            sp::MethodType::CONTEXT_GET_BINARY.0 => sdk::QNN_SYSTEM_PROFILE_METHOD_TYPE_CONTEXT_GET_BINARY,
+            sp::MethodType::CONTEXT_GET_BINARY_SECTION_SIZE.0 => sdk::QNN_SYSTEM_PROFILE_METHOD_TYPE_CONTEXT_GET_BINARY_SECTION_SIZE,
+            sp::MethodType::BACKEND_FINALIZE_TENSOR_UPDATES.0 => sdk::QNN_SYSTEM_PROFILE_METHOD_TYPE_BACKEND_FINALIZE_TENSOR_UPDATES,
+            sp::MethodType::BACKEND_UPDATE_BINARY_SECTION.0 => sdk::QNN_SYSTEM_PROFILE_METHOD_TYPE_BACKEND_UPDATE_BINARY_SECTION,
+            sp::EventDataType::EVENT_DATA.0 => sdk::QNN_SYSTEM_PROFILE_EVENT_DATA,
+            sp::EventDataType::EXTENDED_EVENT_DATA.0 => sdk::QNN_SYSTEM_PROFILE_EXTENDED_EVENT_DATA,
+            sp::EventDataType::UNDEFINED.0 => sdk::QNN_SYSTEM_PROFILE_EVENT_DATA_UNDEFINED,
+            sp::ProfileDataVersion::V1.0 => sdk::QNN_SYSTEM_PROFILE_DATA_VERSION_1,
+            sp::ProfileDataVersion::UNDEFINED.0 => sdk::QNN_SYSTEM_PROFILE_DATA_VERSION_UNDEFINED,
+            sp::ExtendedEventDataVersion::V1.0 => sdk::QNN_PROFILE_DATA_VERSION_1,
+            sp::ExtendedEventDataVersion::UNDEFINED.0 => sdk::QNN_PROFILE_DATA_VERSION_UNDEFINED,
+            sp::ERROR_MEM_ALLOC => sdk::QNN_SYSTEM_PROFILE_ERROR_MEM_ALLOC,
             ProfileLevel::BASIC.0 => sdk::QNN_PROFILE_LEVEL_BASIC,
             ProfileLevel::DETAILED.0 => sdk::QNN_PROFILE_LEVEL_DETAILED,
             ProfileLevel::BACKEND.0 => sdk::QNN_PROFILE_LEVEL_BACKEND,

@@ -12,6 +12,7 @@ use super::system::{
     BinaryInfo, BinaryInfoV1, BinaryInfoV2, BinaryInfoV3, GraphInfo, GraphInfoV1, GraphInfoV2, GraphInfoV3,
     SystemInterface, SystemInterfaceTable, SYSTEM_INTERFACE_TABLE_ENTRIES,
 };
+use super::system_profile as sp;
 use super::tensor::{ClientBuffer, QuantizeParams, Tensor, TensorV1, TensorV2};
 use super::types::NotifyStatus;
 
@@ -96,6 +97,66 @@ layout_table! {
     "QnnSystemInterface_t.systemApiVersion offset":
         offset_of!(SystemInterface, system_api_version) => 16 / 8;
     "QnnSystemInterface_t function table offset": offset_of!(SystemInterface, table) => 32 / 20;
+
+    "QnnSystemInterface function table systemProfileCreateSerializationTarget offset":
+        offset_of!(SystemInterfaceTable, system_profile_create_serialization_target) => 104 / 52;
+    "QnnSystemInterface function table systemProfileSerializeEventData offset":
+        offset_of!(SystemInterfaceTable, system_profile_serialize_event_data) => 112 / 56;
+    "QnnSystemInterface function table systemProfileFreeSerializationTarget offset":
+        offset_of!(SystemInterfaceTable, system_profile_free_serialization_target) => 120 / 60;
+
+    "QnnSystemProfile_SerializationTargetFile_t size": size_of::<sp::SerializationTargetFile>() => 16 / 8;
+    "QnnSystemProfile_SerializationTargetFile_t align": align_of::<sp::SerializationTargetFile>() => 8 / 4;
+    "QnnSystemProfile_SerializationTarget_t size": size_of::<sp::SerializationTarget>() => 24 / 12;
+    "QnnSystemProfile_SerializationTarget_t align": align_of::<sp::SerializationTarget>() => 8 / 4;
+    "QnnSystemProfile_SerializationTarget_t.file offset": offset_of!(sp::SerializationTarget, file) => 8 / 4;
+    "QnnSystemProfile_SerializationFileHeader_t size": size_of::<sp::SerializationFileHeader>() => 24 / 12;
+    "QnnSystemProfile_SerializationFileHeader_t align": align_of::<sp::SerializationFileHeader>() => 8 / 4;
+    "QnnSystemProfile_SerializationTargetConfig_t size": size_of::<sp::SerializationTargetConfig>() => 32 / 16;
+    "QnnSystemProfile_SerializationTargetConfig_t align": align_of::<sp::SerializationTargetConfig>() => 8 / 4;
+    "QnnSystemProfile_SerializationTargetConfig_t union offset":
+        offset_of!(sp::SerializationTargetConfig, value) => 8 / 4;
+
+    // Measured with clang --target=hexagon-unknown-linux-musl: methodType and visibility are one byte there
+    // (`system_profile::ShortEnum`).
+    "QnnSystemProfile_HeaderV1_t size": size_of::<sp::HeaderV1>() => 48 / 40;
+    "QnnSystemProfile_HeaderV1_t align": align_of::<sp::HeaderV1>() => 8 / 8;
+    "QnnSystemProfile_HeaderV1_t.methodType offset": offset_of!(sp::HeaderV1, method_type) => 32 / 32;
+    "QnnSystemProfile_HeaderV1_t.visibility offset": offset_of!(sp::HeaderV1, visibility) => 36 / 33;
+    "QnnSystemProfile_HeaderV1_t.graphName offset": offset_of!(sp::HeaderV1, graph_name) => 40 / 36;
+    "QnnSystemProfile_ProfileEventV1_t size": size_of::<sp::ProfileEventV1>() => 80 / 72;
+    "QnnSystemProfile_ProfileEventV1_t align": align_of::<sp::ProfileEventV1>() => 8 / 8;
+    "QnnSystemProfile_ProfileEventV1_t union offset": offset_of!(sp::ProfileEventV1, data) => 8 / 8;
+    "QnnSystemProfile_ProfileEventV1_t.profileSubEventData offset":
+        offset_of!(sp::ProfileEventV1, sub_events) => 64 / 64;
+    "QnnSystemProfile_ProfileEventV1_t.numSubEvents offset":
+        offset_of!(sp::ProfileEventV1, num_sub_events) => 72 / 68;
+    "QnnSystemProfile_ProfileDataV1_t size": size_of::<sp::ProfileDataV1>() => 64 / 48;
+    "QnnSystemProfile_ProfileDataV1_t align": align_of::<sp::ProfileDataV1>() => 8 / 8;
+    "QnnSystemProfile_ProfileDataV1_t.profilingEvents offset":
+        offset_of!(sp::ProfileDataV1, profiling_events) => 48 / 40;
+    "QnnSystemProfile_ProfileDataV1_t.numProfilingEvents offset":
+        offset_of!(sp::ProfileDataV1, num_profiling_events) => 56 / 44;
+    "QnnSystemProfile_ProfileData_t size": size_of::<sp::ProfileData>() => 72 / 56;
+    "QnnSystemProfile_ProfileData_t align": align_of::<sp::ProfileData>() => 8 / 8;
+    "QnnSystemProfile_ProfileData_t.v1 offset": offset_of!(sp::ProfileData, v1) => 8 / 8;
+
+    "Qnn_Scalar_t size": size_of::<sp::Scalar>() => 16 / 16;
+    "Qnn_Scalar_t align": align_of::<sp::Scalar>() => 8 / 8;
+    "Qnn_Scalar_t union offset": offset_of!(sp::Scalar, value) => 8 / 8;
+    "Qnn_OpaqueObject_t size": size_of::<sp::OpaqueObject>() => 16 / 16;
+    "QnnProfile_BackendOpaqueObject_t size": size_of::<sp::BackendOpaqueObject>() => 24 / 24;
+    "QnnProfile_BackendOpaqueObject_t align": align_of::<sp::BackendOpaqueObject>() => 8 / 8;
+    "QnnProfile_ExtendedEventDataV1_t size": size_of::<sp::ExtendedEventDataV1>() => 48 / 48;
+    "QnnProfile_ExtendedEventDataV1_t align": align_of::<sp::ExtendedEventDataV1>() => 8 / 8;
+    "QnnProfile_ExtendedEventDataV1_t union offset": offset_of!(sp::ExtendedEventDataV1, value) => 8 / 8;
+    "QnnProfile_ExtendedEventDataV1_t.timestamp offset":
+        offset_of!(sp::ExtendedEventDataV1, timestamp) => 32 / 32;
+    "QnnProfile_ExtendedEventDataV1_t.identifier offset":
+        offset_of!(sp::ExtendedEventDataV1, identifier) => 40 / 40;
+    "QnnProfile_ExtendedEventData_t size": size_of::<sp::ExtendedEventData>() => 56 / 56;
+    "QnnProfile_ExtendedEventData_t align": align_of::<sp::ExtendedEventData>() => 8 / 8;
+    "QnnProfile_ExtendedEventData_t.v1 offset": offset_of!(sp::ExtendedEventData, v1) => 8 / 8;
 
     "QnnSystemContext_BinaryInfo_t size": size_of::<BinaryInfo>() => 144 / 112;
     "QnnSystemContext_BinaryInfo_t align": align_of::<BinaryInfo>() => 8 / 8;
@@ -254,6 +315,8 @@ mod tests {
         assert_eq!(offset_of!(InterfaceTable, error_get_message), 48 * ptr);
         assert_eq!(offset_of!(InterfaceTable, context_free_binary_section_update), 70 * ptr);
         assert_eq!(offset_of!(SystemInterfaceTable, system_context_free), 3 * ptr);
+        assert_eq!(offset_of!(SystemInterfaceTable, system_profile_create_serialization_target), 13 * ptr);
+        assert_eq!(offset_of!(SystemInterfaceTable, system_profile_free_serialization_target), 15 * ptr);
     }
 
     fn eprintln_check(check: &LayoutCheck) {

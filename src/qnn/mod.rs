@@ -17,6 +17,7 @@ pub mod op_package;
 pub mod profile;
 pub mod provide;
 pub mod system;
+pub mod system_profile;
 pub mod tensor;
 pub mod types;
 

@@ -1,9 +1,11 @@
 //! libQnnSystem: `QnnSystemInterface_t`, its function table, and context-binary metadata
-//! (`QnnSystemContext_BinaryInfo_t`, `QnnSystemContext_GraphInfo_t`).
+//! (`QnnSystemContext_BinaryInfo_t`, `QnnSystemContext_GraphInfo_t`); the System Profile API's types are in
+//! [`super::system_profile`].
 
 use core::ffi::{c_char, c_void, CStr};
 
 use super::interface::UntypedFn;
+use super::system_profile::{CreateSerializationTargetFn, FreeSerializationTargetFn, SerializeEventDataFn};
 use super::tensor::Tensor;
 use super::types::{ContextBinarySize, ErrorHandle, LogCallback, LogHandle, LogLevel, Version};
 
@@ -12,6 +14,11 @@ pub type SystemContextHandle = *mut c_void;
 
 /// The system API version whose table [`SystemInterfaceTable`] declares (1.7: 16 entries).
 pub const DECLARED_SYSTEM_API: Version = Version::new(1, 7, 0);
+
+/// The first system API version these declarations know to have the System Profile entries \[13\] to \[15\] of
+/// [`SystemInterfaceTable`] (the headers do not say which minor introduced them; 1.7 has them). A table of an
+/// older 1.x version may be shorter: those entries are read only from a provider of this version or later.
+pub const SYSTEM_PROFILE_API: Version = Version::new(1, 7, 0);
 
 /// Exported name of [`SystemInterfaceGetProvidersFn`] in libQnnSystem (for `dlsym`).
 pub const SYSTEM_INTERFACE_GET_PROVIDERS_SYMBOL: &CStr = c"QnnSystemInterface_getProviders";
@@ -86,12 +93,13 @@ pub struct SystemInterfaceTable {
     pub system_dlc_get_op_mappings: UntypedFn,
     /// \[12\] `systemDlcFree` (untyped).
     pub system_dlc_free: UntypedFn,
-    /// \[13\] `systemProfileCreateSerializationTarget` (untyped).
-    pub system_profile_create_serialization_target: UntypedFn,
-    /// \[14\] `systemProfileSerializeEventData` (untyped).
-    pub system_profile_serialize_event_data: UntypedFn,
-    /// \[15\] `systemProfileFreeSerializationTarget` (untyped).
-    pub system_profile_free_serialization_target: UntypedFn,
+    /// \[13\] `systemProfileCreateSerializationTarget(serializationTargetInfo, configs, numConfigs,
+    /// serializationTarget)`.
+    pub system_profile_create_serialization_target: Option<CreateSerializationTargetFn>,
+    /// \[14\] `systemProfileSerializeEventData(serializationTarget, eventData, numEvents)`.
+    pub system_profile_serialize_event_data: Option<SerializeEventDataFn>,
+    /// \[15\] `systemProfileFreeSerializationTarget(serializationTarget)`.
+    pub system_profile_free_serialization_target: Option<FreeSerializationTargetFn>,
 }
 
 /// Number of entries in [`SystemInterfaceTable`].

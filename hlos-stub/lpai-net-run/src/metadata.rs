@@ -103,9 +103,22 @@ impl HostSystemLibrary {
         Ok(HostSystemLibrary { path: path.to_path_buf(), interface, _library: None })
     }
 
-    fn table(&self) -> &qnn::SystemInterfaceTable {
+    /// Its function table, as the declarations have it: read its entries past \[12\] only after checking the
+    /// provider's version has them (as [`crate::profile_log::profile_api`] does).
+    pub(crate) fn table(&self) -> &qnn::SystemInterfaceTable {
         // SAFETY: the provider entry lives as long as the library this value keeps loaded.
         unsafe { &(*self.interface).table }
+    }
+
+    /// The system API version its provider speaks.
+    pub fn system_api_version(&self) -> Version {
+        // SAFETY: the provider entry lives as long as the library this value keeps loaded.
+        unsafe { (*self.interface).system_api_version }
+    }
+
+    /// Where it was loaded from.
+    pub fn path(&self) -> &Path {
+        &self.path
     }
 
     /// What the context binary `binary` records (`what` names it in errors): its backend, versions and SoC, and its

@@ -5,6 +5,7 @@
 
 use crate::output;
 use crate::profile::Profile;
+use crate::profile_files::Written;
 use crate::times::Times;
 use anyhow::{Context, Result};
 use lpai_direct::qnn::lpai;
@@ -79,6 +80,9 @@ pub struct RunRecord {
     /// For the closing lines, not written: the context arena's size in bytes.
     #[serde(skip)]
     pub arena_capacity_bytes: usize,
+    /// For the closing lines, not written: a profiled run's QNN profile log and CSV, as written.
+    #[serde(skip)]
+    pub qnn_profile_files: Written,
 }
 
 /// A graph's LPAI scratch and persistent memory, as the record writes it.
@@ -128,6 +132,7 @@ impl RunRecord {
             skel_place: String::new(),
             graph_names: String::new(),
             arena_capacity_bytes: 0,
+            qnn_profile_files: Written::default(),
             lpai_memory: LpaiMemoryRecord::placed(lpai::MemoryPlacement::DEFAULT),
         }
     }

@@ -121,6 +121,12 @@ pub fn table(record: &RunRecord) -> String {
         run_record::FILE_NAME,
         trace::FILE_NAME
     ));
+    let files = &record.qnn_profile_files;
+    let written: Vec<&str> = [&files.log, &files.csv].into_iter().flatten().map(String::as_str).collect();
+    if !written.is_empty() {
+        let kept = if files.index > 0 { " (the next free number: earlier runs' files are kept)" } else { "" };
+        lines.push(format!("  for qnn-profile-viewer and ORT's tools: {}{kept}", written.join(", ")));
+    }
     lines.join("\n") + "\n"
 }
 
@@ -166,6 +172,20 @@ mod tests {
         );
         assert!(lines[9].starts_with("    host round trip: 2 over budget (50.0%)"), "{text}");
         assert!(lines[10].contains("lpai_net_run.json") && lines[10].contains("profile.trace.json"), "{text}");
+        assert_eq!(lines.len(), 11, "no QNN profile files written, no line for them: {text}");
+        record.qnn_profile_files = crate::profile_files::Written {
+            log: Some("qnn-profiling-data_1.log".into()),
+            csv: Some("qnn-profiling-data_1.csv".into()),
+            index: 1,
+        };
+        let text = table(&record);
+        assert_eq!(
+            text.lines().nth(11),
+            Some(
+                "  for qnn-profile-viewer and ORT's tools: qnn-profiling-data_1.log, qnn-profiling-data_1.csv (the next \
+                 free number: earlier runs' files are kept)"
+            )
+        );
     }
 
     #[test]

@@ -3,6 +3,18 @@
 
 use serde::Serialize;
 
+/// Now on the host's monotonic clock (`CLOCK_MONOTONIC`, the clock C++'s steady clock reads on Linux), in
+/// microseconds: the start and stop times of the QNN profile log's records.
+pub fn monotonic_us() -> u64 {
+    let mut now = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: a valid out-pointer; CLOCK_MONOTONIC always exists on Linux.
+    let status = unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut now) };
+    if status != 0 {
+        return 0;
+    }
+    (now.tv_sec as u64).saturating_mul(1_000_000).saturating_add(now.tv_nsec as u64 / 1_000)
+}
+
 /// A run's times.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct Times {

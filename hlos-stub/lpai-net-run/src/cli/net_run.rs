@@ -83,7 +83,9 @@ pub struct Options {
 
     /// Collect QNN profile events and print them after the run, with a table of the times (nearest-rank
     /// percentiles, the IPC share in traditional mode, the fps budget); OUTPUT_DIR/lpai_net_run.json gets a
-    /// `profile` object and OUTPUT_DIR/profile.trace.json a Chrome trace (Perfetto) of the run.
+    /// `profile` object and OUTPUT_DIR/profile.trace.json a Chrome trace (Perfetto) of the run; the events also
+    /// go to OUTPUT_DIR/qnn-profiling-data_N.log (qnn-profile-viewer's log, written by --system_library's
+    /// System Profile API) and qnn-profiling-data_N.csv (ORT's CSV), N the first number both names leave free.
     #[arg(long = "profiling_level", value_enum)]
     pub profiling_level: Option<ProfilingLevel>,
 

@@ -1,18 +1,20 @@
 //! Running the checked lists on the loaded context: each graph's performance set (when asked for), its inferences
-//! in direct or traditional mode (over and over for `--duration`), then the profile read and the context unloaded.
+//! in direct or traditional mode (over and over for `--duration`, the profile read after each call when the run
+//! profiles), then the context unloaded.
 
 use super::lists::Lists;
 use super::open::Opened;
 use super::plan::Plan;
+use super::readouts::Readouts;
 use super::{direct, traditional};
 use crate::lpai_config::LpaiConfig;
 use crate::net_run_config::NetRunConfig;
 use crate::run_record::{Mode, RunRecord};
 use crate::settings::{PerfProfile, Settings};
-use crate::times::Times;
+use crate::times::{monotonic_us, Times};
 use anyhow::{anyhow, Result};
 use lpai_direct::qnn::lpai;
-use lpai_direct_stub::stub::{ProfileEvent, Stub, StubError, PRIORITY_UNCHANGED};
+use lpai_direct_stub::stub::{Stub, StubError, PRIORITY_UNCHANGED};
 use std::time::Instant;
 
 /// The skel's message for a failed call, prefixed with what was being done.
@@ -20,18 +22,17 @@ pub fn failed(what: String) -> impl FnOnce(StubError) -> anyhow::Error {
     move |error| anyhow!("{what}: {error}")
 }
 
-/// Runs every checked list on its graph of the loaded context (its performance set first, when asked for), then
-/// reads the profile into `events` when the configuration profiles, and unloads the context. The times go into
-/// `record`.
+/// Runs every checked list on its graph of the loaded context (its performance set first, when asked for; the
+/// profile read into the opened skel's readouts after each call when the run profiles), then unloads the context.
+/// The times go into `record`.
 pub fn run_lists(
     opened: &mut Opened,
     lists: &Lists,
     settings: &Settings,
     config: &NetRunConfig,
-    events: &mut Vec<ProfileEvent>,
     record: &mut RunRecord,
 ) -> Result<()> {
-    let Opened { stub, context, graphs, configuration, .. } = opened;
+    let Opened { stub, context, graphs, readouts, .. } = opened;
     let context = *context;
     for checked in &lists.graphs {
         let (graph_index, graph) = (checked.graph_index, &graphs[checked.graph_index]);
@@ -51,10 +52,7 @@ pub fn run_lists(
             kinds: &checked.kinds,
             result_subdir: lists.per_graph.then_some(graph.name.as_str()),
         };
-        run_inferences(stub, &plan, settings, record.mode, &mut record.times)?;
-    }
-    if configuration.profiling_level != 0 {
-        *events = stub.profile(context).map_err(failed("reading the profile".into()))?;
+        run_inferences(stub, &plan, settings, record.mode, &mut record.times, readouts)?;
     }
     stub.unload(context).map_err(failed("unloading the context".into()))?;
     Ok(())
@@ -78,18 +76,28 @@ fn graph_performance(settings: &Settings, lpai: &LpaiConfig) -> Option<(lpai::Pe
 
 /// Runs one graph's inferences (directly on the skel or one call each); with `--duration`, over and over until
 /// that many seconds have passed.
-fn run_inferences(stub: &mut Stub, plan: &Plan<'_>, settings: &Settings, mode: Mode, times: &mut Times) -> Result<()> {
+fn run_inferences(
+    stub: &mut Stub,
+    plan: &Plan<'_>,
+    settings: &Settings,
+    mode: Mode,
+    times: &mut Times,
+    readouts: &mut Readouts,
+) -> Result<()> {
     let started = Instant::now();
     let mut first_result = 0;
     loop {
         let ran = match mode {
             Mode::Direct => {
                 let keep = settings.keep_num_outputs;
-                direct::run_job(stub, plan, &settings.output_dir, keep, first_result)?.add_to(times)
+                let started_us = monotonic_us();
+                let ran = direct::run_job(stub, plan, &settings.output_dir, keep, first_result)?.add_to(times);
+                readouts.read(stub, plan.context, started_us, monotonic_us())?;
+                ran
             }
             Mode::Traditional => {
                 let deadline = settings.duration.map(|seconds| (started, seconds));
-                traditional::run_traditional(stub, plan, settings, first_result, deadline, times)?
+                traditional::run_traditional(stub, plan, settings, first_result, deadline, times, readouts)?
             }
         };
         first_result += ran;

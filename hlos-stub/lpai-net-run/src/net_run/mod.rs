@@ -8,6 +8,7 @@ mod inferences;
 mod lists;
 mod open;
 mod plan;
+mod readouts;
 mod traditional;
 pub mod transport;
 
@@ -19,14 +20,15 @@ pub use transport::{transport, transport_trying, ChosenTransport};
 use crate::file_kinds::{self, NativeInputName};
 use crate::metadata::{BinaryMetadata, HostSystemLibrary};
 use crate::net_run_config::{self, NetRunConfig};
-use crate::profile;
 use crate::run_record::{self, Mode};
 use crate::trace;
+use crate::{profile, profile_files, profile_log};
 use anyhow::{anyhow, bail, Context as _, Result};
 use inferences::{failed, run_lists};
 use lists::Lists;
-use lpai_direct_stub::stub::{GraphDescription, ProfileEvent};
+use lpai_direct_stub::stub::GraphDescription;
 use open::{LoadInputs, Opened};
+use profile_log::Readout;
 use std::path::PathBuf;
 
 /// What the up-front checks found: everything the run needs before it meets the skel.
@@ -52,8 +54,8 @@ struct Checked {
 struct Ran {
     /// The run's outcome, its last step (closing the skel) included.
     outcome: Result<()>,
-    /// QNN's profile events, when the run profiled and read them.
-    events: Vec<ProfileEvent>,
+    /// The profile read after each stub call that ran QNN, when the run profiled.
+    readouts: Vec<Readout>,
     /// Whether the run profiled.
     profiling: bool,
 }
@@ -64,11 +66,12 @@ struct Ran {
 /// configure or load) or during the inferences writes its record with the error too.
 pub fn run(settings: &Settings) -> Result<RunRecord> {
     let mode = Mode::of(settings.direct_mode);
-    // The HLOS side's libQnnSystem stays loaded to the end of the run, as it was loaded first.
-    let Prepared { checked, system_library: _loaded, transport } = prepare(settings, mode)?;
+    // The HLOS side's libQnnSystem stays loaded to the end of the run, as it was loaded first; a profiled run
+    // writes its QNN profile log through it.
+    let Prepared { checked, system_library, transport } = prepare(settings, mode)?;
     let mut record = RunRecord::new(mode, transport.kind);
     let ran = execute(settings, &checked, transport, &mut record)?;
-    record_run(settings, record, ran, &checked.config)
+    record_run(settings, record, ran, &checked.config, &system_library)
 }
 
 /// The up-front checks: the binary is there, the native input names and the config file read, the transport
@@ -124,15 +127,13 @@ fn execute(settings: &Settings, checked: &Checked, transport: ChosenTransport, r
     let lists = lists::check(settings, &opened.graphs, &checked.config, &checked.native_inputs)
         .with_context(|| checked.what.clone())?;
     describe(record, &mut opened, &lists, checked.config.lpai.memory);
-    let mut events = Vec::new();
-    let ran = run_lists(&mut opened, &lists, settings, &checked.config, &mut events, record)
-        .with_context(|| checked.what.clone());
-    let Opened { stub, configuration, .. } = opened;
+    let ran = run_lists(&mut opened, &lists, settings, &checked.config, record).with_context(|| checked.what.clone());
+    let Opened { stub, configuration, readouts, .. } = opened;
     record.inferences = record.times.dsp_execute_us.len();
     // The close that ends the run counts too.
     record.skel_calls = stub.calls() + 1;
     let closed = stub.close().map_err(failed("closing the skel".into()));
-    Ok(Ran { outcome: ran.and(closed), events, profiling: configuration.profiling_level != 0 })
+    Ok(Ran { outcome: ran.and(closed), readouts: readouts.list, profiling: configuration.profiling_level != 0 })
 }
 
 /// What the closing lines print of the graphs that run: where the skel runs, their names, and the first one's
@@ -158,12 +159,23 @@ fn describe(
 }
 
 /// Completes the record of a run that passed its checks (a failed one too, with what it did and why it stopped: its
-/// error, and the profile when it profiled) and writes it, with a profiled run's trace; answers the record, or the
-/// run's error (with the record's own failure when it could not be written either).
-fn record_run(settings: &Settings, mut record: RunRecord, ran: Ran, config: &NetRunConfig) -> Result<RunRecord> {
+/// error, and the profile when it profiled) and writes it, with a profiled run's trace, QNN profile log and CSV
+/// (the log through `system_library`; neither fails the run); answers the record, or the run's error (with the
+/// record's own failure when it could not be written either).
+fn record_run(
+    settings: &Settings,
+    mut record: RunRecord,
+    ran: Ran,
+    config: &NetRunConfig,
+    system_library: &HostSystemLibrary,
+) -> Result<RunRecord> {
     record.error = ran.outcome.as_ref().err().map(|error| format!("{error:#}"));
     if ran.profiling {
-        record.profile = Some(profile::of(&record.times, config.lpai.perf.map(|perf| perf.fps), &ran.events));
+        // The record keeps the last call's events (the last inference's, or the load's when none ran), as before.
+        let last = ran.readouts.last().map_or(&[][..], |readout| readout.events.as_slice());
+        record.profile = Some(profile::of(&record.times, config.lpai.perf.map(|perf| perf.fps), last));
+        let context = profile_log::Context { graph_name: &record.graph_names };
+        record.qnn_profile_files = profile_files::write(&settings.output_dir, system_library, &ran.readouts, &context);
     }
     let written = run_record::write(&settings.output_dir, &record);
     let traced = trace::write_if_profiled(&settings.output_dir, &record);

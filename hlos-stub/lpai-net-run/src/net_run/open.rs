@@ -2,10 +2,12 @@
 //! the metadata record read by the HLOS side, unless the skel has a libQnnSystem of its own) and describe its
 //! graphs; a failure is explained where the first contact with a device can be (`first_contact`).
 
+use super::readouts::Readouts;
 use crate::lpai_config::LpaiConfig;
 use crate::metadata::BinaryMetadata;
 use crate::net_run_config::NetRunConfig;
 use crate::settings::Settings;
+use crate::times::monotonic_us;
 use anyhow::{anyhow, Context as _, Result};
 use lpai_direct_stub::stub::fastrpc::{self, Domain};
 use lpai_direct_stub::stub::{dsp_search::SearchPath, first_contact};
@@ -40,6 +42,8 @@ pub struct Opened {
     pub configuration: Configuration,
     /// The load call as the host saw it, in microseconds.
     pub load_us: u64,
+    /// The profile read after each stub call that ran QNN (the load's first), when the run profiles.
+    pub readouts: Readouts,
 }
 
 /// Why the skel could not be opened, configured or loaded (or its graphs described), and what was done until then.
@@ -130,6 +134,7 @@ pub fn open_and_load(
     let record_bytes = settings.dsp_system_library.is_none().then_some(load.metadata.record.as_slice());
     let load_flags = load_flags(settings, load.config);
     let load_started = Instant::now();
+    let load_started_us = monotonic_us();
     // A skel that reads the binary itself gets its absolute path; else it gets the bytes read here.
     let path = settings.dsp_reads_context.then(|| path_for_skel(&settings.retrieve_context));
     let path = path.transpose().map_err(|error| fail(&mut stub, error))?;
@@ -146,6 +151,10 @@ pub fn open_and_load(
         }
     };
     let load_us = load_started.elapsed().as_micros() as u64;
+    let mut readouts = Readouts::new(configuration.profiling_level != 0);
+    if let Err(error) = readouts.read(&mut stub, context, load_started_us, monotonic_us()) {
+        return Err(OpenFailure { load_us, ..fail(&mut stub, error) });
+    }
     let mut graphs = Vec::new();
     for index in 0..graph_count {
         match stub.describe(context, index) {
@@ -156,7 +165,7 @@ pub fn open_and_load(
             }
         }
     }
-    Ok(Opened { stub, context, graphs, configuration, load_us })
+    Ok(Opened { stub, context, graphs, configuration, load_us, readouts })
 }
 
 /// Registers each `--op_packages` package once, in order, after configure and before the load; the first refusal

@@ -1,11 +1,12 @@
 //! The traditional path: one `execute` call per inference, its inputs read and its results written here.
 
 use super::plan::Plan;
+use super::readouts::Readouts;
 use crate::file_kinds;
 use crate::graph_io;
 use crate::output;
 use crate::settings::Settings;
-use crate::times::Times;
+use crate::times::{monotonic_us, Times};
 use anyhow::{anyhow, bail, Context as _, Result};
 use lpai_direct_stub::stub::{first_contact, flags, Stub};
 use std::path::Path;
@@ -28,8 +29,8 @@ fn read_input(file: &Path, destination: &mut [u8]) -> Result<()> {
 }
 
 /// The traditional loop: one `execute` call per inference, inputs read and results written here; results are
-/// numbered from `first_result`. With a deadline (start, seconds) it stops after the inference that reaches it.
-/// Answers how many inferences ran.
+/// numbered from `first_result`, and the profile read after each when the run profiles. With a deadline (start,
+/// seconds) it stops after the inference that reaches it. Answers how many inferences ran.
 pub fn run_traditional(
     stub: &mut Stub,
     plan: &Plan<'_>,
@@ -37,6 +38,7 @@ pub fn run_traditional(
     first_result: usize,
     deadline: Option<(Instant, f64)>,
     times: &mut Times,
+    readouts: &mut Readouts,
 ) -> Result<usize> {
     let Plan { context, graph_index, graph, list, kinds, .. } = *plan;
     let execute_flags = kinds.execute_flags();
@@ -69,6 +71,7 @@ pub fn run_traditional(
             }
         }
         let started = Instant::now();
+        let started_us = monotonic_us();
         let executed = match stub.execute(context, graph_index as u32, execute_flags, &inputs, &mut outputs) {
             Ok(executed) => executed,
             Err(error) if error.code().is_some_and(first_contact::is_pd_restart) => {
@@ -83,6 +86,7 @@ pub fn run_traditional(
         };
         times.host_round_trip_us.push(started.elapsed().as_micros() as u64);
         times.dsp_execute_us.push(graph.micros(executed.dsp_ticks));
+        readouts.read(stub, context, started_us, monotonic_us())?;
         progress.inc(1);
         ran += 1;
         let result_index = first_result + position;
