@@ -1,8 +1,9 @@
 //! Writing a CAPI session on the host (`crate::capi_session` runs it): steps, and frames of deinterleaved audio cut
 //! from whole channels, and the payloads SPF sends a module. Host only (it grows a `Vec`).
 
-use crate::capi_session::STEP_PROCESS;
-use lpai_direct::capi::{media_format, RegisterEventToDspClientV2};
+use crate::capi_session::{port_word, DEINTERLEAVED_PACKED, DEINTERLEAVED_UNPACKED, STEP_GET_PROPERTY, STEP_PROCESS};
+use crate::capi_session::{STEP_PROCESS_LAYOUT, STEP_REGISTER_AS_SPF, STEP_SET_PROPERTY_AS_SPF};
+use lpai_direct::capi::{media_format, PortInfo, RegisterEventToDspClientV2};
 use std::vec::Vec;
 
 /// A session being written.
@@ -45,6 +46,89 @@ impl SessionWriter {
             self.step(STEP_PROCESS, channels.len() as u32, &bytes);
         }
         self
+    }
+
+    /// Appends process steps laid out in `layout` ([`STEP_PROCESS_LAYOUT`]): `frames` lists `(samples per channel,
+    /// calls)`, the last size repeated until the channels end (the last call shorter when they end first);
+    /// `flags(call, calls)` gives each call's input stream flags. The channels are deinterleaved native samples of
+    /// `sample_bytes` each, sampled at `rate` Hz from `timestamp` microseconds.
+    #[allow(clippy::too_many_arguments)]
+    pub fn layout_frames(
+        &mut self,
+        channels: &[Vec<u8>],
+        sample_bytes: usize,
+        frames: &[(usize, usize)],
+        rate: u32,
+        timestamp: i64,
+        layout: u32,
+        flags: impl Fn(usize, usize) -> u32,
+    ) -> &mut SessionWriter {
+        let length = channels.first().map_or(0, |channel| channel.len() / sample_bytes);
+        let frame_of = |mut call: usize| {
+            for &(size, calls) in &frames[..frames.len() - 1] {
+                match call < calls {
+                    true => return size.max(1),
+                    false => call -= calls,
+                }
+            }
+            frames[frames.len() - 1].0.max(1)
+        };
+        let mut starts = Vec::new();
+        let mut start = 0;
+        while start < length {
+            starts.push(start);
+            start += frame_of(starts.len() - 1);
+        }
+        for (call, &start) in starts.iter().enumerate() {
+            let end = (start + frame_of(call)).min(length);
+            let at = timestamp + (start as i64) * 1_000_000 / i64::from(rate);
+            let mut bytes =
+                [layout, flags(call, starts.len())].iter().flat_map(|word| word.to_le_bytes()).collect::<Vec<u8>>();
+            bytes.extend(at.to_le_bytes());
+            let sample = |channel: &Vec<u8>, n: usize| channel[n * sample_bytes..(n + 1) * sample_bytes].to_vec();
+            if layout == DEINTERLEAVED_PACKED || layout == DEINTERLEAVED_UNPACKED {
+                for channel in channels {
+                    bytes.extend((start..end).flat_map(|n| sample(channel, n)));
+                }
+            } else {
+                bytes.extend((start..end).flat_map(|n| channels.iter().flat_map(move |channel| sample(channel, n))));
+            }
+            self.step(STEP_PROCESS_LAYOUT, channels.len() as u32, &bytes);
+        }
+        self
+    }
+
+    /// Appends a [`STEP_SET_PROPERTY_AS_SPF`]: property `id` on `port` with `payload`, its `max_data_len` `max`.
+    pub fn set_property_as_spf(&mut self, id: u32, port: PortInfo, max: u32, payload: &[u8]) -> &mut SessionWriter {
+        let mut bytes = [id, port_word(port)].iter().flat_map(|word| word.to_le_bytes()).collect::<Vec<u8>>();
+        bytes.extend(payload);
+        self.step(STEP_SET_PROPERTY_AS_SPF, max, &bytes)
+    }
+
+    /// Appends a [`STEP_REGISTER_AS_SPF`]: the client at `address` with `token` (de)registering for `event`, the
+    /// payload's `max_data_len` `max`, the event configuration `config` (its own `max_data_len` `config_max`).
+    #[allow(clippy::too_many_arguments)]
+    pub fn register_as_spf(
+        &mut self,
+        address: u64,
+        token: u32,
+        event: u32,
+        is_register: bool,
+        max: u32,
+        config_max: u32,
+        config: &[u8],
+    ) -> &mut SessionWriter {
+        let words = [address as u32, (address >> 32) as u32, token, event, u32::from(is_register), config_max];
+        let mut bytes = words.iter().flat_map(|word| word.to_le_bytes()).collect::<Vec<u8>>();
+        bytes.extend(config);
+        self.step(STEP_REGISTER_AS_SPF, max, &bytes)
+    }
+
+    /// Appends a [`STEP_GET_PROPERTY`]: property `id` on `port` into `room` bytes.
+    pub fn get_property(&mut self, id: u32, port: PortInfo, room: usize) -> &mut SessionWriter {
+        let mut bytes = port_word(port).to_le_bytes().to_vec();
+        bytes.resize(4 + room, 0);
+        self.step(STEP_GET_PROPERTY, id, &bytes)
     }
 
     /// The session's bytes.
