@@ -2,8 +2,9 @@
  *
  * The module (AMDB tag capi_lpai_direct; entry points capi_lpai_direct_get_static_properties and
  * capi_lpai_direct_init, with the prototypes of SPF's capi.h) runs a QNN model on LPAI every hop of PCM
- * samples and passes the audio through unchanged. It is being built (issue 13); the ids and the result record
- * below are fixed. The ids sit in the range AudioReach leaves to customers (owner nibble 1).
+ * samples and passes the audio through unchanged, in any of CAPI's PCM layouts (interleaved, deinterleaved packed,
+ * unpacked, unpacked V2). The ids sit in the range AudioReach leaves to customers (owner nibble 1). The book's
+ * audio chapter (docs/src/audio.md) says what the module answers SPF and when it raises each event.
  */
 #ifndef LPAI_DIRECT_CAPI_H
 #define LPAI_DIRECT_CAPI_H
@@ -18,7 +19,9 @@
 /* set_param: the context binary's bytes. The payload lives only during the call, so the module keeps an aligned
  * copy, unless PARAM_PERSISTENCE_INFO registered the parameter as persistent: then it uses the memory in place. */
 #define PARAM_ID_LPAI_DIRECT_MODEL 0x18001F02u
-/* set_param: NUL-terminated key=value lines; an unknown key is refused:
+/* set_param: NUL-terminated key=value lines, replacing the whole configuration; an unknown key is refused. With a
+ * model loaded only channel and hop may change (at once, the window restarting empty); a change to any other key
+ * is refused with EBADPARAM: set it before PARAM_ID_LPAI_DIRECT_MODEL, or close the graph.
  *   backend=PATH          the QNN backend library (default libQnnLpai.so)
  *   system_library=PATH   libQnnSystem (default libQnnSystem.so); empty: send PARAM_ID_LPAI_DIRECT_METADATA
  *   channel=N             the channel the model reads (default 0)
@@ -27,7 +30,8 @@
  *   fps=N ftrt_ratio=N client_type=N affinity=N core_selection=N   LPAI performance settings */
 #define PARAM_ID_LPAI_DIRECT_CONFIG 0x18001F03u
 /* get_param: the last result, a struct lpai_direct_capi_result then output_bytes of float32 values (the first
- * output tensor, dequantized). */
+ * output tensor, dequantized). Before the first inference the whole record is zeros (inferences 0); before a model
+ * is loaded the answer is ENOTREADY. */
 #define PARAM_ID_LPAI_DIRECT_RESULT 0x18001F04u
 /* set_param: the model's metadata record (lpai-net-run inspect BIN --emit_metadata FILE), when system_library is
  * empty. */

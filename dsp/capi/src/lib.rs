@@ -103,8 +103,8 @@ unsafe extern "C" fn set_param(
     payload: *mut Buffer,
 ) -> CapiError {
     let _ = port;
-    // SAFETY: forwarded.
-    let Some(payload) = (unsafe { Payload::new(payload) }) else {
+    // SAFETY: forwarded: a payload to read (its `actual_data_len` bytes).
+    let Some(payload) = (unsafe { Payload::to_read(payload) }) else {
         return EBADPARAM;
     };
     // SAFETY: forwarded.
@@ -125,8 +125,8 @@ unsafe extern "C" fn get_param(
     payload: *mut Buffer,
 ) -> CapiError {
     let _ = port;
-    // SAFETY: forwarded.
-    let Some(mut payload) = (unsafe { Payload::new(payload) }) else {
+    // SAFETY: forwarded: a payload to answer into (its `max_data_len` bytes).
+    let Some(mut payload) = (unsafe { Payload::to_write(payload) }) else {
         return EBADPARAM;
     };
     // SAFETY: forwarded.

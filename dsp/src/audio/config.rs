@@ -199,6 +199,29 @@ impl Config {
     }
 }
 
+impl Config {
+    /// The first key that shapes the model (its libraries, its context's options, its op packages) whose value
+    /// differs in `other`, in the order the keys are documented; `None` when only `channel` and `hop` differ.
+    pub fn model_key_changed(&self, other: &Config) -> Option<&'static str> {
+        let (this, that) = (self.performance, other.performance);
+        [
+            ("backend", self.backend != other.backend),
+            ("system_library", self.system_library != other.system_library),
+            ("island", self.island != other.island),
+            ("scratch_memory", self.memory.scratch != other.memory.scratch),
+            ("persistent_memory", self.memory.persistent != other.memory.persistent),
+            ("op_packages", self.op_packages != other.op_packages),
+            ("fps", this.fps != that.fps),
+            ("ftrt_ratio", this.ftrt_ratio != that.ftrt_ratio),
+            ("client_type", this.client_type != that.client_type),
+            ("affinity", this.affinity != that.affinity),
+            ("core_selection", this.core_selection != that.core_selection),
+        ]
+        .into_iter()
+        .find_map(|(key, changed)| changed.then_some(key))
+    }
+}
+
 /// Reads `payload` whole, checking every line; given a configuration, also sets what each line says.
 fn read(payload: &[u8], mut config: Option<&mut Config>) -> Result<(), ConfigError> {
     let Some(end) = payload.iter().position(|&byte| byte == 0) else {
@@ -370,6 +393,31 @@ mod tests {
         assert_eq!(config, Config { hop: 7, ..Config::default() });
         assert_eq!(config.system_library.as_c_str(), c"libQnnSystem.so");
         assert!(Config::parse(b"system_library=\0").unwrap().system_library.is_empty());
+    }
+
+    #[test]
+    fn only_channel_and_hop_leave_the_model_as_it_is() {
+        let base = b"backend=/a/lib.so\nisland=1\nfps=30\nchannel=1\nhop=10\n";
+        let config = Config::parse(&[&base[..], b"\0"].concat()).unwrap();
+        let same = Config::parse(b"hop=20\nchannel=0\nfps=30\nisland=1\nbackend=/a/lib.so\0").unwrap();
+        assert_eq!(config.model_key_changed(&same), None);
+        for (line, key) in [
+            (&b"backend=/b/lib.so\nisland=1\nfps=30\n"[..], "backend"),
+            (b"backend=/a/lib.so\nsystem_library=\nisland=1\nfps=30\n", "system_library"),
+            (b"backend=/a/lib.so\nfps=30\n", "island"),
+            (b"backend=/a/lib.so\nisland=1\nfps=30\nscratch_memory=tcm\n", "scratch_memory"),
+            (b"backend=/a/lib.so\nisland=1\nfps=30\npersistent_memory=llc\n", "persistent_memory"),
+            (b"backend=/a/lib.so\nisland=1\nfps=30\nop_packages=a:b\n", "op_packages"),
+            (b"backend=/a/lib.so\nisland=1\n", "fps"),
+            (b"backend=/a/lib.so\nisland=1\nfps=30\nftrt_ratio=2\n", "ftrt_ratio"),
+            (b"backend=/a/lib.so\nisland=1\nfps=30\nclient_type=1\n", "client_type"),
+            (b"backend=/a/lib.so\nisland=1\nfps=30\naffinity=1\n", "affinity"),
+            (b"backend=/a/lib.so\nisland=1\nfps=30\ncore_selection=2\n", "core_selection"),
+            (b"island=0\nfps=1\n", "backend"),
+        ] {
+            let other = Config::parse(&[line, b"\0"].concat()).unwrap();
+            assert_eq!(config.model_key_changed(&other), Some(key), "{}", std::string::String::from_utf8_lossy(line));
+        }
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! The PCM media formats the audio module takes: read from SPF's version 2 or version 1 payload bytes (checked
-//! whole, no pointer casts), and refused with the reason when the module cannot handle them.
+//! whole, no pointer casts), and refused with the reason when the module cannot handle them; and where each
+//! channel's samples lie in a frame of each layout ([`Layout`], [`Channel`]).
 
 use lpai_direct::capi::media_format::{self, V1_CHANNEL_SLOTS};
 use lpai_direct::capi::{CapiError, EBADPARAM, ENEEDMORE};
@@ -24,7 +25,7 @@ pub enum Sample {
 }
 
 impl Sample {
-    /// Bytes per sample.
+    /// Bytes per sample (a power of two).
     pub const fn bytes(self) -> usize {
         match self {
             Sample::Q15 => 2,
@@ -42,17 +43,153 @@ impl Sample {
     }
 }
 
-/// A format the module takes: fixed-point PCM, deinterleaved unpacked, 1 to [`MAX_CHANNELS`] channels.
+/// Where a frame's channels lie (CAPI's `data_interleaving`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Layout {
+    /// One buffer, the channels' samples interleaved (`CAPI_INTERLEAVED`).
+    Interleaved,
+    /// One buffer, all of channel 0's samples, then all of channel 1's, ... (`CAPI_DEINTERLEAVED_PACKED`).
+    Packed,
+    /// One buffer per channel, each with its own lengths, all the same (`CAPI_DEINTERLEAVED_UNPACKED`).
+    Unpacked,
+    /// One buffer per channel, the lengths set only in the first (`CAPI_DEINTERLEAVED_UNPACKED_V2`).
+    UnpackedV2,
+}
+
+impl Layout {
+    /// The layout of a `data_interleaving` value; `None` for one CAPI does not define.
+    pub const fn of(interleaving: u32) -> Option<Layout> {
+        match interleaving {
+            media_format::INTERLEAVED => Some(Layout::Interleaved),
+            media_format::DEINTERLEAVED_PACKED => Some(Layout::Packed),
+            media_format::DEINTERLEAVED_UNPACKED => Some(Layout::Unpacked),
+            media_format::DEINTERLEAVED_UNPACKED_V2 => Some(Layout::UnpackedV2),
+            _ => None,
+        }
+    }
+
+    /// Its `data_interleaving` value.
+    pub const fn interleaving(self) -> u32 {
+        match self {
+            Layout::Interleaved => media_format::INTERLEAVED,
+            Layout::Packed => media_format::DEINTERLEAVED_PACKED,
+            Layout::Unpacked => media_format::DEINTERLEAVED_UNPACKED,
+            Layout::UnpackedV2 => media_format::DEINTERLEAVED_UNPACKED_V2,
+        }
+    }
+
+    /// Buffers a frame of `channels` channels comes in.
+    pub const fn buffers(self, channels: usize) -> usize {
+        match self {
+            Layout::Interleaved | Layout::Packed => 1,
+            Layout::Unpacked | Layout::UnpackedV2 => channels,
+        }
+    }
+
+    /// Samples per channel in a frame whose first buffer holds `length` bytes; `None` unless every channel has a
+    /// whole number of them.
+    pub fn samples(self, channels: usize, sample: Sample, length: usize) -> Option<usize> {
+        // A shift for the sample's bytes, a division only for several channels in one buffer (every frame: cheap).
+        let shift = sample.bytes().trailing_zeros();
+        let samples = (length >> shift, length & (sample.bytes() - 1) == 0);
+        let (samples, whole) = match self {
+            Layout::Interleaved | Layout::Packed if channels != 1 => {
+                let per_channel = samples.0.checked_div(channels)?;
+                (per_channel, samples.1 && per_channel.checked_mul(channels) == Some(samples.0))
+            }
+            _ => samples,
+        };
+        whole.then_some(samples)
+    }
+
+    /// Where channel `channel` lies in a frame of `channels` channels and `samples` samples per channel: its
+    /// buffer, the byte of its first sample there, and the bytes from one sample to the next.
+    pub fn place(
+        self,
+        channel: usize,
+        channels: usize,
+        sample: Sample,
+        samples: usize,
+    ) -> Option<(usize, usize, usize)> {
+        let width = sample.bytes();
+        match self {
+            Layout::Interleaved => Some((0, channel.checked_mul(width)?, channels.checked_mul(width)?)),
+            Layout::Packed => Some((0, channel.checked_mul(samples)?.checked_mul(width)?, width)),
+            Layout::Unpacked | Layout::UnpackedV2 => Some((channel, 0, width)),
+        }
+    }
+}
+
+/// One channel's samples in a frame: sample `i` is the [`Sample::bytes`] bytes at `i × stride` of `bytes`.
+#[derive(Clone, Copy, Debug)]
+pub struct Channel<'a> {
+    bytes: &'a [u8],
+    stride: usize,
+    count: usize,
+}
+
+impl<'a> Channel<'a> {
+    /// The whole samples of `bytes`, one after the other (a part of one at the end is left out).
+    pub fn contiguous(bytes: &'a [u8], sample: Sample) -> Channel<'a> {
+        Channel { bytes, stride: sample.bytes(), count: bytes.len() / sample.bytes() }
+    }
+
+    /// `count` samples of `buffer`, the first at byte `start`, one every `stride` bytes (a whole number of
+    /// samples); `None` when they do not all lie within `buffer`.
+    pub fn within(buffer: &'a [u8], start: usize, stride: usize, count: usize, sample: Sample) -> Option<Channel<'a>> {
+        if stride == 0 || stride & (sample.bytes() - 1) != 0 {
+            return None;
+        }
+        let bytes = buffer.get(start..)?;
+        let last_end = match count.checked_sub(1) {
+            Some(last) => last.checked_mul(stride)?.checked_add(sample.bytes())?,
+            None => 0,
+        };
+        Some(Channel { bytes: bytes.get(..last_end)?, stride, count })
+    }
+
+    /// Its samples.
+    pub fn len(&self) -> usize {
+        self.count
+    }
+
+    /// Whether it has none.
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+
+    /// The first `samples` (at most all) and the rest.
+    pub fn split_at(self, samples: usize) -> (Channel<'a>, Channel<'a>) {
+        let first = samples.min(self.count);
+        let (before, rest) =
+            self.bytes.split_at_checked(first.saturating_mul(self.stride)).unwrap_or((self.bytes, &[]));
+        (Channel { bytes: before, count: first, ..self }, Channel { bytes: rest, count: self.count - first, ..self })
+    }
+
+    /// Its bytes as `N`-byte samples (`N` is the sample's size) and the step from one of its samples to the next
+    /// among them (1: one after the other): its samples are every `step`-th from the first.
+    pub fn chunks<const N: usize>(self) -> (&'a [[u8; N]], usize) {
+        (self.bytes.as_chunks::<N>().0, (self.stride / N).max(1))
+    }
+
+    /// Each sample's `N` bytes, in order (`N` is the sample's size).
+    pub fn samples<const N: usize>(self) -> impl Iterator<Item = [u8; N]> + 'a {
+        let (chunks, step) = self.chunks::<N>();
+        chunks.iter().step_by(step).take(self.count).copied()
+    }
+}
+
+/// A format the module takes: fixed-point PCM in any of CAPI's layouts, 1 to [`MAX_CHANNELS`] channels.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PcmFormat {
     /// Channels.
     pub channels: u32,
     /// How samples are stored.
     pub sample: Sample,
-    /// Hz, as the framework said (not used for the model).
+    /// Hz, as the framework said (for the votes and the result's timestamp; not used for the model).
     pub sampling_rate: u32,
-    /// `DEINTERLEAVED_UNPACKED` or `_V2`.
-    pub interleaving: u32,
+    /// Where the channels lie in a frame.
+    pub layout: Layout,
 }
 
 /// Why a format is refused.
@@ -104,19 +241,15 @@ impl Fields {
             (32, q_factor @ (27 | 31)) => Sample::Q32 { q_factor },
             _ => return Err(refused("samples must be 16-bit Q15, or 32-bit Q27 or Q31")),
         };
-        if !matches!(self.interleaving, media_format::DEINTERLEAVED_UNPACKED | media_format::DEINTERLEAVED_UNPACKED_V2)
-        {
-            return Err(refused("channels must be deinterleaved unpacked (one buffer per channel)"));
-        }
+        let Some(layout) = Layout::of(self.interleaving) else {
+            return Err(refused(
+                "the data interleaving is none of CAPI's layouts (0 interleaved, 1 packed, 2 unpacked, 3 unpacked V2)",
+            ));
+        };
         if self.sampling_rate == 0 || self.sampling_rate == media_format::UNKNOWN {
             return Err(refused("the sampling rate is not given"));
         }
-        Ok(PcmFormat {
-            channels: self.channels,
-            sample,
-            sampling_rate: self.sampling_rate,
-            interleaving: self.interleaving,
-        })
+        Ok(PcmFormat { channels: self.channels, sample, sampling_rate: self.sampling_rate, layout })
     }
 }
 
@@ -190,7 +323,10 @@ mod tests {
     #[test]
     fn what_spf_sends_is_taken() {
         let format = from_v2(&v2(fields(2, 16, 15), 2)).unwrap();
-        assert_eq!(format, PcmFormat { channels: 2, sample: Sample::Q15, sampling_rate: 48_000, interleaving: 2 });
+        assert_eq!(
+            format,
+            PcmFormat { channels: 2, sample: Sample::Q15, sampling_rate: 48_000, layout: Layout::Unpacked }
+        );
         let six = from_v2(&v2(fields(6, 32, 31), 6)).unwrap();
         assert_eq!((six.channels, six.sample), (6, Sample::Q32 { q_factor: 31 }));
         assert_eq!(from_v2(&v2(fields(1, 32, 27), 1)).unwrap().sample, Sample::Q32 { q_factor: 27 });
@@ -203,18 +339,18 @@ mod tests {
     fn formats_the_module_cannot_handle_are_refused_with_badparam() {
         let mut floating = fields(2, 32, 31);
         floating[0] = media_format::FLOATING_POINT;
-        let mut interleaved = fields(2, 16, 15);
-        interleaved[7] = media_format::INTERLEAVED;
-        let mut packed = fields(2, 16, 15);
-        packed[7] = media_format::DEINTERLEAVED_PACKED;
+        let mut undefined = fields(2, 16, 15);
+        undefined[7] = 4;
+        let mut invalid = fields(2, 16, 15);
+        invalid[7] = media_format::UNKNOWN;
         let mut unsigned = fields(2, 16, 15);
         unsigned[6] = 0;
         let mut no_rate = fields(2, 16, 15);
         no_rate[5] = media_format::UNKNOWN;
         for (case, what) in [
             (floating, "fixed-point"),
-            (interleaved, "deinterleaved"),
-            (packed, "deinterleaved"),
+            (undefined, "none of CAPI's layouts"),
+            (invalid, "none of CAPI's layouts"),
             (unsigned, "signed"),
             (no_rate, "sampling rate"),
             (fields(9, 16, 15), "1 to 8"),
@@ -227,6 +363,84 @@ mod tests {
             assert_eq!(error.code, EBADPARAM, "{what}");
             assert!(error.what.contains(what), "{} does not say {what}", error.what);
         }
+    }
+
+    #[test]
+    fn every_layout_is_taken_for_every_channel_count_in_both_versions() {
+        for (interleaving, layout) in [
+            (media_format::INTERLEAVED, Layout::Interleaved),
+            (media_format::DEINTERLEAVED_PACKED, Layout::Packed),
+            (media_format::DEINTERLEAVED_UNPACKED, Layout::Unpacked),
+            (media_format::DEINTERLEAVED_UNPACKED_V2, Layout::UnpackedV2),
+        ] {
+            assert_eq!(layout.interleaving(), interleaving);
+            for channels in 1..=MAX_CHANNELS {
+                let mut case = fields(channels, 16, 15);
+                case[7] = interleaving;
+                assert_eq!(from_v2(&v2(case, channels)).unwrap().layout, layout, "v2, {channels} channels");
+                let mut bytes = [0u8; V1_BYTES];
+                let words = [0, media_format::PCM, channels, 16, 15, 16_000, 1, interleaving];
+                for (at, value) in words.iter().enumerate() {
+                    bytes[at * 4..at * 4 + 4].copy_from_slice(&value.to_ne_bytes());
+                }
+                assert_eq!(from_v1(&bytes).unwrap().layout, layout, "v1, {channels} channels");
+            }
+        }
+    }
+
+    /// Channel `channel` of a frame of `channels` channels whose sample i of channel c is the Q15 value
+    /// 100 c + i, laid out as `layout` says: its values.
+    fn read_channel(layout: Layout, channels: usize, samples: usize, channel: usize) -> std::vec::Vec<i16> {
+        let value = |c: usize, i: usize| (100 * c + i) as i16;
+        let buffers: std::vec::Vec<std::vec::Vec<u8>> = match layout {
+            Layout::Interleaved => std::vec![(0..samples)
+                .flat_map(|i| (0..channels).map(move |c| value(c, i)))
+                .flat_map(i16::to_ne_bytes)
+                .collect()],
+            Layout::Packed => std::vec![(0..channels)
+                .flat_map(|c| (0..samples).map(move |i| value(c, i)))
+                .flat_map(i16::to_ne_bytes)
+                .collect()],
+            Layout::Unpacked | Layout::UnpackedV2 => {
+                (0..channels).map(|c| (0..samples).flat_map(|i| value(c, i).to_ne_bytes()).collect()).collect()
+            }
+        };
+        assert_eq!(buffers.len(), layout.buffers(channels));
+        assert_eq!(layout.samples(channels, Sample::Q15, buffers[0].len()), Some(samples));
+        let (buffer, start, stride) = layout.place(channel, channels, Sample::Q15, samples).unwrap();
+        let found = Channel::within(&buffers[buffer], start, stride, samples, Sample::Q15).unwrap();
+        found.samples::<2>().map(i16::from_ne_bytes).collect()
+    }
+
+    #[test]
+    fn each_layout_places_every_channels_samples_where_capi_puts_them() {
+        for layout in [Layout::Interleaved, Layout::Packed, Layout::Unpacked, Layout::UnpackedV2] {
+            for channels in [1, 2, 3, 8] {
+                for channel in 0..channels {
+                    let expected: std::vec::Vec<i16> = (0..5).map(|i| (100 * channel + i) as i16).collect();
+                    assert_eq!(read_channel(layout, channels, 5, channel), expected, "{layout:?} {channel}/{channels}");
+                }
+            }
+        }
+        assert_eq!(Layout::Interleaved.samples(2, Sample::Q15, 6), None, "6 bytes are not whole stereo Q15 frames");
+        assert_eq!(Layout::Unpacked.samples(2, Sample::Q32 { q_factor: 31 }, 6), None);
+        assert_eq!(Layout::Packed.samples(3, Sample::Q32 { q_factor: 31 }, 0), Some(0));
+    }
+
+    #[test]
+    fn a_channel_is_split_and_never_read_past_its_buffer() {
+        let bytes: std::vec::Vec<u8> = (0u8..12).collect();
+        let channel = Channel::within(&bytes, 2, 4, 3, Sample::Q15).unwrap();
+        assert_eq!(channel.samples::<2>().collect::<std::vec::Vec<_>>(), [[2, 3], [6, 7], [10, 11]]);
+        let (first, rest) = channel.split_at(1);
+        assert_eq!((first.len(), rest.len()), (1, 2));
+        assert_eq!(rest.samples::<2>().collect::<std::vec::Vec<_>>(), [[6, 7], [10, 11]]);
+        assert!(Channel::within(&bytes, 4, 4, 3, Sample::Q15).is_none(), "the last sample would end past 12");
+        assert!(Channel::within(&bytes, 0, 1, 2, Sample::Q15).is_none(), "a stride below a sample");
+        assert!(Channel::within(&bytes, 0, 3, 2, Sample::Q15).is_none(), "a stride of a sample and a half");
+        assert!(Channel::within(&bytes, 13, 2, 0, Sample::Q15).is_none());
+        assert!(Channel::within(&bytes, 12, 2, 0, Sample::Q15).unwrap().is_empty());
+        assert_eq!(Channel::contiguous(&bytes[..7], Sample::Q15).len(), 3);
     }
 
     #[test]

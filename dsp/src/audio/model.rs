@@ -4,7 +4,7 @@
 //! quantizes the window into the first input, runs graphExecute and dequantizes the first output into the record.
 
 use super::config::Config;
-use super::format::Sample;
+use super::format::{Channel, Sample};
 use super::ids::{ResultHeader, RESULT_HEADER_BYTES};
 use super::window::Window;
 use crate::embed::{Direction, Embed};
@@ -184,7 +184,13 @@ impl Model {
     }
 
     /// Takes samples of one channel into the window until an inference is due ([`Window::take`]).
-    pub fn take(&mut self, bytes: &[u8], sample: Sample) -> (usize, bool) {
-        self.window.take(bytes, sample)
+    pub fn take(&mut self, samples: Channel<'_>, sample: Sample) -> (usize, bool) {
+        self.window.take(samples, sample)
+    }
+
+    /// Starts the window again, empty, with an inference every `hop` samples (0: the window); the count and the
+    /// last record stay.
+    pub fn restart(&mut self, hop: u32) {
+        self.window.restart(usize::try_from(hop).unwrap_or(usize::MAX));
     }
 }

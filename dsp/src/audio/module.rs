@@ -5,19 +5,20 @@
 
 use super::config::Config;
 use super::format::{self, PcmFormat};
+use super::frame::{self, Frame};
 use super::ids::{EVENT_ID_RESULT, PARAM_ID_CONFIG, PARAM_ID_METADATA, PARAM_ID_MODEL, PARAM_ID_MODEL_PATH};
 use super::ids::{PARAM_ID_RESULT, RESULT_HEADER_BYTES};
 use super::model::{Model, ModelError};
-use super::properties::{entries, word, Payload};
+use super::properties::{entries, word, Access, Payload};
 use crate::log;
 use crate::platform::{Level, Memory};
 use crate::runtime::{Binary, PersistentBinary};
 use core::ffi::CStr;
-use core::mem::size_of;
+use core::mem::{offset_of, size_of};
 use core::ptr::NonNull;
 use lpai_direct::capi::{self, event, media_format, property, stream_flags};
 use lpai_direct::capi::{Buffer, CapiError, EventCallbackInfo, EventInfo, FunctionTable, Instance, PortInfo};
-use lpai_direct::capi::{EventDataToDspClientV2, StreamData};
+use lpai_direct::capi::{EventDataToDspClientV2, RegisterEventToDspClientV2, StreamData};
 use lpai_direct::capi::{EBADPARAM, EFAILED, ENEEDMORE, ENOMEMORY, ENOTREADY, EOK, EUNSUPPORTED};
 use lpai_direct::codec::copy_prefix;
 
@@ -41,8 +42,9 @@ pub const PACKETS_PER_FRAME: u64 = 120;
 pub const PACKETS_PER_INFERENCE: u64 = 550;
 /// See [`PACKETS_PER_FRAME`].
 pub const PACKETS_PER_ELEMENT: u64 = 8;
-/// The most `process` calls a second the votes allow for: SPF's shortest frame, 1 ms.
-const MAX_FRAMES_PER_SECOND: u64 = 1000;
+/// Frames a second of SPF's shortest frame (1 ms: `sampling_rate / 1000` samples), which the votes assume until
+/// the first `process` call shows the frame the module gets.
+const SHORTEST_FRAMES_PER_SECOND: u32 = 1000;
 /// Bytes of code fetched per packet with no cache (four 4-byte instructions at most).
 const CODE_BYTES_PER_PACKET: u64 = 16;
 /// Bytes of a version 2 media format payload SPF sends and the module keeps to echo as its output format.
@@ -66,6 +68,9 @@ pub struct Module {
     format: Option<PcmFormat>,
     format_bytes: [u8; FORMAT_BYTES],
     config: Config,
+    /// Samples per channel of the frame the votes are for: the last `process` call's, or SPF's shortest frame
+    /// (1 ms) since the input format.
+    frame: u32,
     client: Option<Client>,
     /// PARAM_PERSISTENCE_INFO registered PARAM_ID_MODEL: its payload is used in place.
     persistent_model: bool,
@@ -122,7 +127,7 @@ fn no_interface_extensions(payload: &mut Payload<'_>) -> Result<(), CapiError> {
 pub unsafe fn get_static_properties(static_properties: *mut capi::PropertyList) -> CapiError {
     let mut result = EOK;
     // SAFETY: forwarded.
-    for (id, _, payload) in unsafe { entries(static_properties) } {
+    for (id, _, payload) in unsafe { entries(static_properties, Access::Write) } {
         let Some(mut payload) = payload else {
             result |= EBADPARAM;
             continue;
@@ -161,6 +166,7 @@ impl Module {
             format: None,
             format_bytes: [0; FORMAT_BYTES],
             config: Config::default(),
+            frame: 0,
             client: None,
             persistent_model: false,
             metadata: None,
@@ -205,12 +211,17 @@ impl Module {
     pub unsafe fn set_properties(&mut self, list: *mut capi::PropertyList) -> CapiError {
         let mut result = EOK;
         // SAFETY: forwarded.
-        for (id, port, payload) in unsafe { entries(list) } {
+        for (id, port, payload) in unsafe { entries(list, Access::Read) } {
             let Some(mut payload) = payload else {
                 result |= EBADPARAM;
                 continue;
             };
-            let answer = match payload.data() {
+            // Event registration's `actual_data_len` counts its event configuration, which is not inline.
+            let limit = match id {
+                property::REGISTER_EVENT_DATA_TO_DSP_CLIENT_V2 => size_of::<RegisterEventToDspClientV2>(),
+                _ => usize::MAX,
+            };
+            let answer = match payload.first(limit) {
                 Ok(data) => self.set_property(id, port, data),
                 Err(code) => Err(code),
             };
@@ -250,13 +261,15 @@ impl Module {
                 Ok(())
             }
             property::REGISTER_EVENT_DATA_TO_DSP_CLIENT_V2 => {
-                let bytes = size_of::<capi::RegisterEventToDspClientV2>();
-                let read = |at: usize, width: usize| data.get(at..at + width).ok_or(ENEEDMORE);
-                let _ = read(0, bytes)?;
-                let dest_address = u64::from_ne_bytes(read(0, 8)?.try_into().map_err(|_| EBADPARAM)?);
-                let token = word(read(8, 4)?).ok_or(ENEEDMORE)?;
-                let event_id = word(read(12, 4)?).ok_or(ENEEDMORE)?;
-                let is_register = read(16, 1)?.first().copied().unwrap_or(0) != 0;
+                // Exactly the struct (`set_properties` read no more): SPF counts its event configuration in
+                // `actual_data_len` too, but that is not inline (`event_cfg` points at it), and the result event
+                // takes none, so it is never read.
+                let fixed = data.get(..size_of::<RegisterEventToDspClientV2>()).ok_or(ENEEDMORE)?;
+                let at = |offset| lpai_direct::bytes::Reader::at_offset(fixed, offset);
+                let dest_address = at(offset_of!(RegisterEventToDspClientV2, dest_address)).u64().ok_or(ENEEDMORE)?;
+                let token = at(offset_of!(RegisterEventToDspClientV2, token)).u32().ok_or(ENEEDMORE)?;
+                let event_id = at(offset_of!(RegisterEventToDspClientV2, event_id)).u32().ok_or(ENEEDMORE)?;
+                let is_register = at(offset_of!(RegisterEventToDspClientV2, is_register)).u8().ok_or(ENEEDMORE)? != 0;
                 if event_id != EVENT_ID_RESULT {
                     return Err(EUNSUPPORTED);
                 }
@@ -294,14 +307,7 @@ impl Module {
             }
         };
         if self.config.channel >= format.channels {
-            log!(
-                Level::Error,
-                "lpai-direct capi: channel ",
-                self.config.channel,
-                " is not in a ",
-                format.channels,
-                "-channel format"
-            );
+            log_channel_beyond(self.config.channel, format.channels);
             return Err(EBADPARAM);
         }
         let length = format::v2_bytes(format.channels);
@@ -313,6 +319,7 @@ impl Module {
             None => self.write_v2(format),
         }
         self.format = Some(format);
+        self.frame = (format.sampling_rate / SHORTEST_FRAMES_PER_SECOND).max(1);
         self.vote();
         let output = PortInfo { is_valid: 1, is_input_port: 0, port_index: 0 };
         let mut echo = self.format_bytes;
@@ -339,7 +346,7 @@ impl Module {
             q_factor,
             format.sampling_rate,
             1,
-            format.interleaving,
+            format.layout.interleaving(),
         ];
         for (slot, value) in self.format_bytes.chunks_exact_mut(4).zip(words) {
             copy_prefix(slot, &value.to_ne_bytes());
@@ -353,7 +360,7 @@ impl Module {
     pub unsafe fn get_properties(&mut self, list: *mut capi::PropertyList) -> CapiError {
         let mut result = EOK;
         // SAFETY: forwarded.
-        for (id, _, payload) in unsafe { entries(list) } {
+        for (id, _, payload) in unsafe { entries(list, Access::Write) } {
             let Some(mut payload) = payload else {
                 result |= EBADPARAM;
                 continue;
@@ -366,7 +373,11 @@ impl Module {
                 (property::OUTPUT_MEDIA_FORMAT_V2, Some(length)) => {
                     payload.answer(self.format_bytes.get(..length).unwrap_or(&[]))
                 }
-                (property::OUTPUT_MEDIA_FORMAT_SIZE | property::OUTPUT_MEDIA_FORMAT_V2, None) => Err(ENOTREADY),
+                // Asked before any input format (SPF's prepare does): refused, nothing kept.
+                (property::OUTPUT_MEDIA_FORMAT_SIZE | property::OUTPUT_MEDIA_FORMAT_V2, None) => {
+                    payload.set_length(0);
+                    Err(ENOTREADY)
+                }
                 (property::PORT_DATA_THRESHOLD, _) => payload.answer(&1u32.to_ne_bytes()),
                 _ => static_property(id, &mut payload).unwrap_or_else(|| {
                     payload.set_length(0);
@@ -381,36 +392,7 @@ impl Module {
     /// `set_param`: the model (a path, or its bytes), its metadata record, the configuration.
     pub fn set_param(&mut self, param_id: u32, data: &[u8]) -> CapiError {
         match param_id {
-            PARAM_ID_CONFIG => {
-                if self.model.is_some() {
-                    log!(Level::Error, "lpai-direct capi: set the configuration before the model");
-                    return EBADPARAM;
-                }
-                match self.config.update(data) {
-                    Ok(()) => EOK,
-                    Err(error) => {
-                        match error.entry {
-                            Some(entry) => log!(
-                                Level::Error,
-                                "lpai-direct capi: configuration line ",
-                                error.line,
-                                ": op_packages entry ",
-                                entry,
-                                " ",
-                                error.what
-                            ),
-                            None => log!(
-                                Level::Error,
-                                "lpai-direct capi: configuration line ",
-                                error.line,
-                                ": ",
-                                error.what
-                            ),
-                        }
-                        EBADPARAM
-                    }
-                }
-            }
+            PARAM_ID_CONFIG => self.set_config(data),
             PARAM_ID_METADATA => {
                 let Some(mut memory) = Memory::allocate(data.len().max(1)) else {
                     return ENOMEMORY;
@@ -438,6 +420,50 @@ impl Module {
         }
     }
 
+    /// A new configuration, which replaces the whole of the one before. With a model loaded only `channel` and
+    /// `hop` may change (they apply at once, the window restarting empty when either does); a key that shapes the
+    /// model is refused, naming it. A channel beyond the input format's is refused. A refusal changes nothing.
+    /// Its own function: the configuration it builds stays off the frame of a model's load.
+    #[inline(never)]
+    fn set_config(&mut self, data: &[u8]) -> CapiError {
+        let mut next = self.config.clone();
+        if let Err(error) = next.update(data) {
+            match error.entry {
+                Some(entry) => log!(
+                    Level::Error,
+                    "lpai-direct capi: configuration line ",
+                    error.line,
+                    ": op_packages entry ",
+                    entry,
+                    " ",
+                    error.what
+                ),
+                None => log!(Level::Error, "lpai-direct capi: configuration line ", error.line, ": ", error.what),
+            }
+            return EBADPARAM;
+        }
+        if let Some(format) = self.format.filter(|format| next.channel >= format.channels) {
+            log_channel_beyond(next.channel, format.channels);
+            return EBADPARAM;
+        }
+        if let Some(key) = self.model.as_ref().and(self.config.model_key_changed(&next)) {
+            log!(
+                Level::Error,
+                "lpai-direct capi: configuration key ",
+                key,
+                " changes the model: set it before PARAM_ID_LPAI_DIRECT_MODEL, or close the graph"
+            );
+            return EBADPARAM;
+        }
+        let restart = (next.channel, next.hop) != (self.config.channel, self.config.hop);
+        self.config = next;
+        if let Some(model) = self.model.as_mut().filter(|_| restart) {
+            model.restart(self.config.hop);
+        }
+        self.vote();
+        EOK
+    }
+
     /// Loads a model in place of the one before, then tells the framework: process enabled, the island vote.
     fn set_model(&mut self, binary: Binary<'static, '_>) -> CapiError {
         self.unload();
@@ -459,9 +485,10 @@ impl Module {
     }
 
     /// Raises KPPS and BANDWIDTH for the model at the format's rate, once both are known: every frame's own work
-    /// (at most [`MAX_FRAMES_PER_SECOND`]) and, every hop, the inference's: the samples converted into the window
-    /// (the last `window` before it at most), the window quantized, the outputs dequantized, and the rest of its own
-    /// work (graphExecute itself runs on LPAI).
+    /// (`process` calls a second, rounded up, for the frame the module gets, or SPF's shortest before the first
+    /// call) and, every hop, the inference's: the samples converted into the window (the last `window` before it at
+    /// most), the window quantized, the outputs dequantized, and the rest of its own work (graphExecute itself runs
+    /// on LPAI).
     fn vote(&self) {
         let (Some(format), Some(model)) = (self.format, self.model.as_ref()) else {
             return;
@@ -474,7 +501,7 @@ impl Module {
         let converted = window.min(hop);
         let elements = converted.saturating_add(window).saturating_add(outputs);
         let per_inference = PACKETS_PER_INFERENCE.saturating_add(PACKETS_PER_ELEMENT.saturating_mul(elements));
-        let frames = MAX_FRAMES_PER_SECOND * PACKETS_PER_FRAME;
+        let frames = rate.div_ceil(u64::from(self.frame.max(1))).saturating_mul(PACKETS_PER_FRAME);
         let packets = frames.saturating_add(rate.saturating_mul(per_inference) / hop);
         let kpps = u32::try_from(packets.div_ceil(1000)).unwrap_or(u32::MAX);
         // Per inference: each sample converted read and its float written; the window read and quantized into the
@@ -508,18 +535,24 @@ impl Module {
     pub fn get_param(&mut self, param_id: u32, payload: &mut Payload<'_>) -> CapiError {
         match (param_id, self.model.as_ref()) {
             (PARAM_ID_RESULT, Some(model)) => payload.answer(model.record()).err().unwrap_or(EOK),
-            (PARAM_ID_RESULT, None) => ENOTREADY,
+            (PARAM_ID_RESULT, None) => {
+                payload.set_length(0);
+                ENOTREADY
+            }
             _ => EUNSUPPORTED,
         }
     }
 
-    /// `process`: passes every channel through and runs an inference each time the window of the chosen channel
-    /// is due; answers the client with the result record.
+    /// `process`: passes the frame through untouched (the markers propagated, the framework's flags left alone),
+    /// votes again when the frame's length changed, and runs an inference each time the window of the chosen
+    /// channel is due, answering the client with the result record. A frame it cannot read is refused (EBADPARAM,
+    /// the output's lengths 0, saying why).
     ///
     /// # Safety
     /// `input` and `output` are null or the framework's arrays of stream pointers for the call, each entry null or
-    /// a valid stream with `buffer_count` valid buffers, each buffer's `data` null or `max_data_len` bytes; an
-    /// output buffer is either the same memory as its input buffer (in place) or memory apart from every input.
+    /// a valid stream with `buffer_count` valid buffers, each buffer's `data` null or `max_data_len` bytes (for
+    /// unpacked V2, the first buffer's); an output buffer is either the same memory as its input buffer (in place)
+    /// or memory apart from every input.
     pub unsafe fn process(&mut self, input: *mut *mut StreamData, output: *mut *mut StreamData) -> CapiError {
         // SAFETY: the caller's promise: null or a valid first entry.
         let (Some(input), output) = (unsafe { first_stream(input) }, unsafe { first_stream(output) }) else {
@@ -527,35 +560,53 @@ impl Module {
         };
         // SAFETY: a valid stream (the caller's promise); read by value.
         let stream = unsafe { input.read() };
-        let mut result = EOK;
-        let Some(format) = self.format else {
-            return result;
+        let Some(format) = self.format.as_ref() else {
+            return EOK;
         };
         if let Some(output) = output {
-            let channels = (stream.buffer_count as usize).min(format.channels as usize);
-            // SAFETY: the streams and their buffers, as the caller promises.
-            result |= unsafe { pass_through(&stream, output, channels) };
+            // SAFETY: the output stream (the caller's promise).
+            unsafe { frame::propagate_markers(&stream, output) };
+        }
+        // SAFETY: the input's buffers (the caller's promise), read only while this call runs and written by nobody
+        // meanwhile (an in-place output gets its lengths set, not its bytes).
+        let frame = match unsafe { Frame::read(&stream, format) } {
+            Ok(frame) => frame,
+            Err(what) => {
+                log!(Level::Error, "lpai-direct capi: frame refused: ", what);
+                if let Some(output) = output {
+                    // SAFETY: the output stream and its buffers (the caller's promise).
+                    unsafe { frame::clear(output, format) };
+                }
+                return EBADPARAM;
+            }
+        };
+        let mut result = EOK;
+        if let Some(output) = output {
+            // SAFETY: the output stream and its buffers (the caller's promise).
+            result |= unsafe { frame.pass_through(output) };
+        }
+        let samples = u32::try_from(frame.samples).unwrap_or(u32::MAX);
+        if samples != 0 && samples != self.frame && stream.flags & stream_flags::END_OF_FRAME == 0 {
+            self.frame = samples;
+            self.vote();
         }
         let Some(model) = self.model.as_mut() else {
             return result;
         };
-        // SAFETY: the chosen channel's buffer (the caller's promise); read only while this call runs, and written
-        // by nobody meanwhile (an in-place output got its length set, not its bytes).
-        let Some(mut bytes) = (unsafe { channel_bytes(&stream, self.config.channel as usize) }) else {
+        let Some(mut samples) = frame.channel(self.config.channel as usize) else {
             return result | EBADPARAM;
         };
         let timestamp = (stream.flags & stream_flags::TIMESTAMP_VALID != 0).then_some(stream.timestamp);
-        let sample_bytes = format.sample.bytes();
         let mut consumed = 0usize;
-        while !bytes.is_empty() {
-            let (taken, due) = model.take(bytes, format.sample);
+        while !samples.is_empty() {
+            let (taken, due) = model.take(samples, format.sample);
             consumed = consumed.saturating_add(taken);
-            bytes = bytes.get(taken..).unwrap_or(&[]);
+            samples = samples.split_at(taken).1;
             if !due {
                 break;
             }
             // The timestamp of the window's last sample: the frame's, plus the samples before it in the frame.
-            let samples_before = (consumed / sample_bytes).saturating_sub(1) as u64;
+            let samples_before = consumed.saturating_sub(1) as u64;
             let offset_us = samples_before.saturating_mul(1_000_000) / u64::from(format.sampling_rate.max(1));
             let at = timestamp.map_or(0, |start| u64::try_from(start).unwrap_or(0).saturating_add(offset_us));
             match model.infer(at) {
@@ -628,69 +679,9 @@ unsafe fn first_stream(streams: *mut *mut StreamData) -> Option<NonNull<StreamDa
     unsafe { streams.as_ref() }.and_then(|first| NonNull::new(*first))
 }
 
-/// Channel `index`'s buffer of `stream`, by value; `None` past the stream's buffers.
-///
-/// # Safety
-/// As for [`Module::process`].
-unsafe fn channel(stream: &StreamData, index: usize) -> Option<Buffer> {
-    if stream.buffers.is_null() || index >= stream.buffer_count as usize {
-        return None;
-    }
-    // SAFETY: `buffer_count` buffers at `buffers` (the caller's promise); `index` is below it.
-    Some(unsafe { stream.buffers.add(index).read() })
-}
-
-/// The filled bytes of channel `index` of `stream`; `None` past its buffers or for a length beyond the buffer.
-///
-/// # Safety
-/// As for [`Module::process`]; the bytes are not written while the slice lives.
-unsafe fn channel_bytes<'c>(stream: &StreamData, index: usize) -> Option<&'c [u8]> {
-    // SAFETY: forwarded.
-    let buffer = unsafe { channel(stream, index) }?;
-    if buffer.actual_data_len > buffer.max_data_len {
-        return None;
-    }
-    if buffer.data.is_null() || buffer.actual_data_len == 0 {
-        return Some(&[]);
-    }
-    // SAFETY: `max_data_len` ≥ `actual_data_len` bytes at `data` (the caller's promise).
-    Some(unsafe { core::slice::from_raw_parts(buffer.data.cast::<u8>(), buffer.actual_data_len as usize) })
-}
-
-/// Passes `channels` channels of `input` to `output` untouched: in place (the same memory) only the lengths are
-/// set, otherwise the bytes are copied; the output takes the input's timestamp and flags.
-///
-/// # Safety
-/// As for [`Module::process`]; `output` is the output port's stream.
-unsafe fn pass_through(input: &StreamData, output: NonNull<StreamData>, channels: usize) -> CapiError {
-    // SAFETY: a valid stream (the caller's promise), read by value.
-    let target = unsafe { output.read() };
-    let mut result = EOK;
-    for index in 0..channels {
-        // SAFETY: forwarded.
-        let (Some(source), Some(slot)) = (unsafe { channel(input, index) }, unsafe { channel(&target, index) }) else {
-            result |= EBADPARAM;
-            continue;
-        };
-        let length = source.actual_data_len;
-        if length > source.max_data_len || length > slot.max_data_len || (length > 0 && slot.data.is_null()) {
-            result |= ENEEDMORE;
-            continue;
-        }
-        if slot.data != source.data && length > 0 {
-            // SAFETY: `length` readable bytes at the input and writable at the output (checked against both
-            // buffers' sizes); the output is memory apart from the input (the caller's promise).
-            unsafe { core::ptr::copy_nonoverlapping(source.data, slot.data, length as usize) };
-        }
-        // SAFETY: channel `index` < `buffer_count` of the output stream: its `actual_data_len` field.
-        unsafe { core::ptr::addr_of_mut!((*target.buffers.add(index)).actual_data_len).write(length) };
-    }
-    // SAFETY: the output stream (the caller's promise).
-    unsafe {
-        core::ptr::addr_of_mut!((*output.as_ptr()).flags).write(input.flags);
-        core::ptr::addr_of_mut!((*output.as_ptr()).timestamp).write(input.timestamp);
-    }
-    result
+/// Logs a channel the input format does not have.
+fn log_channel_beyond(channel: u32, channels: u32) {
+    log!(Level::Error, "lpai-direct capi: channel ", channel, " is not in a ", channels, "-channel format");
 }
 
 /// Logs why a model was not set.

@@ -2,7 +2,7 @@
 //! kept in a ring in memory the window owns or borrows (native-order float bytes, as the quantization reads them),
 //! and an inference due every `hop` samples once the window is full.
 
-use super::format::Sample;
+use super::format::{Channel, Sample};
 
 /// Bytes of one float sample in the ring.
 const FLOAT_BYTES: usize = 4;
@@ -30,6 +30,12 @@ impl<Ring: AsRef<[u8]> + AsMut<[u8]>> Window<Ring> {
         Window { ring, length, next: 0, filled: 0, since: hop, hop }
     }
 
+    /// Restarts empty with an inference every `hop` samples (0: the window's length).
+    pub fn restart(&mut self, hop: usize) {
+        self.hop = if hop == 0 { self.length } else { hop };
+        self.reset();
+    }
+
     /// Forgets every sample (ALGORITHMIC_RESET).
     pub fn reset(&mut self) {
         self.next = 0;
@@ -42,17 +48,17 @@ impl<Ring: AsRef<[u8]> + AsMut<[u8]>> Window<Ring> {
         self.length
     }
 
-    /// Takes samples from the front of `bytes` (one channel's buffer, native-order `sample`s) until an inference
-    /// is due or the samples run out; answers how many bytes it took and whether an inference is now due (then
-    /// [`Window::ordered`] gives its input and [`Window::inferred`] must follow). Of the samples taken, only those
-    /// that can still be in the window when the next inference runs (the last `length` before it) are converted.
-    pub fn take(&mut self, bytes: &[u8], sample: Sample) -> (usize, bool) {
-        let size = sample.bytes();
+    /// Takes samples from the front of `samples` (one channel's, as [`Channel`] finds them, each a `sample`)
+    /// until an inference is due or the samples run out; answers how many samples it took and whether an
+    /// inference is now due (then [`Window::ordered`] gives its input and [`Window::inferred`] must follow). Of the
+    /// samples taken, only those that can still be in the window when the next inference runs (the last `length`
+    /// before it) are converted.
+    pub fn take(&mut self, samples: Channel<'_>, sample: Sample) -> (usize, bool) {
         if self.length == 0 {
-            return (bytes.len() - bytes.len() % size, false);
+            return (samples.len(), false);
         }
         let until_due = (self.length - self.filled).max(self.hop.saturating_sub(self.since)).max(1);
-        let count = (bytes.len() / size).min(until_due);
+        let count = samples.len().min(until_due);
         // Samples the ring would overwrite before the inference (more than `length` before it): counted, never
         // converted.
         let skipped = count.min(until_due.saturating_sub(self.length));
@@ -60,11 +66,11 @@ impl<Ring: AsRef<[u8]> + AsMut<[u8]>> Window<Ring> {
         self.filled = self.filled.saturating_add(skipped).min(self.length);
         self.since = self.since.saturating_add(skipped);
         let scale = sample.scale();
-        let kept = bytes.get(skipped * size..count * size).unwrap_or_default();
+        let kept = samples.split_at(count).0.split_at(skipped).1;
         let mut rest = kept;
         // In runs up to the ring's end, each converted by one loop.
-        while let Some(run) = Some((self.length - self.next).min(rest.len() / size)).filter(|&run| run > 0) {
-            let Some((now, later)) = rest.split_at_checked(run * size) else { break };
+        while let Some(run) = Some((self.length - self.next).min(rest.len())).filter(|&run| run > 0) {
+            let (now, later) = rest.split_at(run);
             let at = self.next * FLOAT_BYTES;
             let slots = self.ring.as_mut().get_mut(at..at + run * FLOAT_BYTES).unwrap_or_default();
             match sample {
@@ -74,9 +80,9 @@ impl<Ring: AsRef<[u8]> + AsMut<[u8]>> Window<Ring> {
             self.next = if self.next + run >= self.length { 0 } else { self.next + run };
             rest = later;
         }
-        self.filled = self.filled.saturating_add(kept.len() / size).min(self.length);
-        self.since = self.since.saturating_add(kept.len() / size);
-        (count * size, self.due())
+        self.filled = self.filled.saturating_add(kept.len()).min(self.length);
+        self.since = self.since.saturating_add(kept.len());
+        (count, self.due())
     }
 
     /// Whether an inference is due: the window is full and `hop` samples came since the last.
@@ -99,11 +105,21 @@ impl<Ring: AsRef<[u8]> + AsMut<[u8]>> Window<Ring> {
     }
 }
 
-/// Writes each `N`-byte sample of `samples`, as `value` makes it a float, into the next 4 bytes of `slots`.
-fn convert<const N: usize>(slots: &mut [u8], samples: &[u8], value: impl Fn([u8; N]) -> f32) {
-    let (slots, samples) = (slots.as_chunks_mut::<FLOAT_BYTES>().0, samples.as_chunks::<N>().0);
-    for (slot, sample) in slots.iter_mut().zip(samples) {
-        *slot = value(*sample).to_ne_bytes();
+/// Writes each `N`-byte sample of `samples`, as `value` makes it a float, into the next 4 bytes of `slots`: one
+/// loop for samples one after the other (unpacked, packed, mono), another for samples among other channels'.
+fn convert<const N: usize>(slots: &mut [u8], samples: Channel<'_>, value: impl Fn([u8; N]) -> f32) {
+    let slots = slots.as_chunks_mut::<FLOAT_BYTES>().0;
+    match samples.chunks::<N>() {
+        (chunks, 1) => {
+            for (slot, sample) in slots.iter_mut().zip(chunks) {
+                *slot = value(*sample).to_ne_bytes();
+            }
+        }
+        (chunks, step) => {
+            for (slot, sample) in slots.iter_mut().zip(chunks.iter().step_by(step)) {
+                *slot = value(*sample).to_ne_bytes();
+            }
+        }
     }
 }
 
@@ -129,8 +145,8 @@ mod tests {
             let bytes = q15(frame);
             let mut at = 0;
             while at < bytes.len() {
-                let (taken, due) = window.take(&bytes[at..], Sample::Q15);
-                at += taken;
+                let (taken, due) = window.take(Channel::contiguous(&bytes[at..], Sample::Q15), Sample::Q15);
+                at += taken * 2;
                 if due {
                     let (oldest, newest) = window.ordered();
                     seen.push(floats(oldest).into_iter().chain(floats(newest)).collect());
@@ -165,6 +181,34 @@ mod tests {
     }
 
     #[test]
+    fn a_channel_of_an_interleaved_frame_gives_the_windows_of_its_own_samples() {
+        let samples: Vec<i16> = (-300..300).map(|x| x * 97).collect();
+        let expected = windows(64, 48, &samples, samples.len());
+        // Stereo interleaved, the samples on channel 1, channel 0 their negation; frames of 37 sample pairs.
+        let interleaved = q15(&samples.iter().flat_map(|&x| [-x, x]).collect::<Vec<i16>>());
+        let mut ring = std::vec![0u8; 64 * 4];
+        let mut window = Window::new(&mut ring[..], 48);
+        let mut seen = Vec::new();
+        for frame in interleaved.chunks(37 * 4) {
+            let mut channel = Channel::within(frame, 2, 4, frame.len() / 4, Sample::Q15).unwrap();
+            while !channel.is_empty() {
+                let (taken, due) = window.take(channel, Sample::Q15);
+                channel = channel.split_at(taken).1;
+                if due {
+                    let (oldest, newest) = window.ordered();
+                    seen.push(floats(oldest).into_iter().chain(floats(newest)).collect::<Vec<f32>>());
+                    window.inferred();
+                }
+            }
+        }
+        assert_eq!(seen, expected);
+        window.restart(16);
+        assert!(!window.due());
+        let half = q15(&[1; 32]);
+        assert_eq!(window.take(Channel::contiguous(&half, Sample::Q15), Sample::Q15), (32, false), "empty again");
+    }
+
+    #[test]
     fn a_hop_longer_than_the_window_skips_samples_no_window_holds_whatever_the_frames() {
         let samples: Vec<i16> = (0..400).collect();
         let expected = [scaled(0..16), scaled(100..116), scaled(200..216), scaled(300..316)];
@@ -178,7 +222,8 @@ mod tests {
         let mut ring = [0u8; 12];
         let mut window = Window::new(&mut ring[..], 0);
         let bytes: Vec<u8> = [i32::MIN, -1, i32::MAX].iter().flat_map(|x| x.to_ne_bytes()).collect();
-        assert_eq!(window.take(&bytes, Sample::Q32 { q_factor: 31 }), (12, true));
+        let q31 = Sample::Q32 { q_factor: 31 };
+        assert_eq!(window.take(Channel::contiguous(&bytes, q31), q31), (3, true));
         let (oldest, newest) = window.ordered();
         assert_eq!(
             (floats(oldest), floats(newest)),
@@ -186,14 +231,14 @@ mod tests {
         );
         window.reset();
         assert!(!window.due());
-        assert_eq!(window.take(&(-32768i16).to_ne_bytes(), Sample::Q15), (2, false));
+        assert_eq!(window.take(Channel::contiguous(&(-32768i16).to_ne_bytes(), Sample::Q15), Sample::Q15), (1, false));
     }
 
     #[test]
     fn a_ring_of_no_whole_sample_never_infers() {
         let mut ring = [0u8; 3];
         let mut window = Window::new(&mut ring[..], 0);
-        assert_eq!(window.take(&[1, 0, 2, 0], Sample::Q15), (4, false));
+        assert_eq!(window.take(Channel::contiguous(&[1, 0, 2, 0], Sample::Q15), Sample::Q15), (2, false));
         assert_eq!(window.ordered(), (&[][..], &[][..]));
     }
 }
