@@ -88,6 +88,7 @@ impl Layout {
 
     /// Samples per channel in a frame whose first buffer holds `length` bytes; `None` unless every channel has a
     /// whole number of them.
+    #[inline(always)]
     pub fn samples(self, channels: usize, sample: Sample, length: usize) -> Option<usize> {
         // A shift for the sample's bytes, a division only for several channels in one buffer (every frame: cheap).
         let shift = sample.bytes().trailing_zeros();
@@ -104,6 +105,7 @@ impl Layout {
 
     /// Where channel `channel` lies in a frame of `channels` channels and `samples` samples per channel: its
     /// buffer, the byte of its first sample there, and the bytes from one sample to the next.
+    #[inline(always)]
     pub fn place(
         self,
         channel: usize,
@@ -136,6 +138,7 @@ impl<'a> Channel<'a> {
 
     /// `count` samples of `buffer`, the first at byte `start`, one every `stride` bytes (a whole number of
     /// samples); `None` when they do not all lie within `buffer`.
+    #[inline(always)]
     pub fn within(buffer: &'a [u8], start: usize, stride: usize, count: usize, sample: Sample) -> Option<Channel<'a>> {
         if stride == 0 || stride & (sample.bytes() - 1) != 0 {
             return None;
@@ -159,6 +162,7 @@ impl<'a> Channel<'a> {
     }
 
     /// The first `samples` (at most all) and the rest.
+    #[inline(always)]
     pub fn split_at(self, samples: usize) -> (Channel<'a>, Channel<'a>) {
         let first = samples.min(self.count);
         let (before, rest) =
@@ -168,6 +172,7 @@ impl<'a> Channel<'a> {
 
     /// Its bytes as `N`-byte samples (`N` is the sample's size) and the step from one of its samples to the next
     /// among them (1: one after the other): its samples are every `step`-th from the first.
+    #[inline(always)]
     pub fn chunks<const N: usize>(self) -> (&'a [[u8; N]], usize) {
         (self.bytes.as_chunks::<N>().0, (self.stride / N).max(1))
     }

@@ -1,6 +1,8 @@
 //! One `process` call's PCM as the audio module reads it and passes it on: the input stream's buffers checked
 //! against the media format's layout, a channel's samples found where [`Layout::place`] puts them, and the output:
 //! the same bytes in the same layout with the lengths SPF reads for it, and the markers a module must propagate.
+//! What runs every frame is inlined into `process` (as are `format`'s `Layout` and `Channel` helpers): a call's
+//! prologue and epilogue each frame cost more packets than its work (`lpai-packet-bench`).
 
 use super::format::{Channel, Layout, PcmFormat};
 use core::ptr::NonNull;
@@ -40,6 +42,7 @@ impl<'c> Frame<'c> {
     /// # Safety
     /// `stream` is a valid stream whose `buffer_count` buffers are valid, each buffer's `data` null or
     /// `max_data_len` bytes (for unpacked V2, the first buffer's `max_data_len` bytes), not written during `'c`.
+    #[inline(always)]
     pub unsafe fn read(stream: &StreamData, format: &'c PcmFormat) -> Result<Frame<'c>, &'static str> {
         let channels = format.channels as usize;
         let used = format.layout.buffers(channels);
@@ -68,6 +71,7 @@ impl<'c> Frame<'c> {
     }
 
     /// The filled bytes of buffer `index` (one the layout uses); `None` past them.
+    #[inline(always)]
     fn bytes(&self, index: usize) -> Option<&'c [u8]> {
         if index >= self.format.layout.buffers(self.format.channels as usize) {
             return None;
@@ -82,6 +86,7 @@ impl<'c> Frame<'c> {
     }
 
     /// Channel `index`'s samples; `None` past the format's channels.
+    #[inline(always)]
     pub fn channel(&self, index: usize) -> Option<Channel<'c>> {
         let PcmFormat { channels, layout, sample, .. } = *self.format;
         if index >= channels as usize {
@@ -99,6 +104,7 @@ impl<'c> Frame<'c> {
     /// `output` is a valid stream whose `buffer_count` buffers are valid, each buffer's `data` null or
     /// `max_data_len` bytes (for unpacked V2 the first buffer's `max_data_len`), each either the same memory as the
     /// input buffer of its index or memory apart from every input.
+    #[inline(always)]
     pub unsafe fn pass_through(&self, output: NonNull<StreamData>) -> CapiError {
         let PcmFormat { channels, layout, .. } = *self.format;
         // SAFETY: a valid stream (the caller's promise), read by value.
