@@ -18,6 +18,7 @@ use lpai_direct::capi::{FunctionTable, Instance, PortInfo, Property, PropertyLis
 use lpai_direct::capi::{EBADPARAM, ENEEDMORE, ENOTREADY, EOK, EUNSUPPORTED};
 use lpai_direct_capi::{capi_lpai_direct_get_static_properties, capi_lpai_direct_init};
 use lpai_direct_skel::audio::ids::{self, ResultHeader, RESULT_HEADER_BYTES};
+use lpai_direct_skel::audio::module::{PACKETS_PER_ELEMENT, PACKETS_PER_FRAME, PACKETS_PER_INFERENCE};
 
 /// An event the module raised: its id, port and payload (for DATA_TO_DSP_CLIENT_V2: the client's token, event
 /// id and the result record).
@@ -336,14 +337,15 @@ fn stereo_frames_give_orts_results_on_channel_1_with_a_hop_and_pass_the_audio_th
     let loaded = spf.taken();
     let loaded: Vec<(u32, Vec<u8>)> = loaded.into_iter().map(|e| (e.id, e.bytes)).collect();
     // The cost votes at 48 kHz, a hop of 100 and a window of 160 uint8 samples with 4 uint8 outputs: per second
-    // 1,000 frames at 120 packets and 480 inferences at 550 + 8 x (100 + 160 + 4) packets: 1,397,760 packets, 1,398
+    // 1,000 frames at 170 packets (PACKETS_PER_FRAME) and 480 inferences at 550 + 8 x (100 + 160 + 4) packets:
+    // 1,447,760 packets, 1,448
     // KPPS, 16 bytes of code per packet; data per inference: 100 x 6 + 160 x 5 + 4 x 5 + 24 bytes.
     let words = |values: &[u32]| values.iter().flat_map(|value| value.to_ne_bytes()).collect::<Vec<u8>>();
     assert_eq!(
         loaded,
         [
-            (event::KPPS, words(&[1_398])),
-            (event::BANDWIDTH, words(&[22_364_160, 693_120])),
+            (event::KPPS, words(&[1_448])),
+            (event::BANDWIDTH, words(&[23_164_160, 693_120])),
             (event::ISLAND_VOTE, words(&[1])),
             (event::PROCESS_STATE, vec![1]),
         ]
@@ -826,9 +828,9 @@ fn the_votes_follow_the_frame_the_module_gets() {
     let mut mono = lpai_pd_shell::session_writer::media_format_v2(0, 1, 16, 15, media_format::INTERLEAVED);
     assert_eq!(set_properties(table, instance, &mut [property(property::INPUT_MEDIA_FORMAT_V2, &mut mono)]), EOK);
     // 48 kHz, a hop of 100, the window 160 uint8, 4 uint8 outputs: 1,277,760 packets a second of inferences, and
-    // 120 a frame; data 693,120 B/s whatever the frame.
+    // PACKETS_PER_FRAME a frame; data 693,120 B/s whatever the frame.
     let vote = |frames: u32| {
-        let packets = 1_277_760 + frames * 120;
+        let packets = 1_277_760 + frames * PACKETS_PER_FRAME as u32;
         (packets.div_ceil(1000), packets * 16, 693_120)
     };
     assert_eq!(votes(&spf.taken()), [vote(1000)], "before any frame: 1 ms frames, SPF's shortest");
@@ -846,7 +848,7 @@ fn the_votes_follow_the_frame_the_module_gets() {
     let mut cd = lpai_pd_shell::session_writer::media_format_v2(0, 1, 16, 15, media_format::INTERLEAVED);
     cd[24..28].copy_from_slice(&44_100u32.to_ne_bytes());
     assert_eq!(set_properties(table, instance, &mut [property(property::INPUT_MEDIA_FORMAT_V2, &mut cd)]), EOK);
-    let packets = 44_100u64 * 2662 / 100 + 1003 * 120;
+    let packets = 44_100u64 * 2662 / 100 + 1003 * PACKETS_PER_FRAME;
     assert_eq!(votes(&spf.taken())[0].0 as u64, packets.div_ceil(1000));
     assert_eq!(end(table, instance), EOK);
 }
@@ -890,8 +892,8 @@ fn the_configuration_after_the_model_changes_channel_and_hop_at_once_and_refuses
     assert!(spf.taken().is_empty(), "a refused configuration raises nothing");
     // Taken: channel 0 and a hop of 50 from the next frame on, the window empty again; the votes follow the hop.
     assert_eq!(set_param(table, instance, ids::PARAM_ID_CONFIG, &mut configuration("channel=0\nhop=50\n")), EOK);
-    let per_inference: u32 = 550 + 8 * (50 + 160 + 4);
-    let packets = 48_000 * per_inference / 50 + 480 * 120;
+    let per_inference = PACKETS_PER_INFERENCE as u32 + PACKETS_PER_ELEMENT as u32 * (50 + 160 + 4);
+    let packets = 48_000 * per_inference / 50 + 480 * PACKETS_PER_FRAME as u32;
     assert_eq!(votes(&spf.taken()).first().map(|vote| vote.0), Some(packets.div_ceil(1000)));
     process_frames(
         &mut spf,

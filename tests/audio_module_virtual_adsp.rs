@@ -19,6 +19,7 @@ mod common;
 use lpai_direct::capi::{event, media_format, property, stream_flags, GetStaticPropertiesFn, InitFn, PortInfo};
 use lpai_direct::capi::{EBADPARAM, ENOTREADY, EOK, EUNSUPPORTED};
 use lpai_direct_skel::audio::ids::{self, ResultHeader, RESULT_HEADER_BYTES};
+use lpai_direct_skel::audio::module::{PACKETS_PER_ELEMENT, PACKETS_PER_FRAME, PACKETS_PER_INFERENCE};
 use lpai_pd_shell::capi_session::{self, EntryPoints, RECORD_ENDED, RECORD_EVENT, RECORD_OPENED, RECORD_STEP};
 use lpai_pd_shell::capi_session::{DEINTERLEAVED_PACKED, DEINTERLEAVED_UNPACKED, INTERLEAVED, METADATA_SET};
 use lpai_pd_shell::capi_session::{STEP_GET_PARAM, STEP_PROCESS, STEP_PROCESS_LAYOUT};
@@ -586,11 +587,12 @@ fn end_of_frame_and_end_of_stream_leave_the_frameworks_output_flags_alone_on_hex
 
 /// KPPS and code and data bandwidth at 48 kHz for `frame` samples per call, on the contract model (window 16,
 /// 16 uint8 outputs) with a hop of 160 and Q15 input, as the module's decision gives them: packets/s =
-/// ceil(48000 / frame) × 120 + 48000 × (550 + 8 × (min(window, hop) + window + outputs)) / hop, KPPS its
+/// ceil(48000 / frame) × PACKETS_PER_FRAME + 48000 × (550 + 8 × (min(window, hop) + window + outputs)) / hop, KPPS its
 /// thousands rounded up, code 16 bytes a packet; data 48000 × (16 × (2 + 4) + 16 × (4 + 1) + 16 × (1 + 4) + 24) /
 /// 160, whatever the frame.
 fn votes_for(frame: u64) -> (u32, u32, u32) {
-    let packets = 48_000u64.div_ceil(frame) * 120 + 48_000 * (550 + 8 * (16 + 16 + 16)) / 160;
+    let packets = 48_000u64.div_ceil(frame) * PACKETS_PER_FRAME
+        + 48_000 * (PACKETS_PER_INFERENCE + PACKETS_PER_ELEMENT * (16 + 16 + 16)) / 160;
     let data = 48_000 * (16 * 6 + 16 * 5 + 16 * 5 + 24) / 160;
     (packets.div_ceil(1000) as u32, (packets * 16) as u32, data as u32)
 }

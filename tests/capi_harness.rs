@@ -9,6 +9,7 @@
 
 mod common;
 
+use lpai_direct_skel::audio::module::{PACKETS_PER_ELEMENT, PACKETS_PER_FRAME, PACKETS_PER_INFERENCE};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -342,12 +343,13 @@ fn end_of_frame_and_end_of_stream_on_the_input_leave_the_frameworks_output_flags
 }
 
 /// KPPS and code bandwidth for `frame` samples per call at 48 kHz on audio_frame (window 160, 4 uint8 outputs)
-/// with a hop of 100, Q15, as the module's decision gives them: packets/s = ceil(48000 / frame) × 120 + 48000 ×
+/// with a hop of 100, Q15, as the module's decision gives them: packets/s = ceil(48000 / frame) × PACKETS_PER_FRAME + 48000 ×
 /// (550 + 8 × (min(window, hop) + window + outputs)) / hop; KPPS its thousands rounded up; code 16 bytes a
 /// packet. The data bandwidth does not depend on the frame: 48000 × (100 × (2 + 4) + 160 × (4 + 1) + 4 × (1 + 4)
 /// + 24) / 100.
 fn votes_for(frame: u64) -> (u32, u32, u32) {
-    let packets = 48_000u64.div_ceil(frame) * 120 + 48_000 * (550 + 8 * (100 + 160 + 4)) / 100;
+    let packets = 48_000u64.div_ceil(frame) * PACKETS_PER_FRAME
+        + 48_000 * (PACKETS_PER_INFERENCE + PACKETS_PER_ELEMENT * (100 + 160 + 4)) / 100;
     let data = 48_000 * (100 * 6 + 160 * 5 + 4 * 5 + 24) / 100;
     (packets.div_ceil(1000) as u32, (packets * 16) as u32, data as u32)
 }
@@ -359,7 +361,7 @@ fn votes_for(frame: u64) -> (u32, u32, u32) {
 fn the_kpps_and_bandwidth_votes_follow_frames_of_1_5_and_10_ms() {
     let _guard = common::qnn_lock();
     let harness = Harness::new();
-    assert_eq!(votes_for(48), (1398, 22_364_160, 693_120), "the decision's worked example (1 ms)");
+    assert_eq!(votes_for(48), (1448, 23_164_160, 693_120), "the decision's worked example (1 ms)");
     let tone = tone(4800);
     let pcm = interleave(std::slice::from_ref(&tone), |sample: i16| sample.to_ne_bytes().to_vec());
     // 20 frames of 1 ms, 8 of 5 ms, then 10 ms frames to the end (4 of them).
