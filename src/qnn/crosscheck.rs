@@ -542,7 +542,7 @@ mod with_sdk {
             sp::ProfileDataVersion::UNDEFINED.0 => sdk::QNN_SYSTEM_PROFILE_DATA_VERSION_UNDEFINED,
             sp::ExtendedEventDataVersion::V1.0 => sdk::QNN_PROFILE_DATA_VERSION_1,
             sp::ExtendedEventDataVersion::UNDEFINED.0 => sdk::QNN_PROFILE_DATA_VERSION_UNDEFINED,
-            sp::ERROR_MEM_ALLOC => sdk::QNN_SYSTEM_PROFILE_ERROR_MEM_ALLOC,
+            error::SYSTEM_PROFILE_ERROR_MEM_ALLOC => sdk::QNN_SYSTEM_PROFILE_ERROR_MEM_ALLOC,
             ProfileLevel::BASIC.0 => sdk::QNN_PROFILE_LEVEL_BASIC,
             ProfileLevel::DETAILED.0 => sdk::QNN_PROFILE_LEVEL_DETAILED,
             ProfileLevel::BACKEND.0 => sdk::QNN_PROFILE_LEVEL_BACKEND,

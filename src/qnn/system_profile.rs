@@ -371,7 +371,3 @@ pub type SerializeEventDataFn = unsafe extern "C" fn(
 
 /// `QnnSystemProfile_freeSerializationTargetFn_t(serializationTarget)`.
 pub type FreeSerializationTargetFn = unsafe extern "C" fn(handle: SerializationTargetHandle) -> ErrorHandle;
-
-/// `QNN_SYSTEM_PROFILE_ERROR_MEM_ALLOC` (`QNN_SYSTEM_PROFILE_MIN_ERROR + 0`); the API's other errors are the
-/// system-common ones.
-pub const ERROR_MEM_ALLOC: u32 = 31000;

@@ -67,7 +67,7 @@ fn identifier(name: &str) -> String {
 }
 
 /// The whole file: [`HEADER`], then one row an event; every line ends with a line break.
-pub fn render(events: &[ProfileEvent]) -> String {
+pub fn render<'e>(events: impl IntoIterator<Item = &'e ProfileEvent>) -> String {
     let mut text = format!("{HEADER}\n");
     for event in events {
         let _ = writeln!(

@@ -8,7 +8,6 @@
 use crate::metadata::HostSystemLibrary;
 use crate::profile_csv;
 use crate::profile_log::{self, Context, Readout};
-use lpai_direct_stub::stub::ProfileEvent;
 use std::path::{Path, PathBuf};
 
 /// The files' name before `_<n>`.
@@ -107,8 +106,7 @@ pub fn write(output_dir: &Path, system: &HostSystemLibrary, readouts: &[Readout]
             system.path().display()
         ),
     }
-    let events: Vec<ProfileEvent> = readouts.iter().flat_map(|readout| readout.events.iter().cloned()).collect();
-    let text = profile_csv::render(&events);
+    let text = profile_csv::render(readouts.iter().flat_map(|readout| &readout.events));
     let csv = write_whole_via(output_dir, &csv_name, |directory, temporary| {
         let path = directory.join(temporary);
         std::fs::write(&path, &text).map_err(|error| format!("cannot write {}: {error}", path.display()))

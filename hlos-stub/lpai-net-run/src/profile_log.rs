@@ -165,11 +165,7 @@ fn c_text(text: &str) -> CString {
 /// What a QNN status says, for messages: its name and code.
 fn status_text(function: &str, status: ErrorHandle) -> String {
     let code = error_code(status);
-    let name = match code {
-        sp::ERROR_MEM_ALLOC => "QNN_SYSTEM_PROFILE_ERROR_MEM_ALLOC",
-        _ => error_name(code),
-    };
-    format!("{function} answered {name} ({code})")
+    format!("{function} answered {} ({code})", error_name(code))
 }
 
 /// An event as the API carries it: extended data, no sub-events yet.

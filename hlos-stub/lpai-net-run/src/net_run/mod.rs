@@ -128,12 +128,12 @@ fn execute(settings: &Settings, checked: &Checked, transport: ChosenTransport, r
         .with_context(|| checked.what.clone())?;
     describe(record, &mut opened, &lists, checked.config.lpai.memory);
     let ran = run_lists(&mut opened, &lists, settings, &checked.config, record).with_context(|| checked.what.clone());
-    let Opened { stub, configuration, readouts, .. } = opened;
+    let Opened { stub, readouts, .. } = opened;
     record.inferences = record.times.dsp_execute_us.len();
     // The close that ends the run counts too.
     record.skel_calls = stub.calls() + 1;
     let closed = stub.close().map_err(failed("closing the skel".into()));
-    Ok(Ran { outcome: ran.and(closed), readouts: readouts.list, profiling: configuration.profiling_level != 0 })
+    Ok(Ran { outcome: ran.and(closed), profiling: readouts.profiling, readouts: readouts.list })
 }
 
 /// What the closing lines print of the graphs that run: where the skel runs, their names, and the first one's

@@ -38,11 +38,10 @@ pub struct Opened {
     pub context: i32,
     /// Its graphs, in context order.
     pub graphs: Vec<GraphDescription>,
-    /// The configuration sent.
-    pub configuration: Configuration,
     /// The load call as the host saw it, in microseconds.
     pub load_us: u64,
-    /// The profile read after each stub call that ran QNN (the load's first), when the run profiles.
+    /// The profile read after each stub call that ran QNN (the load's first), when the run profiles (as the
+    /// configuration sent asked).
     pub readouts: Readouts,
 }
 
@@ -165,7 +164,7 @@ pub fn open_and_load(
             }
         }
     }
-    Ok(Opened { stub, context, graphs, configuration, load_us, readouts })
+    Ok(Opened { stub, context, graphs, load_us, readouts })
 }
 
 /// Registers each `--op_packages` package once, in order, after configure and before the load; the first refusal
