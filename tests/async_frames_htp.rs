@@ -5,6 +5,7 @@
 
 mod common;
 
+use lpai_direct_skel::platform::VendorCalls;
 use lpai_direct_skel::runtime::{Arena, BackendOptions, Binary, Context, FrameState, Libraries, LoadRequest};
 
 #[test]
@@ -18,7 +19,7 @@ fn started_frames_on_libqnnhtp_match_the_synchronous_path_bit_for_bit() {
     let arena = Arena::new(&mut memory);
     let binary = c_path(common::fixture("kws_conv/kws_conv_qnn.bin"));
     let request = LoadRequest::new(Binary::File(&binary)).with_input_sets(2);
-    let mut context = Context::load(&libraries, &arena, &request).unwrap();
+    let mut context = Context::load(&VendorCalls::lock(), &libraries, &arena, &request).unwrap();
     let graph = context.graph_mut(0).unwrap();
     assert_eq!((graph.input_sets(), graph.executes_async()), (2, None));
     for line in 0..3 {
@@ -28,7 +29,9 @@ fn started_frames_on_libqnnhtp_match_the_synchronous_path_bit_for_bit() {
         let synchronous = graph.output_bytes(0).unwrap().to_vec();
         // The same inputs, in the set the started frame reads (the one execute read).
         let first_set = graph.input_buffer(0).unwrap().0;
-        graph.start_frame(None).unwrap();
+        // SAFETY: each frame is taken below (and the context dropped, never leaked) before `memory` and `libraries`
+        // go.
+        unsafe { graph.start_frame(None) }.unwrap();
         assert!(graph.frame_in_flight());
         assert_ne!(graph.input_buffer(0).unwrap().0, first_set, "the next frame's inputs go to the other set");
         let state = graph.poll_frame().unwrap();

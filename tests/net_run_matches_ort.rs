@@ -41,6 +41,7 @@ fn every_fixture_equals_ort_bit_for_bit_in_float_and_native_mode() {
 
 #[test]
 fn two_contexts_live_at_once_on_one_backend() {
+    use lpai_direct_skel::platform::VendorCalls;
     use lpai_direct_skel::runtime::{Arena, BackendOptions, Binary, Context, Libraries, LoadRequest};
     let _guard = common::qnn_lock();
     let qnn = common::qnn_lib_dir();
@@ -51,8 +52,10 @@ fn two_contexts_live_at_once_on_one_backend() {
     let arena = Arena::new(&mut memory);
     let kws = std::fs::read(common::fixture("kws_conv/kws_conv_qnn.bin")).unwrap();
     let u16_path = c_path(common::fixture("u16_act/u16_act_qnn.bin"));
-    let mut first = Context::load(&libraries, &arena, &LoadRequest::new(Binary::Copy(&kws))).unwrap();
-    let mut second = Context::load(&libraries, &arena, &LoadRequest::new(Binary::File(&u16_path))).unwrap();
+    let mut first =
+        Context::load(&VendorCalls::lock(), &libraries, &arena, &LoadRequest::new(Binary::Copy(&kws))).unwrap();
+    let mut second =
+        Context::load(&VendorCalls::lock(), &libraries, &arena, &LoadRequest::new(Binary::File(&u16_path))).unwrap();
     for (context, fixture) in [(&mut first, "kws_conv"), (&mut second, "u16_act")] {
         let graph = context.graph_mut(0).unwrap();
         let input = std::fs::read(common::fixture(fixture).join("inputs/native/1_0.raw")).unwrap();

@@ -3,6 +3,7 @@
 
 mod common;
 
+use lpai_direct_skel::platform::VendorCalls;
 use lpai_direct_skel::runtime::{Arena, BackendOptions, Binary, Context, Libraries, LoadRequest};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
@@ -64,7 +65,8 @@ fn write_execute_read_allocates_nothing() {
     let mut memory = vec![0u8; 1 << 20];
     let arena = Arena::new(&mut memory);
     let binary = c_path(common::fixture("kws_conv/kws_conv_qnn.bin"));
-    let mut context = Context::load(&libraries, &arena, &LoadRequest::new(Binary::File(&binary))).unwrap();
+    let mut context =
+        Context::load(&VendorCalls::lock(), &libraries, &arena, &LoadRequest::new(Binary::File(&binary))).unwrap();
     let graph = context.graph_mut(0).unwrap();
     let float_input = std::fs::read(common::fixture("kws_conv/inputs/float/2_0.raw")).unwrap();
     let native_input = std::fs::read(common::fixture("kws_conv/inputs/native/2_0.raw")).unwrap();

@@ -7,6 +7,7 @@
 
 mod common;
 
+use lpai_direct_skel::platform::VendorCalls;
 use lpai_direct_skel::runtime::{Arena, BackendOptions, Binary, Context, Libraries, LoadRequest};
 use lpai_direct_stub::stub::fastrpc::{FastRpc, FastRpcOptions};
 use lpai_direct_stub::stub::{Transport, TransportKind};
@@ -24,7 +25,8 @@ fn direct_outputs(fixture: &str, native: bool) -> Vec<(String, Vec<u8>)> {
     let mut memory = vec![0u8; 8 << 20];
     let arena = Arena::new(&mut memory);
     let binary = c_path(common::fixture(fixture).join(format!("{fixture}_qnn.bin")));
-    let mut context = Context::load(&libraries, &arena, &LoadRequest::new(Binary::File(&binary))).unwrap();
+    let mut context =
+        Context::load(&VendorCalls::lock(), &libraries, &arena, &LoadRequest::new(Binary::File(&binary))).unwrap();
     let graph = context.graph_mut(0).unwrap();
     let mode = if native { "native" } else { "float" };
     let mut outputs = Vec::new();

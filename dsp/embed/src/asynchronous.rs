@@ -51,11 +51,10 @@ pub unsafe extern "C" fn lpai_direct_embed_start_frame(
     done: FrameDoneFn,
     user: *mut c_void,
 ) -> c_int {
-    let start = |embedding: &mut Embed<CallerArena>| match done {
-        // SAFETY: the caller's promise: `done` may be called with `user` from the backend's thread.
-        Some(function) => unsafe { embedding.start_frame_with(FrameNotify { function, user }) },
-        None => embedding.start_frame(),
-    };
+    // SAFETY: the caller's promise: `done` may be called with `user` from the backend's thread until the frame is
+    // taken.
+    let notify = done.map(|function| unsafe { FrameNotify::from_c(function, user) });
+    let start = |embedding: &mut Embed<CallerArena>| embedding.start_frame_with(notify);
     // SAFETY: the caller's promise about the handle.
     unsafe { checked_call(embed, || Some(()), "", |state, ()| code(state.run("start_frame", start))) }
 }

@@ -1,6 +1,6 @@
 //! Host platform (x86_64, aarch64): std time and files, stderr logging, dlopen through libloading.
 
-use super::{Level, LibraryHandle, Platform, PlatformError};
+use super::{Level, LibraryHandle, Platform, PlatformError, Woken};
 use core::ffi::{c_void, CStr};
 use core::ptr::NonNull;
 use libloading::os::unix::{Library, RTLD_LOCAL, RTLD_NOW};
@@ -42,8 +42,8 @@ impl Host {
     }
 }
 
-/// Whether some thread holds the vendor-calls lock, and the condition its waiters sleep on.
-static VENDOR_LOCKED: Mutex<bool> = Mutex::new(false);
+/// The thread that holds the vendor-calls lock, if any, and the condition its waiters sleep on.
+static VENDOR_LOCKED: Mutex<Option<std::thread::ThreadId>> = Mutex::new(None);
 static VENDOR_RELEASED: Condvar = Condvar::new();
 
 /// The host's completion signal: a flag under a mutex, and the condition its waiter sleeps on.
@@ -163,15 +163,19 @@ impl Platform for Host {
     }
 
     fn lock_vendor_calls() {
-        let mut locked = VENDOR_LOCKED.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        while *locked {
-            locked = VENDOR_RELEASED.wait(locked).unwrap_or_else(std::sync::PoisonError::into_inner);
+        let me = std::thread::current().id();
+        let mut holder = VENDOR_LOCKED.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        // The lock is not re-entrant: on the device a second lock by its holder would hang the PD for good, so
+        // here (tests) it is a panic that names the mistake.
+        assert!(*holder != Some(me), "the vendor-calls lock was taken again by the thread that holds it");
+        while holder.is_some() {
+            holder = VENDOR_RELEASED.wait(holder).unwrap_or_else(std::sync::PoisonError::into_inner);
         }
-        *locked = true;
+        *holder = Some(me);
     }
 
     unsafe fn unlock_vendor_calls() {
-        *VENDOR_LOCKED.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = false;
+        *VENDOR_LOCKED.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = None;
         VENDOR_RELEASED.notify_one();
     }
 
@@ -188,18 +192,23 @@ impl Platform for Host {
         signal.changed.notify_one();
     }
 
-    fn signal_wait(signal: &HostSignal) -> Result<(), PlatformError> {
+    fn signal_wait(signal: &HostSignal, micros: u64) -> Result<Woken, PlatformError> {
+        let deadline = Instant::now().checked_add(std::time::Duration::from_micros(micros));
         let mut set = signal.set.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         while !*set {
-            set = signal.changed.wait(set).unwrap_or_else(std::sync::PoisonError::into_inner);
+            // A deadline past what the clock can hold waits without one.
+            let Some(deadline) = deadline else {
+                set = signal.changed.wait(set).unwrap_or_else(std::sync::PoisonError::into_inner);
+                continue;
+            };
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return Ok(Woken::TimedOut);
+            }
+            set = signal.changed.wait_timeout(set, left).unwrap_or_else(std::sync::PoisonError::into_inner).0;
         }
         *set = false;
-        Ok(())
-    }
-
-    unsafe fn signal_destroy(signal: *mut HostSignal) {
-        // SAFETY: the caller's promise: a live signal nobody uses any more.
-        unsafe { core::ptr::drop_in_place(signal) };
+        Ok(Woken::Set)
     }
 
     unsafe fn release(memory: NonNull<u8>, bytes: usize) {

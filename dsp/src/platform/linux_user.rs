@@ -1,6 +1,6 @@
 //! Hexagon Linux user-mode platform (qemu-hexagon): raw `trap0` syscalls, no libc, no dynamic loader.
 
-use super::{Level, LibraryHandle, Platform, PlatformError};
+use super::{Level, LibraryHandle, Platform, PlatformError, Woken};
 use core::arch::asm;
 use core::ffi::{c_void, CStr};
 use core::ptr::NonNull;
@@ -359,9 +359,9 @@ impl Platform for LinuxUser {
         signal.store(1, Ordering::Release);
     }
 
-    fn signal_wait(signal: &AtomicU32) -> Result<(), PlatformError> {
+    fn signal_wait(signal: &AtomicU32, _micros: u64) -> Result<Woken, PlatformError> {
         if signal.swap(0, Ordering::Acquire) == 1 {
-            return Ok(());
+            return Ok(Woken::Set);
         }
         LinuxUser::log(
             Level::Error,
@@ -370,8 +370,6 @@ impl Platform for LinuxUser {
         );
         Err(PlatformError::Unsupported)
     }
-
-    unsafe fn signal_destroy(_signal: *mut AtomicU32) {}
 
     unsafe fn release(memory: NonNull<u8>, bytes: usize) {
         // SAFETY: the caller passes back exactly the mapping `allocate` made.

@@ -24,6 +24,7 @@ mod memory;
 pub mod pd_services;
 #[cfg(all(target_arch = "hexagon", not(feature = "linux-user")))]
 pub mod qurt;
+pub mod signals;
 
 pub use line::{Hex, Line, Say, LOG_LINE_BYTES};
 pub use memory::{Memory, Shared};
@@ -203,25 +204,32 @@ pub trait Platform {
     /// # Safety
     /// Only the thread holding the lock may call it, once per lock.
     unsafe fn unlock_vendor_calls();
-    /// A completion signal: set once by one thread (a backend's notify thread), waited for by one other (QuRT: a
+    /// A completion signal: set by one thread (a backend's notify thread), waited for by one other (QuRT: a
     /// `qurt_signal_t`; Linux user mode: a word, the program having one thread; host: a mutex and a condition).
+    /// The runtime keeps them in one fixed pool outside any arena ([`signals`]) and never ends one.
     type Signal: Sync;
-    /// Makes a cleared signal at `signal`, which stays at that address until [`Platform::signal_destroy`].
+    /// Makes a cleared signal at `signal`, which stays at that address for as long as the process (the PD) lives.
     ///
     /// # Safety
-    /// `signal` is valid for writes and aligned for [`Platform::Signal`], and holds no live signal.
+    /// `signal` is valid for writes and aligned for [`Platform::Signal`], holds no live signal and is never moved or
+    /// written again.
     unsafe fn signal_init(signal: *mut Self::Signal);
     /// Sets the signal, waking its waiter; callable from any thread.
     fn signal_set(signal: &Self::Signal);
-    /// Blocks (never spins) until the signal is set, then clears it. [`PlatformError::Unsupported`] where no
-    /// other thread could ever set it (the single-threaded virtual aDSP): waiting there is a bug, said loudly,
-    /// rather than a hang.
-    fn signal_wait(signal: &Self::Signal) -> Result<(), PlatformError>;
-    /// Ends a signal made by [`Platform::signal_init`].
-    ///
-    /// # Safety
-    /// `signal` holds a live signal that nobody waits for or sets any more; it is not used again before a new init.
-    unsafe fn signal_destroy(signal: *mut Self::Signal);
+    /// Blocks (never spins) until the signal is set, then clears it ([`Woken::Set`]), or until `micros`
+    /// microseconds have passed ([`Woken::TimedOut`]; the platform may round the wait up to its timer's least
+    /// duration). [`PlatformError::Unsupported`] where no other thread could ever set it (the single-threaded
+    /// virtual aDSP): waiting there is a bug, said loudly, rather than a hang.
+    fn signal_wait(signal: &Self::Signal, micros: u64) -> Result<Woken, PlatformError>;
+}
+
+/// How a [`Platform::signal_wait`] ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Woken {
+    /// The signal was set (and is clear again).
+    Set,
+    /// The time given passed first.
+    TimedOut,
 }
 
 /// Holds the process-wide (PD-wide) lock that serialises creating and freeing QNN backends, system contexts and

@@ -74,10 +74,6 @@ pub unsafe extern "C" fn qurt_signal_init(signal: *mut u32) {
     unsafe { signal.cast::<[u32; 4]>().write([0; 4]) };
 }
 
-/// `void qurt_signal_destroy(qurt_signal_t*)`: nothing to free here.
-#[no_mangle]
-pub extern "C" fn qurt_signal_destroy(_signal: *mut u32) {}
-
 /// `void qurt_signal_set(qurt_signal_t*, unsigned int mask)`: sets the mask's bits.
 ///
 /// # Safety
@@ -102,27 +98,41 @@ pub unsafe extern "C" fn qurt_signal_clear(signal: *mut u32, mask: u32) {
     }
 }
 
-/// `unsigned int qurt_signal_wait(qurt_signal_t*, unsigned int mask, unsigned int attribute)`: answers the
-/// signals at once. The virtual aDSP runs one thread, so a signal whose bits are not set now would never be:
-/// that wait is a bug, said on stderr, and answered with the signals as they are (without the bits) instead of
-/// hanging; the caller sees its bits missing and fails.
+/// `QURT_ENOTALLOWED`: the answer to a wait no thread could ever end.
+const QURT_ENOTALLOWED: i32 = 13;
+
+/// `int qurt_signal_wait_timed(qurt_signal_t*, unsigned int mask, unsigned int attribute, unsigned int* signals,
+/// unsigned long long duration_us)`: answers at once. The virtual aDSP runs one thread, so a signal whose bits are
+/// not set now would never be: QURT_EOK with the signals when they are set; otherwise the wait is a bug, said on
+/// stderr and answered QURT_ENOTALLOWED instead of sleeping out the duration.
 ///
 /// # Safety
-/// `signal` must be null or point at a live `qurt_signal_t`.
+/// `signal` must be null or point at a live `qurt_signal_t`; `signals` must be null or writable.
 #[no_mangle]
-pub unsafe extern "C" fn qurt_signal_wait(signal: *mut u32, mask: u32, attribute: u32) -> u32 {
+pub unsafe extern "C" fn qurt_signal_wait_timed(
+    signal: *mut u32,
+    mask: u32,
+    attribute: u32,
+    signals: *mut u32,
+    _duration_us: u64,
+) -> i32 {
     // SAFETY: forwarded from the caller.
-    let Some(word) = (unsafe { signal_word(signal) }) else { return 0 };
-    let signals = word.load(Ordering::Acquire);
-    let woken = if attribute & 1 == 1 { signals & mask == mask } else { signals & mask != 0 };
-    if !woken {
-        write_all(
-            2,
-            b"adsp[error] pd-shell: qurt_signal_wait on a signal no thread can set (the virtual aDSP has one \
-              thread): a bug, answered at once instead of hanging\n",
-        );
+    let Some(word) = (unsafe { signal_word(signal) }) else { return QURT_ENOTALLOWED };
+    let set = word.load(Ordering::Acquire);
+    if !signals.is_null() && signals.is_aligned() {
+        // SAFETY: non-null, aligned and writable (the caller's promise).
+        unsafe { signals.write(set) };
     }
-    signals
+    let woken = if attribute & 1 == 1 { set & mask == mask } else { set & mask != 0 };
+    if woken {
+        return 0;
+    }
+    write_all(
+        2,
+        b"adsp[error] pd-shell: qurt_signal_wait_timed on a signal no thread can set (the virtual aDSP has one \
+          thread): a bug, answered at once instead of sleeping\n",
+    );
+    QURT_ENOTALLOWED
 }
 
 /// The bytes of a caller's NUL-terminated string, at most `limit`; `None` for null.

@@ -3,7 +3,7 @@
 //! Every symbol declared here resolves against the PD runtime when the DSP loader maps the skel; the list in
 //! `linker/dsp-runtime-symbols.txt` must name each of them (the post-link check enforces it).
 
-use super::{Level, LibraryHandle, Platform, PlatformError};
+use super::{Level, LibraryHandle, Platform, PlatformError, Woken};
 use core::ffi::{c_char, c_int, c_void, CStr};
 use core::ptr::NonNull;
 
@@ -39,9 +39,16 @@ extern "C" {
     fn qurt_mutex_lock(mutex: *mut QurtMutex);
     fn qurt_mutex_unlock(mutex: *mut QurtMutex);
     fn qurt_signal_init(signal: *mut QurtSignal);
-    fn qurt_signal_destroy(signal: *mut QurtSignal);
     fn qurt_signal_set(signal: *mut QurtSignal, mask: u32);
-    fn qurt_signal_wait(signal: *mut QurtSignal, mask: u32, attribute: u32) -> u32;
+    /// `int qurt_signal_wait_timed(qurt_signal_t*, unsigned int mask, unsigned int attribute, unsigned int*
+    /// signals, unsigned long long duration_us)`: QURT_EOK, or QURT_ETIMEDOUT when the duration passed first.
+    fn qurt_signal_wait_timed(
+        signal: *mut QurtSignal,
+        mask: u32,
+        attribute: u32,
+        signals: *mut u32,
+        micros: u64,
+    ) -> i32;
     fn qurt_signal_clear(signal: *mut QurtSignal, mask: u32);
 }
 
@@ -57,6 +64,10 @@ unsafe impl Sync for QurtSignal {}
 const COMPLETION_BIT: u32 = 1;
 /// `QURT_SIGNAL_ATTR_WAIT_ANY`.
 const WAIT_ANY: u32 = 0;
+/// `QURT_ETIMEDOUT`: a timed wait's duration passed first.
+const QURT_ETIMEDOUT: i32 = 47;
+/// `QURT_TIMER_MIN_DURATION`: the shortest duration a timed wait takes, in microseconds.
+const QURT_TIMER_MIN_DURATION: u64 = 100;
 
 /// `qurt_mutex_t`: four 32-bit words (holder, count, queue, wait count), 8-byte aligned.
 #[repr(C, align(8))]
@@ -262,21 +273,23 @@ impl Platform for Qurt {
         unsafe { qurt_signal_set(signal.0.get().cast(), COMPLETION_BIT) };
     }
 
-    fn signal_wait(signal: &QurtSignal) -> Result<(), PlatformError> {
-        // SAFETY: as in `signal_set`; QuRT blocks the thread until the bit is set.
-        let signals = unsafe { qurt_signal_wait(signal.0.get().cast(), COMPLETION_BIT, WAIT_ANY) };
-        if signals & COMPLETION_BIT == 0 {
-            // Only a PD that cannot block (the PD shell under qemu) answers without the bit.
-            return Err(PlatformError::Unsupported);
+    fn signal_wait(signal: &QurtSignal, micros: u64) -> Result<Woken, PlatformError> {
+        let mut signals = 0u32;
+        let duration = micros.max(QURT_TIMER_MIN_DURATION);
+        // SAFETY: a live signal (made by `signal_init`, never ended) and a valid out-pointer; QuRT blocks the thread
+        // until the bit is set or the duration passes.
+        let status =
+            unsafe { qurt_signal_wait_timed(signal.0.get().cast(), COMPLETION_BIT, WAIT_ANY, &mut signals, duration) };
+        match status {
+            0 => {
+                // SAFETY: as above; QuRT's waits do not clear the bits they woke on.
+                unsafe { qurt_signal_clear(signal.0.get().cast(), COMPLETION_BIT) };
+                Ok(Woken::Set)
+            }
+            QURT_ETIMEDOUT => Ok(Woken::TimedOut),
+            // The PD shell under qemu (one thread) answers a wait nobody can end this way, as a bug said loudly.
+            other => Err(PlatformError::Failed(other)),
         }
-        // SAFETY: as above; QuRT's waits do not clear the bits they woke on.
-        unsafe { qurt_signal_clear(signal.0.get().cast(), COMPLETION_BIT) };
-        Ok(())
-    }
-
-    unsafe fn signal_destroy(signal: *mut QurtSignal) {
-        // SAFETY: the caller's promise: a live signal nobody uses any more.
-        unsafe { qurt_signal_destroy(signal) };
     }
 
     unsafe fn release(memory: NonNull<u8>, _bytes: usize) {

@@ -9,8 +9,10 @@ use crate::log;
 use crate::platform::libraries::Library;
 use crate::platform::Hex;
 use crate::platform::Level;
+use crate::platform::VendorCalls;
 use core::ffi::{c_void, CStr};
 use core::ptr;
+use core::sync::atomic::{AtomicU32, Ordering};
 use lpai_direct::qnn::{self, lpai, BackendConfig, BackendConfigOption, BackendConfigValue, BackendHandle};
 use lpai_direct::qnn::{BackendProperty, BackendPropertyOption, Interface, InterfaceGetProvidersFn, InterfaceTable};
 use lpai_direct::wire::EnpuCores;
@@ -80,6 +82,9 @@ pub struct Backend {
     handle: BackendHandle,
     info: ProviderInfo,
     properties: BackendProperties,
+    /// Contexts created on this backend and not freed (a leaked one, or one whose frame never ended, stays counted:
+    /// the backend is then never freed, so it never touches that context's memory again).
+    live_contexts: AtomicU32,
     // Declared last: closed after `Drop::drop` freed the backend.
     _library: Option<Library>,
 }
@@ -164,6 +169,7 @@ impl Backend {
             _library: library,
             interface,
             handle,
+            live_contexts: AtomicU32::new(0),
             info,
             properties: BackendProperties {
                 start_alignment: GENERIC_ALIGNMENT,
@@ -275,11 +281,12 @@ impl Backend {
 
     /// Registers an op package (`backendRegisterOpPackage`): the library at `path`, which exports the interface
     /// provider `interface_provider`, for `target` (`None`: the backend's default). It stays registered as long as
-    /// the backend; a context binary whose graphs use its ops needs it before the load. Callers in a PD where other
-    /// users of QNN may run hold [`VendorCalls::lock`](crate::platform::VendorCalls::lock)
-    /// ([`Libraries::register_op_package`](super::Libraries::register_op_package) does).
+    /// the backend; a context binary whose graphs use its ops needs it before the load. `vendor` is the PD-wide
+    /// vendor-calls lock this thread holds ([`Libraries::register_op_package`](super::Libraries::register_op_package)
+    /// takes it).
     pub fn register_op_package(
         &self,
+        _vendor: &VendorCalls,
         path: &CStr,
         interface_provider: &CStr,
         target: Option<&CStr>,
@@ -333,6 +340,23 @@ impl Backend {
     /// Whether the LPAI-specific steps apply.
     pub fn is_lpai(&self) -> bool {
         is_lpai(self.info.backend_id)
+    }
+}
+
+impl Backend {
+    /// Notes a context created on this backend.
+    pub(crate) fn context_created(&self) {
+        self.live_contexts.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Notes a context of this backend freed.
+    pub(crate) fn context_freed(&self) {
+        self.live_contexts.fetch_sub(1, Ordering::Relaxed);
+    }
+
+    /// Contexts created on this backend and not freed.
+    pub fn live_contexts(&self) -> u32 {
+        self.live_contexts.load(Ordering::Relaxed)
     }
 }
 

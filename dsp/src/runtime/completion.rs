@@ -1,34 +1,101 @@
-//! The completion record of one graph's asynchronous frame (in the arena, so its address never changes): its
-//! state, QNN status and completion tick as atomics, the platform's completion signal, the caller's notify, and
-//! the notify trampoline `graphExecuteAsync` is given. No heap.
+//! The completion record of one graph's asynchronous frame, and what a caller asks to be called with when it ends.
+//!
+//! Why asynchronous frames cannot corrupt memory, however the caller leaks, forgets or races:
+//! - **The memory outlives the frame.** Until the backend notifies, it writes the outputs and this record (both in
+//!   the arena) from its own thread. A drop that never runs cannot wait for that, so [`Graph::start_frame`] is
+//!   `unsafe` and names the obligation; the safe ways to start a frame exist only where no leak can free the memory:
+//!   footings whose memory is `'static` (firmware's statics) or owned PD heap that a stuck teardown leaks
+//!   ([`Owner::with_async_graph`], [`Embed::start_frame`]). A teardown waits at most [`TEARDOWN_WAIT_MS`], without
+//!   the PD-wide vendor-calls lock; past it the context and its memory are leaked, never freed, and one line names
+//!   the graph.
+//! - **State before callback, and the record untouched after it.** The notifying thread stores the code and tick,
+//!   then the state (NOTIFIED, release): that store is its last touch of the record, so a waiter that sees it may
+//!   free the arena at once. Only then does it run the caller's notify (so a caller woken by its callback that polls
+//!   once sees the frame done) and set the signal.
+//! - **The signal is not in the record.** A waiter sleeps on a slot of the PD's signal pool
+//!   ([`crate::platform::signals`]), which outlives every arena; a set that arrives after the slot changed hands only
+//!   wakes its next holder early, who looks at its own state again.
+//! - **Every wait has an end.** [`Completion::wait`] is bounded; a timeout or a failed platform wait leaves the frame
+//!   in flight, to poll or wait for again, never stuck.
+//! - **The notify is typed.** Safe code gives a `&'static (dyn Fn(u32) + Sync)`; a C function and its argument come
+//!   only through the `unsafe` [`FrameNotify::from_c`].
+//!
+//! [`Graph::start_frame`]: super::Graph::start_frame
+//! [`Owner::with_async_graph`]: super::Owner::with_async_graph
+//! [`Embed::start_frame`]: crate::embed::Embed::start_frame
 
 use super::arena::Arena;
 use super::error::RuntimeError;
-use crate::platform::{Current, Platform, PlatformError};
+use crate::platform::signals::{self, SignalSlot};
+use crate::platform::{ticks_to_micros, Current, Platform, PlatformError, Woken};
 use core::cell::UnsafeCell;
 use core::ffi::c_void;
 use core::ptr::{self, NonNull};
 use core::sync::atomic::{AtomicU32, Ordering};
 use lpai_direct::qnn::NotifyStatus;
 
-/// What the caller asks to be called with when a frame completes: `function(user, qnn_code)`, where `qnn_code`
-/// is 0 (the outputs are ready), QNN_GRAPH_ERROR_EARLY_TERMINATION (6038: feed the next frame) or the QNN error
-/// the execution ended with. It runs on the backend's notify thread (or inside `start_frame`, when the backend
-/// completed the frame within the call), after the outputs are written and before `poll_frame` answers: it may
-/// note the completion (set a flag, post a semaphore), never call the graph or its embedding.
-#[derive(Clone, Copy, Debug)]
-pub struct FrameNotify {
-    /// The function.
-    pub function: unsafe extern "C" fn(user: *mut c_void, qnn_code: u32),
-    /// Its first argument.
-    pub user: *mut c_void,
+/// How long [`Graph::wait_frame`](super::Graph::wait_frame) waits for a frame before answering
+/// [`RuntimeError::FrameTimedOut`] (the frame stays in flight: wait or poll again).
+pub const FRAME_WAIT_MS: u32 = 10_000;
+
+/// How long dropping a context (an embedding, a skel handle's close, the audio module's end) waits for a frame still
+/// in flight before it leaks the context and its memory instead of freeing them.
+pub const TEARDOWN_WAIT_MS: u32 = 1_000;
+
+/// What the caller asks to be called with when a frame completes: QNN's code, 0 (the outputs are ready),
+/// QNN_GRAPH_ERROR_EARLY_TERMINATION (6038: feed the next frame) or the QNN error the execution ended with. It runs
+/// on the backend's notify thread (or inside `start_frame`, when the backend completed the frame within the call),
+/// after the outputs are written and after the frame's state says so (a poll made once it has run sees the frame
+/// done): it may note the completion (set a flag, post a semaphore), never call the graph or its embedding.
+#[derive(Clone, Copy)]
+pub struct FrameNotify(Notify);
+
+#[derive(Clone, Copy)]
+enum Notify {
+    /// Rust's: callable from any thread for as long as the program runs.
+    Rust(&'static (dyn Fn(u32) + Sync)),
+    /// C's: `function(user, qnn_code)`.
+    C { function: unsafe extern "C" fn(user: *mut c_void, qnn_code: u32), user: *mut c_void },
+}
+
+impl FrameNotify {
+    /// Calls `notify` with the code.
+    pub fn new(notify: &'static (dyn Fn(u32) + Sync)) -> FrameNotify {
+        FrameNotify(Notify::Rust(notify))
+    }
+
+    /// Calls `function(user, qnn_code)` (the embedding's C API).
+    ///
+    /// # Safety
+    /// `function` may be called with `user` from another thread, once per frame started with this notify, until
+    /// that frame is taken or its context is freed.
+    pub unsafe fn from_c(function: unsafe extern "C" fn(user: *mut c_void, qnn_code: u32), user: *mut c_void) -> Self {
+        FrameNotify(Notify::C { function, user })
+    }
+
+    fn call(self, code: u32) {
+        match self.0 {
+            Notify::Rust(notify) => notify(code),
+            // SAFETY: `from_c`'s contract: callable with `user` from this thread for this frame.
+            Notify::C { function, user } => unsafe { function(user, code) },
+        }
+    }
+}
+
+impl core::fmt::Debug for FrameNotify {
+    fn fmt(&self, formatter: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        formatter.write_str(match self.0 {
+            Notify::Rust(_) => "FrameNotify(Rust)",
+            Notify::C { .. } => "FrameNotify(C)",
+        })
+    }
 }
 
 /// No frame started (or its completion was taken).
 const IDLE: u32 = 0;
 /// Started, not yet notified.
 const RUNNING: u32 = 1;
-/// Notified: the status and tick are stored; the signal is set (or being set).
+/// Notified: the code and tick are stored.
 const NOTIFIED: u32 = 2;
 
 /// Not known before the first frame.
@@ -37,6 +104,9 @@ const UNKNOWN: u32 = 0;
 const ASYNCHRONOUS: u32 = 1;
 /// The backend has no asynchronous execution: frames run inside `start_frame`.
 const SYNCHRONOUS: u32 = 2;
+
+/// The `slot` of a record that holds no signal slot.
+const NO_SLOT: u32 = u32::MAX;
 
 /// What a completed frame ended with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -47,8 +117,18 @@ pub(crate) struct Completed {
     pub ticks: u64,
 }
 
-/// One graph's completion record. Shared with the backend's notify thread through the pointer
-/// [`Completion::notify_param`] gives, so every field it writes is an atomic or written before the frame starts.
+/// Why a wait for a frame ended without it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum NotCompleted {
+    /// The bound passed; the frame is still in flight.
+    TimedOut,
+    /// The platform's wait failed; the frame is still in flight.
+    Platform(PlatformError),
+}
+
+/// One graph's completion record, in the arena. Shared with the backend's notify thread through the pointer
+/// [`Completion::notify_param`] gives, so every field that thread touches is an atomic or written before the frame
+/// starts.
 pub(crate) struct Completion {
     state: AtomicU32,
     code: AtomicU32,
@@ -59,35 +139,36 @@ pub(crate) struct Completion {
     started_high: AtomicU32,
     /// Whether the backend executes asynchronously: [`UNKNOWN`], [`ASYNCHRONOUS`] or [`SYNCHRONOUS`].
     mode: AtomicU32,
-    /// Written by the starting thread before `graphExecuteAsync`, read by the notify thread after.
+    /// The index of the PD signal slot the graph holds ([`NO_SLOT`] before its first asynchronous frame).
+    slot: AtomicU32,
+    /// Written by the starting thread before `graphExecuteAsync`, read by the notify thread before it publishes
+    /// the state.
     notify: UnsafeCell<Option<FrameNotify>>,
-    signal: <Current as Platform>::Signal,
 }
 
-// SAFETY: the notify thread only touches the atomics, the signal (thread-safe by the platform's contract) and
-// `notify`, which the starting thread writes before handing the frame to the backend and not again until the
-// completion is taken (state IDLE), so the two never access it at once.
+// SAFETY: the notify thread only touches the atomics and reads `notify`, which the starting thread writes before it
+// hands the frame to the backend and not again until the completion is taken (state IDLE), so the two never access
+// it at once.
 unsafe impl Sync for Completion {}
 
 impl Completion {
-    /// Places an idle record in the arena, its signal made; it lives until [`Completion::retire`].
+    /// Places an idle record in the arena; it lives as long as the arena.
     pub(crate) fn place(arena: &Arena<'_>) -> Result<NonNull<Completion>, RuntimeError> {
+        let idle = Completion {
+            state: AtomicU32::new(IDLE),
+            code: AtomicU32::new(0),
+            ticks_low: AtomicU32::new(0),
+            ticks_high: AtomicU32::new(0),
+            started_low: AtomicU32::new(0),
+            started_high: AtomicU32::new(0),
+            mode: AtomicU32::new(UNKNOWN),
+            slot: AtomicU32::new(NO_SLOT),
+            notify: UnsafeCell::new(None),
+        };
         let bytes = arena.bytes(size_of::<Completion>(), align_of::<Completion>())?;
         let placed = NonNull::from(bytes).cast::<Completion>();
-        let record = placed.as_ptr();
-        // SAFETY: `bytes` is fresh arena memory of the record's size and alignment, ours for 'a; the fields are
-        // written in place (the signal must not move once made) before the first reference.
-        unsafe {
-            ptr::addr_of_mut!((*record).state).write(AtomicU32::new(IDLE));
-            ptr::addr_of_mut!((*record).code).write(AtomicU32::new(0));
-            ptr::addr_of_mut!((*record).ticks_low).write(AtomicU32::new(0));
-            ptr::addr_of_mut!((*record).ticks_high).write(AtomicU32::new(0));
-            ptr::addr_of_mut!((*record).started_low).write(AtomicU32::new(0));
-            ptr::addr_of_mut!((*record).started_high).write(AtomicU32::new(0));
-            ptr::addr_of_mut!((*record).mode).write(AtomicU32::new(UNKNOWN));
-            ptr::addr_of_mut!((*record).notify).write(UnsafeCell::new(None));
-            Current::signal_init(ptr::addr_of_mut!((*record).signal));
-        }
+        // SAFETY: fresh arena memory of the record's size and alignment, ours for the arena's lifetime.
+        unsafe { placed.as_ptr().write(idle) };
         Ok(placed)
     }
 
@@ -95,6 +176,25 @@ impl Completion {
     #[inline(always)]
     pub(crate) fn in_flight(&self) -> bool {
         self.state.load(Ordering::Acquire) != IDLE
+    }
+
+    /// Claims a signal slot for the graph's asynchronous frames unless it holds one; `false` when the PD's pool
+    /// has none free.
+    pub(crate) fn hold_signal(&self) -> bool {
+        if self.slot.load(Ordering::Relaxed) != NO_SLOT {
+            return true;
+        }
+        let Some(slot) = signals::claim() else { return false };
+        self.slot.store(slot.index(), Ordering::Relaxed);
+        true
+    }
+
+    /// Gives the graph's signal slot back (when the graph is freed; a frame still in flight then only wakes the
+    /// slot's next holder early).
+    pub(crate) fn release_signal(&self) {
+        if let Some(slot) = SignalSlot::from_index(self.slot.swap(NO_SLOT, Ordering::Relaxed)) {
+            signals::release(slot);
+        }
     }
 
     /// Marks a frame started, to be notified through [`Completion::notified`] or [`Completion::finish`].
@@ -114,20 +214,31 @@ impl Completion {
         ptr::from_ref(self).cast_mut().cast()
     }
 
-    /// Records the end of the frame: the code and tick, then the caller's notify, then the state, then the signal
-    /// (the last touch of this record by the notifying thread: whoever frees it first takes the signal).
-    pub(crate) fn finish(&self, code: u32) {
+    /// Records the end of the frame: the code and tick, then the state (the last touch of the record), then the
+    /// caller's notify, then the signal.
+    ///
+    /// # Safety
+    /// `record` is a live record whose frame is running; it may be freed as soon as its state says NOTIFIED.
+    pub(crate) unsafe fn finish(record: *const Completion, code: u32) {
         let ticks = Current::now_ticks();
-        self.code.store(code, Ordering::Relaxed);
-        self.ticks_low.store(ticks as u32, Ordering::Relaxed);
-        self.ticks_high.store((ticks >> 32) as u32, Ordering::Relaxed);
-        // SAFETY: written before the frame started and not again until it is taken (see `Sync`).
-        if let Some(notify) = unsafe { *self.notify.get() } {
-            // SAFETY: the caller of `start_frame` gave this function and its argument for this call.
-            unsafe { (notify.function)(notify.user, code) };
+        // SAFETY: the caller's promise: live until the state store, the last access made through it.
+        let (notify, slot) = unsafe {
+            let record = &*record;
+            record.code.store(code, Ordering::Relaxed);
+            record.ticks_low.store(ticks as u32, Ordering::Relaxed);
+            record.ticks_high.store((ticks >> 32) as u32, Ordering::Relaxed);
+            // Written before the frame started and not again until it is taken (see `Sync`).
+            let notify = *record.notify.get();
+            let slot = record.slot.load(Ordering::Relaxed);
+            record.state.store(NOTIFIED, Ordering::Release);
+            (notify, slot)
+        };
+        if let Some(notify) = notify {
+            notify.call(code);
         }
-        self.state.store(NOTIFIED, Ordering::Release);
-        Current::signal_set(&self.signal);
+        if let Some(slot) = SignalSlot::from_index(slot) {
+            signals::set(slot);
+        }
     }
 
     /// The notify function `graphExecuteAsync` is given.
@@ -135,32 +246,43 @@ impl Completion {
     /// # Safety
     /// `param` is the [`Completion::notify_param`] of a live record whose frame is running.
     pub(crate) unsafe extern "C" fn notified(param: *mut c_void, status: NotifyStatus) {
-        let Some(record) = NonNull::new(param.cast::<Completion>()) else { return };
-        // SAFETY: the caller's promise: a live record, only shared (`Sync`).
-        let record = unsafe { record.as_ref() };
-        record.finish(lpai_direct::qnn::error::code(status.error));
+        if param.is_null() {
+            return;
+        }
+        // SAFETY: the caller's promise, as `finish` asks.
+        unsafe { Completion::finish(param.cast_const().cast(), lpai_direct::qnn::error::code(status.error)) };
     }
 
     /// The completion when the frame has completed (taking it: the record is idle again), `None` while it runs.
-    pub(crate) fn poll(&self) -> Result<Option<Completed>, PlatformError> {
-        if self.state.load(Ordering::Acquire) != NOTIFIED {
-            return Ok(None);
+    pub(crate) fn poll(&self) -> Option<Completed> {
+        (self.state.load(Ordering::Acquire) == NOTIFIED).then(|| self.take())
+    }
+
+    /// Blocks (never spins) until the frame completes, at most `micros`, and takes its completion.
+    pub(crate) fn wait(&self, micros: u64) -> Result<Completed, NotCompleted> {
+        let deadline = Current::now_ticks().saturating_add(micros_to_ticks(micros));
+        loop {
+            if let Some(completed) = self.poll() {
+                return Ok(completed);
+            }
+            let left = ticks_to_micros(deadline.saturating_sub(Current::now_ticks()));
+            let slot = SignalSlot::from_index(self.slot.load(Ordering::Relaxed));
+            // A running frame with no slot ran synchronously and is already notified: never here.
+            let slot = slot.ok_or(NotCompleted::Platform(PlatformError::Unsupported))?;
+            match signals::wait(slot, left) {
+                // The state says whose set it was: a late set from the slot's last holder only loops once more.
+                Ok(Woken::Set) => {}
+                Ok(Woken::TimedOut) => return self.poll().ok_or(NotCompleted::TimedOut),
+                Err(error) => return self.poll().ok_or(NotCompleted::Platform(error)),
+            }
         }
-        self.take().map(Some)
     }
 
-    /// Blocks (never spins) until the frame completes, and takes its completion.
-    pub(crate) fn wait(&self) -> Result<Completed, PlatformError> {
-        self.take()
-    }
-
-    /// Waits for the signal (set by `finish` after the state, so the state is NOTIFIED once it returns) and
-    /// answers the stored completion.
-    fn take(&self) -> Result<Completed, PlatformError> {
-        Current::signal_wait(&self.signal)?;
+    /// Takes the stored completion: the record is idle again.
+    fn take(&self) -> Completed {
         let completed = Completed { code: self.code.load(Ordering::Relaxed), ticks: self.last_tick() };
         self.state.store(IDLE, Ordering::Release);
-        Ok(completed)
+        completed
     }
 
     /// Notes the tick the frame starts at.
@@ -194,20 +316,142 @@ impl Completion {
         let low = u64::from(self.ticks_low.load(Ordering::Relaxed));
         u64::from(self.ticks_high.load(Ordering::Relaxed)) << 32 | low
     }
+}
 
-    /// Before the record's memory goes: waits for a frame still in flight (the backend writes its outputs and
-    /// this record until it notifies), then ends the signal.
-    ///
-    /// # Safety
-    /// `record` came from [`Completion::place`], is retired once and not used afterwards.
-    pub(crate) unsafe fn retire(record: NonNull<Completion>) {
-        // SAFETY: the caller's promise: a live record.
+/// `micros` as platform ticks (saturating), without a 128-bit division.
+pub(crate) fn micros_to_ticks(micros: u64) -> u64 {
+    const PER_SECOND: u64 = Current::TICKS_PER_SECOND;
+    let (seconds, rest) = (micros / 1_000_000, micros % 1_000_000);
+    seconds.saturating_mul(PER_SECOND).saturating_add(rest.saturating_mul(PER_SECOND) / 1_000_000)
+}
+
+/// The record with a notifier on another thread, as a backend's notify thread uses it (Miri runs these: a touch of
+/// the record after the waiter freed it is reported there).
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::boxed::Box;
+    use std::sync::atomic::AtomicPtr;
+
+    /// Rounds per test: each is one interleaving of the notifier and the waiter.
+    const ROUNDS: usize = if cfg!(miri) { 30 } else { 2_000 };
+
+    /// A record's address, sent to the notifier thread.
+    struct Sent(*const Completion);
+    // SAFETY: the record is `Sync`; the pointer is only used while the waiter keeps the record alive.
+    unsafe impl Send for Sent {}
+
+    /// Heap memory for one arena, freed by [`free`].
+    struct Memory(*mut [u8]);
+
+    /// Frees memory from [`begun`].
+    fn free(memory: Memory) {
+        // SAFETY: made by `Box::into_raw` in `begun`, freed once.
+        drop(unsafe { Box::from_raw(memory.0) });
+    }
+
+    /// An idle record placed in a fresh heap arena, holding a signal slot, with a frame begun (`notify`).
+    fn begun(notify: Option<FrameNotify>) -> (Memory, *const Completion) {
+        let memory = Box::into_raw(std::vec![0u8; 256].into_boxed_slice());
+        // SAFETY: fresh memory, used only through this arena until `free`.
+        let arena = Arena::new(unsafe { &mut *memory });
+        let record = Completion::place(&arena).unwrap_or_else(|error| panic!("{error:?}"));
+        // SAFETY: just placed, in `memory`, which the caller keeps until it is done with the record.
         let shared = unsafe { record.as_ref() };
-        if shared.in_flight() {
-            let _ = shared.wait();
+        assert!(shared.hold_signal(), "the pool has a free slot");
+        shared.begin(notify);
+        (Memory(memory), record.as_ptr().cast_const())
+    }
+
+    /// Finishes `record` with code 0 on a new thread, as a backend's notify thread does.
+    fn notify_from_another_thread(record: *const Completion) -> std::thread::JoinHandle<()> {
+        let sent = Sent(record);
+        std::thread::spawn(move || {
+            let sent = sent;
+            // SAFETY: a begun record, alive until its state says NOTIFIED (the waiter frees it only then).
+            unsafe { Completion::finish(sent.0, 0) };
+        })
+    }
+
+    #[test]
+    fn a_waiter_may_free_the_record_the_moment_its_wait_ends() {
+        for _ in 0..ROUNDS {
+            let (memory, record) = begun(None);
+            let notifier = notify_from_another_thread(record);
+            // SAFETY: alive in `memory`; the slot goes back before the memory does.
+            let completed = unsafe { (*record).wait(10_000_000) };
+            // SAFETY: as above.
+            unsafe { (*record).release_signal() };
+            free(memory);
+            assert_eq!(completed.map(|done| done.code), Ok(0));
+            notifier.join().unwrap_or_else(|_| panic!("the notifier panicked"));
         }
-        // SAFETY: nobody waits or notifies any more (the frame, if any, was just taken); the pointer is the one
-        // `place` made the signal through.
-        unsafe { Current::signal_destroy(ptr::addr_of_mut!((*record.as_ptr()).signal)) };
+    }
+
+    #[test]
+    fn a_poller_may_free_the_record_the_moment_a_poll_takes_it() {
+        for _ in 0..ROUNDS {
+            let (memory, record) = begun(None);
+            let notifier = notify_from_another_thread(record);
+            // SAFETY: alive in `memory` until dropped below.
+            while unsafe { (*record).poll() }.is_none() {
+                std::thread::yield_now();
+            }
+            // SAFETY: as above.
+            unsafe { (*record).release_signal() };
+            free(memory);
+            notifier.join().unwrap_or_else(|_| panic!("the notifier panicked"));
+        }
+    }
+
+    /// The record the callback looks at, and what it saw (1: done, 2: still running).
+    static WATCHED: AtomicPtr<Completion> = AtomicPtr::new(ptr::null_mut());
+    static SEEN: AtomicU32 = AtomicU32::new(0);
+
+    fn look(_code: u32) {
+        let record = WATCHED.load(Ordering::Acquire);
+        // SAFETY: the test keeps the record alive until the notifier thread ended.
+        let done = unsafe { (*record).state.load(Ordering::Acquire) } == NOTIFIED;
+        SEEN.store(if done { 1 } else { 2 }, Ordering::Release);
+    }
+
+    static LOOK: fn(u32) = look;
+
+    #[test]
+    fn the_frame_reads_done_by_the_time_its_callback_runs() {
+        for _ in 0..ROUNDS / 10 {
+            SEEN.store(0, Ordering::Release);
+            let (memory, record) = begun(Some(FrameNotify::new(&LOOK)));
+            WATCHED.store(record.cast_mut(), Ordering::Release);
+            let notifier = notify_from_another_thread(record);
+            notifier.join().unwrap_or_else(|_| panic!("the notifier panicked"));
+            assert_eq!(SEEN.load(Ordering::Acquire), 1, "the callback saw the frame still running");
+            // SAFETY: alive in `memory`.
+            assert!(unsafe { (*record).poll() }.is_some());
+            // SAFETY: as above.
+            unsafe { (*record).release_signal() };
+            free(memory);
+        }
+    }
+
+    #[test]
+    fn a_wait_nobody_ends_times_out_and_leaves_the_frame_in_flight() {
+        let (memory, record) = begun(None);
+        // SAFETY: alive in `memory` until dropped below.
+        let record = unsafe { &*record };
+        assert_eq!(record.wait(2_000).err(), Some(NotCompleted::TimedOut));
+        assert!(record.in_flight());
+        // SAFETY: the record is live and its frame running.
+        unsafe { Completion::finish(record, 0) };
+        assert!(record.poll().is_some() && !record.in_flight());
+        record.release_signal();
+        free(memory);
+    }
+
+    #[test]
+    fn microseconds_become_ticks_without_overflow() {
+        assert_eq!(micros_to_ticks(1_000_000), Current::TICKS_PER_SECOND);
+        assert_eq!(micros_to_ticks(u64::MAX), u64::MAX);
+        assert_eq!(micros_to_ticks(0), 0);
     }
 }

@@ -2,6 +2,7 @@
 
 use super::arena::Arena;
 use super::backend::Backend;
+use super::completion::TEARDOWN_WAIT_MS;
 use super::error::{check, require, RuntimeError};
 use super::graph::Graph;
 use super::libraries::Libraries;
@@ -9,17 +10,23 @@ use super::load::{ContextOptions, Island, LoadRequest};
 use super::metadata::Description;
 use super::placement::{self, Placed};
 use crate::log;
-use crate::platform::Level;
+use crate::platform::{Level, VendorCalls};
 use core::ffi::c_void;
+use core::marker::PhantomData;
+use core::mem::ManuallyDrop;
 use core::ptr;
 use lpai_direct::qnn::{self, lpai, ContextConfig, ContextHandle, ProfileHandle};
 
 /// Most graphs one context may hold: as many as a metadata record may describe, so a record always fits one.
 pub const MAX_GRAPHS: usize = lpai_direct::metadata::MAX_GRAPHS;
 
-/// A created context and its graphs. Dropping it frees the context, then the profile, then the binary
+/// A created context and its graphs. Dropping it waits (at most [`TEARDOWN_WAIT_MS`], without any lock) for a frame
+/// still in flight, then, under the vendor-calls lock, frees the context, then the profile, then the binary
 /// description (libQnnSystem's; a record's lives in the arena); the binary itself lives in the caller's arena until
-/// the caller drops that.
+/// the caller drops that. A frame that never ends makes the drop leak the context instead (one line names the graph).
+///
+/// `'a` is invariant: a context handed out under a lifetime its user cannot name ([`super::Owner::with_context`])
+/// cannot be swapped for another, so the owner always frees the context it loaded, where it loaded it.
 pub struct Context<'a> {
     backend: &'a Backend,
     handle: ContextHandle,
@@ -28,8 +35,11 @@ pub struct Context<'a> {
     binary_bytes: usize,
     binary_in_place: bool,
     persistent: bool,
-    // Declared last: dropped after `Drop::drop` freed the context that was built from it.
-    description: Description<'a>,
+    /// Freed (under the lock) after the context that was built from it, by [`Context::release`].
+    description: ManuallyDrop<Description<'a>>,
+    /// Whether [`Context::release`] freed everything already (after a failed load, under the loader's lock).
+    released: bool,
+    _invariant: PhantomData<fn(&'a ()) -> &'a ()>,
 }
 
 impl<'a> Context<'a> {
@@ -37,20 +47,27 @@ impl<'a> Context<'a> {
     /// binary ([`super::placement`]), reads its metadata (libQnnSystem, or the record's descriptions built in the
     /// arena), creates the context (PERSISTENT_BINARY when the backend requires it or the options ask) and
     /// prepares every graph. Everything borrows `'a`: the libraries, the arena and an in-place binary outlive
-    /// the context. Callers hold the vendor-calls lock ([`super::Owner::load`] does).
+    /// the context. `vendor` is the vendor-calls lock this thread holds ([`super::Owner::load`] takes it).
     ///
     /// The context is built where it is kept, in `slot` (it is large: its graphs' tensors), so no copy of it sits
-    /// on the stack; after a failure `slot` is `None` again. [`super::Owner`] loads this way; [`Context::load`]
-    /// answers the context by value instead.
+    /// on the stack; `slot` must be empty (a context in it is refused, never freed here under the lock), and after a
+    /// failure it is empty again. [`super::Owner`] loads this way; [`Context::load`] answers the context by value.
     pub fn load_into(
         slot: &mut Option<Context<'a>>,
+        vendor: &VendorCalls,
         libraries: &'a Libraries,
         arena: &Arena<'a>,
         request: &LoadRequest<'a, '_>,
     ) -> Result<(), RuntimeError> {
-        *slot = None;
+        if slot.is_some() {
+            return Err(RuntimeError::TooMany { what: "context binaries per arena", count: 2, limit: 1 });
+        }
         let loaded = Context::build(slot, libraries, arena, request);
         if loaded.is_err() {
+            // Freed here, under the lock this thread holds, so that dropping it takes no lock.
+            if let Some(context) = slot.as_mut() {
+                context.release(vendor);
+            }
             *slot = None;
         }
         loaded
@@ -59,12 +76,13 @@ impl<'a> Context<'a> {
     /// [`Context::load_into`] a slot of its own, answering the context by value (for callers that keep it on
     /// their own, such as host tools and tests).
     pub fn load(
+        vendor: &VendorCalls,
         libraries: &'a Libraries,
         arena: &Arena<'a>,
         request: &LoadRequest<'a, '_>,
     ) -> Result<Context<'a>, RuntimeError> {
         let mut slot = None;
-        Context::load_into(&mut slot, libraries, arena, request)?;
+        Context::load_into(&mut slot, vendor, libraries, arena, request)?;
         // A load that succeeded filled the slot; the error keeps this free of a panic path.
         slot.ok_or(RuntimeError::MissingFunction("contextCreateFromBinary"))
     }
@@ -95,7 +113,9 @@ impl<'a> Context<'a> {
             binary_bytes: binary.len(),
             binary_in_place,
             persistent: required_by_backend || options.persistent_binary,
-            description,
+            description: ManuallyDrop::new(description),
+            released: false,
+            _invariant: PhantomData,
         });
         match (options.profiling, backend.table().profile_create) {
             (None, _) => {}
@@ -202,6 +222,8 @@ impl<'a> Context<'a> {
         if code != 0 {
             // A failed create may leave anything in the out-parameter; never free it.
             self.handle = ptr::null_mut();
+        } else {
+            backend.context_created();
         }
         match code {
             0 => Ok(()),
@@ -328,17 +350,43 @@ pub struct ProfileEvent<'p> {
     pub depth: u32,
 }
 
-impl Drop for Context<'_> {
-    fn drop(&mut self) {
+impl Context<'_> {
+    /// Waits at most `micros` (without any lock) for the frames still in flight on the graphs, taking them; `false`
+    /// when one has not completed by then, after one line naming the graph and the wait: the backend may still write
+    /// the context's memory, so the caller must leak the context and that memory.
+    pub fn settle_frames(&mut self, micros: u64) -> bool {
+        for graph in self.graphs.iter_mut() {
+            if !graph.settle_frame(micros) {
+                log!(
+                    Level::Error,
+                    "graph ",
+                    graph.name(),
+                    ": a frame is still executing ",
+                    micros / 1000,
+                    " ms after its context was asked to close: the context and its memory are leaked, never freed"
+                );
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Frees the graphs, the context, the profile and the description, once; `vendor` is the lock this thread holds.
+    fn release(&mut self, _vendor: &VendorCalls) {
+        if self.released {
+            return;
+        }
+        self.released = true;
         let table = self.backend.table();
         self.graphs.clear();
         if !self.handle.is_null() {
             if let Some(free) = table.context_free {
-                // SAFETY: a created context, freed once; its graphs are gone.
+                // SAFETY: a created context, freed once; its graphs are gone and no frame is in flight.
                 if let Err(error) = check(unsafe { free(self.handle, ptr::null_mut()) }, "contextFree") {
                     log!(Level::Warn, error);
                 }
             }
+            self.backend.context_freed();
         }
         if !self.profile.is_null() {
             if let Some(free) = table.profile_free {
@@ -346,5 +394,22 @@ impl Drop for Context<'_> {
                 unsafe { free(self.profile) };
             }
         }
+        // SAFETY: dropped once (`released`), after the context built from it.
+        unsafe { ManuallyDrop::drop(&mut self.description) };
+    }
+}
+
+impl Drop for Context<'_> {
+    fn drop(&mut self) {
+        if self.released {
+            return;
+        }
+        if !self.settle_frames(u64::from(TEARDOWN_WAIT_MS) * 1000) {
+            // Leaked: the backend may still use the graphs' memory, and the backend itself keeps a context.
+            core::mem::forget(core::mem::take(&mut self.graphs));
+            return;
+        }
+        let vendor = VendorCalls::lock();
+        self.release(&vendor);
     }
 }

@@ -163,6 +163,13 @@ pub enum RuntimeError {
         /// The graph.
         graph: Name,
     },
+    /// `wait_frame` waited its bound and the backend has not notified: the frame is still in flight.
+    FrameTimedOut {
+        /// The graph.
+        graph: Name,
+        /// How long it waited, in milliseconds.
+        waited_ms: u32,
+    },
     /// An input-set count other than 1 or 2.
     InputSets(u32),
     /// The backend refused an op package (`backendRegisterOpPackage`).
@@ -345,6 +352,14 @@ impl Say for RuntimeError {
             RuntimeError::NoFrameStarted { graph } => {
                 say!(f, "graph ", graph.as_str(), ": no frame was started (start_frame) to poll or wait for")
             }
+            RuntimeError::FrameTimedOut { graph, waited_ms } => say!(
+                f,
+                "graph ",
+                graph.as_str(),
+                ": the backend has not completed the frame after ",
+                waited_ms,
+                " ms; it is still in flight (wait or poll again)"
+            ),
             RuntimeError::InputSets(sets) => {
                 say!(f, "input_sets ", sets, ": a graph has 1 input set, or 2 to fill one while the other executes")
             }

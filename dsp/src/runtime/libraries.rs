@@ -5,7 +5,8 @@ use super::backend::{Backend, BackendOptions};
 use super::error::RuntimeError;
 use super::metadata::Metadata;
 use super::system::SystemLibrary;
-use crate::platform::{Line, Say, VendorCalls};
+use crate::log;
+use crate::platform::{Level, Line, Say, VendorCalls};
 use core::ffi::CStr;
 use core::mem::ManuallyDrop;
 use lpai_direct::metadata::Record;
@@ -41,7 +42,9 @@ impl From<OpenError> for RuntimeError {
 }
 
 /// A backend and, optionally, libQnnSystem. Dropping it frees libQnnSystem, then the backend, under the
-/// vendor-calls lock; the contexts loaded on it borrow it, so they are gone by then.
+/// vendor-calls lock; the contexts loaded on it borrow it, so they are gone by then, unless one was leaked (or
+/// closed with a frame that never ended): then both stay loaded for good, so the backend never frees, and never
+/// touches, memory the leaked context stood on.
 pub struct Libraries {
     // Dropped by hand in `Drop`, under the lock.
     backend: ManuallyDrop<Backend>,
@@ -102,8 +105,8 @@ impl Libraries {
         interface_provider: &CStr,
         target: Option<&CStr>,
     ) -> Result<(), RuntimeError> {
-        let _vendor = VendorCalls::lock();
-        self.backend.register_op_package(path, interface_provider, target)
+        let vendor = VendorCalls::lock();
+        self.backend.register_op_package(&vendor, path, interface_provider, target)
     }
 
     /// Where a load's tensor metadata comes from: `record` when there is one, else libQnnSystem;
@@ -119,6 +122,16 @@ impl Libraries {
 
 impl Drop for Libraries {
     fn drop(&mut self) {
+        let live = self.backend.live_contexts();
+        if live > 0 {
+            log!(
+                Level::Error,
+                "the QNN libraries were dropped while ",
+                live,
+                " context(s) on them live on (leaked, or closed with a frame that never ended): they stay loaded"
+            );
+            return;
+        }
         let _vendor = VendorCalls::lock();
         // SAFETY: each is dropped once, here, and never used again; every context that borrowed them is gone.
         unsafe {

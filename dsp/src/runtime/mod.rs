@@ -21,13 +21,13 @@ pub mod tensor;
 
 pub use arena::Arena;
 pub use backend::{Backend, BackendOptions};
-pub use completion::FrameNotify;
+pub use completion::{FrameNotify, FRAME_WAIT_MS, TEARDOWN_WAIT_MS};
 pub use context::Context;
 pub use error::RuntimeError;
 pub use graph::{Execution, FrameState, Graph, GraphExecuteFn, GraphOptions, RawExecute};
 pub use libraries::{Libraries, LibraryRole, OpenError};
 pub use load::{Binary, ContextOptions, Island, LoadRequest, PersistentBinary};
 pub use metadata::Metadata;
-pub use owner::{Borrowed, Footing, Owned, Owner};
+pub use owner::{AsyncGraph, Borrowed, Footing, Owned, Owner};
 pub use system::SystemLibrary;
 pub use tensor::{TensorInfo, TensorSize};

@@ -1,20 +1,29 @@
 //! The one owner of a loaded context: the footing it stands on (its libraries and the memory of its arena), the
 //! binary placed there or used in place, and the context itself. The skel's handles, the embedding API (Rust and C)
-//! and the audio module all load through it; it frees the context first, under the vendor-calls lock, then lets the
-//! footing go.
+//! and the audio module all load through it; it frees the context first (after waiting, without the vendor-calls
+//! lock, for a frame in flight), then lets the footing go.
 //!
 //! A [`Context`] borrows its libraries, its arena and an in-place binary. Kept in a struct beside what it borrows,
 //! those borrows cannot be named, so `lend` is the one place that gives them an erased lifetime: the context is
-//! only handed out under a lifetime its users cannot keep ([`Owner::context`], [`Owner::with_context`]), and it
-//! is dropped before the footing.
+//! only handed out under a lifetime its users cannot keep ([`Owner::context`], [`Owner::with_context`]; `Context` is
+//! invariant in it, so it cannot be swapped for another either), and it is dropped before the footing, or, when a
+//! frame never ends, leaked together with the footing. A leaked owner leaks both too; with no frame in flight
+//! nothing touches the memory again (the libraries stay loaded while a context on them lives).
+//!
+//! Asynchronous frames start safely only on a footing whose memory no leak can free ([`Owner::with_async_graph`],
+//! for `Footing<'static>`): the reasons are in [`super::completion`].
 
 use super::arena::Arena;
+use super::completion::{FrameNotify, TEARDOWN_WAIT_MS};
 use super::context::Context;
 use super::error::RuntimeError;
+use super::graph::{Execution, Graph};
 use super::libraries::Libraries;
 use super::load::{Binary, LoadRequest, PersistentBinary};
 use crate::platform::{Current, Memory, Platform, Shared, VendorCalls};
 use core::marker::PhantomData;
+use core::mem::ManuallyDrop;
+use core::ops::{Deref, DerefMut};
 use core::ptr::NonNull;
 
 /// Contexts loaded and not yet dropped, for the host build's resource report (the device build keeps no count).
@@ -89,9 +98,10 @@ unsafe impl Footing<'static> for Owned {
 
 /// A footing and the context loaded on it, if any.
 pub struct Owner<F> {
-    /// Dropped first (in `Drop`), under the vendor-calls lock.
+    /// Dropped first (in `Drop`), or leaked with the footing when a frame never ends.
     context: Option<Context<'static>>,
-    footing: F,
+    /// Dropped by hand in `Drop`, after the context; never when the context was leaked.
+    footing: ManuallyDrop<F>,
     arena_capacity: usize,
     arena_used: usize,
     load_ticks: u64,
@@ -129,7 +139,7 @@ impl<'a, F: Footing<'a>> Owner<F> {
     /// An owner with nothing loaded yet on `footing`.
     pub fn new(mut footing: F) -> Owner<F> {
         let arena_capacity = footing.arena().len();
-        Owner { context: None, footing, arena_capacity, arena_used: 0, load_ticks: 0 }
+        Owner { context: None, footing: ManuallyDrop::new(footing), arena_capacity, arena_used: 0, load_ticks: 0 }
     }
 
     /// Loads the one context of this owner as `request` says, under the vendor-calls lock: the binary placed in
@@ -142,13 +152,13 @@ impl<'a, F: Footing<'a>> Owner<F> {
         }
         // SAFETY: the context built from these is kept in `self.context`, handed out only by `context` and
         // `with_context`, and dropped (in `Drop`) before the footing.
-        let (libraries, memory, binary) = unsafe { lend(&mut self.footing, request.binary) };
+        let (libraries, memory, binary) = unsafe { lend(&mut *self.footing, request.binary) };
         let arena = Arena::new(memory);
         let request = LoadRequest { binary, record: request.record, options: request.options };
         let began = Current::now_ticks();
         let loaded = {
-            let _vendor = VendorCalls::lock();
-            Context::load_into(&mut self.context, libraries, &arena, &request)
+            let vendor = VendorCalls::lock();
+            Context::load_into(&mut self.context, &vendor, libraries, &arena, &request)
         };
         self.load_ticks = Current::now_ticks().saturating_sub(began);
         self.arena_used = arena.used();
@@ -167,9 +177,10 @@ impl<'a, F: Footing<'a>> Owner<F> {
 }
 
 impl<F> Owner<F> {
-    /// The loaded context, to read, for no longer than this borrow.
+    /// The loaded context, to read, for no longer than this borrow (its own lifetime reads `'static`: `Context` is
+    /// invariant in it, and nothing it lends outlives the borrow of this owner).
     #[inline(always)]
-    pub fn context(&self) -> Option<&Context<'_>> {
+    pub fn context(&self) -> Option<&Context<'static>> {
         self.context.as_ref()
     }
 
@@ -202,13 +213,72 @@ impl<F> Owner<F> {
     }
 }
 
+impl<F: Footing<'static>> Owner<F> {
+    /// Runs `work` on graph `index` of the loaded context (`None` when nothing is loaded or it has no such graph), as
+    /// an [`AsyncGraph`], whose frames start safely: the footing's memory is `'static` or owned, and this owner frees
+    /// it only after waiting for a frame in flight, leaking it when the frame never ends (and a leaked owner never
+    /// frees it at all).
+    #[inline(always)]
+    pub fn with_async_graph<'s, R>(
+        &'s mut self,
+        index: usize,
+        work: impl for<'c> FnOnce(Option<AsyncGraph<'s, 'c>>) -> R,
+    ) -> R {
+        work(self.context.as_mut().and_then(|context| context.graph_mut(index)).map(|graph| AsyncGraph { graph }))
+    }
+}
+
+/// A graph of a context whose memory no leak can free ([`Owner::with_async_graph`]): everything a [`Graph`] does,
+/// and asynchronous frames started without `unsafe`.
+pub struct AsyncGraph<'g, 'c> {
+    graph: &'g mut Graph<'c>,
+}
+
+impl AsyncGraph<'_, '_> {
+    /// [`Graph::start_frame`].
+    #[inline(always)]
+    pub fn start_frame(&mut self, notify: Option<FrameNotify>) -> Result<(), RuntimeError> {
+        // SAFETY: the context stands on a `Footing<'static>` whose owner waits for the frame before freeing it and
+        // leaks it (and the context) when the frame never ends; a leaked owner never frees it (`with_async_graph`).
+        unsafe { self.graph.start_frame(notify) }
+    }
+
+    /// [`Graph::wait_frame_repeating`].
+    pub fn wait_frame_repeating(&mut self, started: u64) -> Result<(Execution, u64), RuntimeError> {
+        // SAFETY: as in `start_frame`.
+        unsafe { self.graph.wait_frame_repeating(started) }
+    }
+}
+
+impl<'c> Deref for AsyncGraph<'_, 'c> {
+    type Target = Graph<'c>;
+
+    fn deref(&self) -> &Graph<'c> {
+        self.graph
+    }
+}
+
+impl<'c> DerefMut for AsyncGraph<'_, 'c> {
+    fn deref_mut(&mut self) -> &mut Graph<'c> {
+        self.graph
+    }
+}
+
 impl<F> Drop for Owner<F> {
     fn drop(&mut self) {
-        if let Some(context) = self.context.take() {
-            let _vendor = VendorCalls::lock();
-            drop(context);
+        if let Some(context) = self.context.as_mut() {
+            // Without the vendor-calls lock: other handles of the PD load and close meanwhile.
+            if !context.settle_frames(u64::from(TEARDOWN_WAIT_MS) * 1000) {
+                // The backend may still write the arena: the context and the footing are leaked, never freed.
+                core::mem::forget(self.context.take());
+                return;
+            }
+            // The context frees itself under the vendor-calls lock.
+            self.context = None;
             #[cfg(not(target_arch = "hexagon"))]
             LIVE_CONTEXTS.fetch_sub(1, core::sync::atomic::Ordering::Relaxed);
         }
+        // SAFETY: dropped once, here, after the context that borrowed it.
+        unsafe { ManuallyDrop::drop(&mut self.footing) };
     }
 }

@@ -52,7 +52,9 @@ impl SkelError {
             | RuntimeError::Qnn { .. }
             | RuntimeError::PersistentBinaryRefused { .. }
             | RuntimeError::NeverCompleted { .. } => EFAILED,
-            RuntimeError::FrameInFlight { .. } | RuntimeError::NoFrameStarted { .. } => EFAILED,
+            RuntimeError::FrameInFlight { .. }
+            | RuntimeError::NoFrameStarted { .. }
+            | RuntimeError::FrameTimedOut { .. } => EFAILED,
             RuntimeError::InputSets(_) => EBADPARM,
         };
         SkelError { aee, qnn: error.qnn_code() }

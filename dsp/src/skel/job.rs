@@ -12,7 +12,7 @@ use super::error::SkelError;
 use super::session::{fail, Session};
 use crate::platform::{self, Current, Memory, Platform, PlatformError, MAX_PATH_BYTES};
 use crate::platform::{Line, Say};
-use crate::runtime::{Graph, RuntimeError};
+use crate::runtime::{AsyncGraph, Graph, RuntimeError};
 use crate::say;
 use lpai_direct::aee::{EBADPARM, EFAILED, ENOMEMORY};
 use lpai_direct::codec::{self, Decoded};
@@ -350,7 +350,7 @@ fn finish_inference<'t>(
 /// leave (a frame in flight is waited for first). The execute time and the in-memory span (loading the inputs,
 /// execute, taking the outputs) go to [`TIMES_FILE_NAME`] and [`SPANS_FILE_NAME`], the file I/O beside the span,
 /// and the file I/O that overlapped an execution to the report's `file_io_hidden_us`.
-fn run<'t>(job: &Job<'t>, graph: &mut Graph<'_>) -> Result<Report, Failure<'t>> {
+fn run<'t>(job: &Job<'t>, graph: &mut AsyncGraph<'_, '_>) -> Result<Report, Failure<'t>> {
     let before_any = |cause| Failure::new(0, File::None, cause);
     if job.outputs().any(|file| file.index as usize >= graph.output_count()) {
         return Err(before_any(Cause::Mismatch("the job selects an output the graph does not have")));
@@ -467,11 +467,10 @@ pub(super) fn run_job(session: &mut Session, call: &mut Decoded<'_>) -> Result<(
         return Err(SkelError::aee(EBADPARM));
     };
     let (load_ticks, arena_used, arena_capacity) = (loaded.load_ticks(), loaded.arena_used(), loaded.arena_capacity());
-    let outcome =
-        loaded.with_context(|context| Some(context?.graph_mut(job.graph as usize).map(|graph| run(&job, graph))));
+    let outcome = loaded.with_async_graph(job.graph as usize, |graph| graph.map(|mut graph| run(&job, &mut graph)));
     let mut report = match outcome {
-        Some(Some(Ok(report))) => report,
-        Some(Some(Err(failure))) => {
+        Some(Ok(report)) => report,
+        Some(Err(failure)) => {
             let code = match failure.cause {
                 Cause::NoMemory => ENOMEMORY,
                 Cause::Mismatch(_) | Cause::Size { .. } | Cause::PathTooLong => EBADPARM,

@@ -1,6 +1,7 @@
 //! Self-tests: graphExecute answering EARLY_TERMINATION (LPAI's "output not ready, execute again").
 
 use super::fake::{self, GraphId, Settings};
+use crate::platform::{Current, Platform};
 use crate::runtime::graph::MAX_EXECUTE_ATTEMPTS;
 use crate::runtime::RuntimeError;
 
@@ -37,6 +38,23 @@ crate::self_tests! {
         check!(counted.execute_calls == MAX_EXECUTE_ATTEMPTS && counted.completed == 0);
         session.configure(|settings| settings.always_early = false);
         check!(expect_ok!(graph.execute()).attempts == 1);
+    }
+
+    fn started_frames_that_never_complete_are_given_up_after_as_many_executions() {
+        let session = fake::begin(Settings { always_early: true, ..Settings::LPAI });
+        load_one_graph!(context);
+        let graph = expect_some!(context.graph_mut(0));
+        let started = Current::now_ticks();
+        // SAFETY: the fake has no graphExecuteAsync, so every frame runs inside the call; the context is dropped, not
+        // leaked, before the arena it stands on.
+        expect_ok!(unsafe { graph.start_frame(None) });
+        // SAFETY: as above.
+        let result = unsafe { graph.wait_frame_repeating(started) };
+        check!(result == Err(RuntimeError::NeverCompleted { attempts: MAX_EXECUTE_ATTEMPTS }));
+        check!(!graph.frame_in_flight());
+        // As many executions as `execute` makes, none started past the limit and thrown away.
+        let record = session.record();
+        check!(expect_some!(record.graph(G0)).execute_calls == MAX_EXECUTE_ATTEMPTS);
     }
 
     fn a_streaming_caller_feeds_a_frame_per_early_termination() {

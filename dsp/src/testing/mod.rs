@@ -109,6 +109,7 @@ pub fn run_all(mut report: impl FnMut(&SelfTest, Result<(), Failure>)) -> Summar
     summary
 }
 
+use crate::platform::VendorCalls;
 use crate::runtime::{Arena, Backend, BackendOptions, Binary, Context, ContextOptions, Libraries, LoadRequest};
 use crate::runtime::{RuntimeError, SystemLibrary};
 
@@ -141,7 +142,7 @@ pub(crate) fn load_copy<'a>(
     bytes: &[u8],
     options: ContextOptions<'_>,
 ) -> Result<Context<'a>, RuntimeError> {
-    Context::load(libraries, arena, &LoadRequest::new(Binary::Copy(bytes)).with_options(options))
+    Context::load(&VendorCalls::lock(), libraries, arena, &LoadRequest::new(Binary::Copy(bytes)).with_options(options))
 }
 
 /// Loads `binary`, kept by the caller, on `libraries` with `options`: in place when aligned, else copied into `arena`.
@@ -151,7 +152,12 @@ pub(crate) fn load_in_place<'a>(
     binary: crate::runtime::PersistentBinary<'a>,
     options: ContextOptions<'_>,
 ) -> Result<Context<'a>, RuntimeError> {
-    Context::load(libraries, arena, &LoadRequest::new(Binary::InPlace(binary)).with_options(options))
+    Context::load(
+        &VendorCalls::lock(),
+        libraries,
+        arena,
+        &LoadRequest::new(Binary::InPlace(binary)).with_options(options),
+    )
 }
 
 /// A fake binary of [`BINARY_BYTES`] holding `spec`.

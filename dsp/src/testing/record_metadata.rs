@@ -5,6 +5,7 @@
 //! a system library needs the record and refuses a malformed one.
 
 use crate::platform::libraries::register_builtin_libraries;
+use crate::platform::VendorCalls;
 use crate::runtime::{Arena, BackendOptions, Binary, Context, ContextOptions, Libraries, LoadRequest, RuntimeError};
 use crate::testing::fake::{self, binary, Settings, BUILTINS};
 use crate::testing::skel_end_to_end::{call, close, open};
@@ -96,7 +97,7 @@ crate::self_tests! {
         let (system_arena, record_arena) = (Arena::new(&mut first), Arena::new(&mut second));
         let mut described = expect_ok!(super::load_copy(&libraries, &system_arena, &bytes, ContextOptions::default()));
         let request = LoadRequest { record: Some(record), ..LoadRequest::new(Binary::Copy(&bytes)) };
-        let mut recorded = expect_ok!(Context::load(&libraries, &record_arena, &request));
+        let mut recorded = expect_ok!(Context::load(&VendorCalls::lock(), &libraries, &record_arena, &request));
         check!(described.graph_count() == 2 && recorded.graph_count() == 2);
         for index in 0..2 {
             let (a, b) = (expect_some!(described.graph_mut(index)), expect_some!(recorded.graph_mut(index)));
@@ -129,7 +130,7 @@ crate::self_tests! {
         let renamed = expect_some!(Record::parse(expect_some!(renamed.get(..length))).ok());
         let mut memory = [0u8; ARENA_BYTES];
         let arena = Arena::new(&mut memory);
-        let refused = Context::load(&libraries, &arena, &with_record(renamed, &one));
+        let refused = Context::load(&VendorCalls::lock(), &libraries, &arena, &with_record(renamed, &one));
         let Err(error) = refused else {
             return Err(crate::selftest::Failure { file: file!(), line: line!(), condition: "a renamed graph is refused" });
         };
@@ -141,7 +142,7 @@ crate::self_tests! {
         let other = expect_some!(Record::parse(expect_some!(other.get(..length))).ok());
         let mut memory = [0u8; ARENA_BYTES];
         let arena = Arena::new(&mut memory);
-        let refused = Context::load(&libraries, &arena, &with_record(other, &one));
+        let refused = Context::load(&VendorCalls::lock(), &libraries, &arena, &with_record(other, &one));
         check!(matches!(&refused, Err(RuntimeError::RecordForAnotherBinary)));
         check!(refused.is_err_and(|error| says(&error, "the metadata record was made for another binary")));
 
@@ -153,7 +154,7 @@ crate::self_tests! {
         *expect_some!(flipped.last_mut()) ^= 1;
         let mut memory = [0u8; ARENA_BYTES];
         let arena = Arena::new(&mut memory);
-        let refused = Context::load(&libraries, &arena, &with_record(record, &flipped));
+        let refused = Context::load(&VendorCalls::lock(), &libraries, &arena, &with_record(record, &flipped));
         check!(matches!(&refused, Err(RuntimeError::RecordForAnotherBinary)));
     }
 
@@ -167,7 +168,7 @@ crate::self_tests! {
         let mut memory = [0u8; ARENA_BYTES];
         let arena = Arena::new(&mut memory);
         let request = LoadRequest { record: Some(record), ..LoadRequest::new(Binary::Copy(&bytes)) };
-        let mut context = expect_ok!(Context::load(&libraries, &arena, &request));
+        let mut context = expect_ok!(Context::load(&VendorCalls::lock(), &libraries, &arena, &request));
         let graph = expect_some!(context.graph_mut(0));
         let refused = graph.execute();
         check!(matches!(&refused, Err(RuntimeError::RecordTensorsRefused { graph, code: 6004 }) if graph == "g0"));

@@ -13,6 +13,7 @@
 //! The host skel is found as the local transport finds it (`$LPAI_DIRECT_SKEL`, else `target/release/`).
 
 use anyhow::{anyhow, bail, Context as _, Result};
+use lpai_direct_skel::platform::VendorCalls;
 use lpai_direct_skel::runtime::{Arena, BackendOptions, Binary, Context, Libraries, LoadRequest};
 use lpai_direct_stub::stub::{fastrpc, flags, Configuration, IoBuffer, Local, SkelLocation, Stub};
 use lpai_net_run::profile::nearest_rank_of;
@@ -297,8 +298,8 @@ fn main() -> Result<()> {
     let mut memory = vec![0u8; 4 << 20];
     let arena = Arena::new(&mut memory);
     let binary = c_path(&binary_path)?;
-    let context =
-        Context::load(&libraries, &arena, &LoadRequest::new(Binary::File(&binary))).map_err(|e| anyhow!("{e}"))?;
+    let context = Context::load(&VendorCalls::lock(), &libraries, &arena, &LoadRequest::new(Binary::File(&binary)))
+        .map_err(|e| anyhow!("{e}"))?;
     let mut floor = Floor { context, natives, position: 0, micros: Vec::new() };
     // The floor does the real work: its outputs are the fixture's native reference.
     for line in 0..floor.natives.len() {

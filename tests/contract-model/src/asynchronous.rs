@@ -83,7 +83,19 @@ unsafe fn enqueue(
 }
 
 #[cfg(not(target_arch = "hexagon"))]
+pub use host::notify_withheld;
+#[cfg(not(target_arch = "hexagon"))]
 pub(crate) use host::{enqueue, quiesce, wait_for_context, wait_for_graph};
+
+/// Whether the backend of `graph` withholds its notifications (`LPAI_CONTRACT_WITHHOLD_NOTIFY=1` at backendCreate).
+#[cfg(not(target_arch = "hexagon"))]
+fn withholds(graph: GraphHandle) -> bool {
+    with_state(|state| {
+        let (slot, _) = state.graph(graph)?;
+        let backend = state.contexts.get(slot)?.backend;
+        state.backends.iter().find(|live| live.serial == backend).map(|live| live.withhold_notify)
+    }) == Some(true)
+}
 
 /// The host's queue: one thread of the model runs the queued executions in order; graphExecute and contextFree
 /// wait for the executions queued on their graph or context.
@@ -118,6 +130,30 @@ mod host {
         buffers: Buffers,
         notify: NotifyFn,
         param: usize,
+        /// Its notification is kept in [`WITHHELD`] instead of made.
+        withhold: bool,
+    }
+
+    /// A notification withheld: the function, its parameter and the status.
+    struct Withheld {
+        notify: NotifyFn,
+        param: usize,
+        status: ErrorHandle,
+    }
+
+    /// Notifications withheld by backends created with `LPAI_CONTRACT_WITHHOLD_NOTIFY=1`, oldest first.
+    static WITHHELD: Mutex<VecDeque<Withheld>> = Mutex::new(VecDeque::new());
+
+    /// Makes the notifications withheld so far, oldest first, on this thread; answers how many.
+    pub fn notify_withheld() -> usize {
+        let withheld = std::mem::take(&mut *WITHHELD.lock().unwrap_or_else(PoisonError::into_inner));
+        let count = withheld.len();
+        for held in withheld {
+            let param = core::ptr::with_exposed_provenance_mut(held.param);
+            // SAFETY: the caller of graphExecuteAsync gave the function and parameter for this notification.
+            unsafe { notify_of(held.notify, param, held.status) };
+        }
+        count
     }
 
     // SAFETY: the buffers and the parameter are the caller's, who handed them to graphExecuteAsync for the model's
@@ -161,6 +197,7 @@ mod host {
             buffers: checked.buffers,
             notify,
             param: param.expose_provenance(),
+            withhold: super::withholds(graph),
         };
         let mut queue = lock();
         if queue.jobs.len() >= MAX_QUEUED {
@@ -197,9 +234,14 @@ mod host {
             let graph = core::ptr::without_provenance_mut(job.graph);
             // SAFETY: the buffers passed the rules at the call and stay the caller's until the notification.
             let status = unsafe { execute::run_checked(graph, &job.buffers) };
-            let param = core::ptr::with_exposed_provenance_mut(job.param);
-            // SAFETY: the caller's notify function and parameter.
-            unsafe { notify_of(job.notify, param, status) };
+            if job.withhold {
+                let held = Withheld { notify: job.notify, param: job.param, status };
+                WITHHELD.lock().unwrap_or_else(PoisonError::into_inner).push_back(held);
+            } else {
+                let param = core::ptr::with_exposed_provenance_mut(job.param);
+                // SAFETY: the caller's notify function and parameter.
+                unsafe { notify_of(job.notify, param, status) };
+            }
             queue = lock();
             queue.running = None;
             CHANGED.notify_all();

@@ -119,6 +119,20 @@ fn execute_async() -> bool {
     true
 }
 
+/// Whether a backend created now withholds its executions' notifications: on the host when the environment variable
+/// `LPAI_CONTRACT_WITHHOLD_NOTIFY` is `1` (a backend that never notifies, or notifies only when a test says so with
+/// [`crate::notify_withheld`], for tests of a runtime's bounded waits).
+#[cfg(not(target_arch = "hexagon"))]
+fn withhold_notify() -> bool {
+    std::env::var_os("LPAI_CONTRACT_WITHHOLD_NOTIFY").is_some_and(|value| value == "1")
+}
+
+/// On Hexagon every backend notifies inside the call.
+#[cfg(target_arch = "hexagon")]
+fn withhold_notify() -> bool {
+    false
+}
+
 /// On a DSP without an LPAI engine (`cores` 0) backendCreate fails: CANNOT_INITIALIZE (4000), after one log line.
 fn without_engine(cores: u32) -> Option<ErrorHandle> {
     if cores != 0 {
@@ -152,7 +166,13 @@ unsafe extern "C" fn backend_create(
             let Some(slot) = slot else {
                 return Err(rules::CAPACITY.breach().text("more than 8 live backends"));
             };
-            *slot = BackendSlot { serial, hw_info, execute_async: execute_async(), ..BackendSlot::EMPTY };
+            *slot = BackendSlot {
+                serial,
+                hw_info,
+                execute_async: execute_async(),
+                withhold_notify: withhold_notify(),
+                ..BackendSlot::EMPTY
+            };
             Ok(serial)
         })
     });

@@ -53,6 +53,10 @@
 //!   graphs answers 1000 (QNN_GRAPH_ERROR_UNSUPPORTED_FEATURE, which is QNN_COMMON_ERROR_NOT_SUPPORTED) after
 //!   the line `contract: graphExecuteAsync is not supported by this backend (LPAI_CONTRACT_NO_EXECUTE_ASYNC=1 at
 //!   backendCreate)`, and never notifies.
+//! - A backend that does not notify, for tests of a runtime's bounded waits (host only): with
+//!   `LPAI_CONTRACT_WITHHOLD_NOTIFY=1` in the environment at backendCreate, that backend's executions run and write
+//!   their outputs, but their notifications are kept until the program calls [`notify_withheld`] (never, for a
+//!   backend that never notifies).
 //!
 //! # Op packages
 //!
@@ -132,6 +136,8 @@ mod op_package;
 mod state;
 mod system;
 
+#[cfg(not(target_arch = "hexagon"))]
+pub use asynchronous::notify_withheld;
 pub use backend::{lpai_providers, recorded_hw_info, CORE_API};
 pub use op_package::{MAX_PACKAGES, MAX_PACKAGE_OPS, TARGETS};
 pub use state::{MAX_BACKENDS, MAX_CONTEXTS, MAX_SYSTEM_CONTEXTS};

@@ -163,12 +163,19 @@ pub(crate) struct BackendSlot {
     pub(crate) hw_info: Option<(u32, u32)>,
     /// graphExecuteAsync is supported (false: `LPAI_CONTRACT_NO_EXECUTE_ASYNC=1` at backendCreate, host only).
     pub(crate) execute_async: bool,
+    /// Its executions' notifications are withheld (`LPAI_CONTRACT_WITHHOLD_NOTIFY=1` at backendCreate, host only).
+    pub(crate) withhold_notify: bool,
     pub(crate) packages: [PackageSlot; MAX_PACKAGES],
 }
 
 impl BackendSlot {
-    pub(crate) const EMPTY: BackendSlot =
-        BackendSlot { serial: 0, hw_info: None, execute_async: false, packages: [PackageSlot::EMPTY; MAX_PACKAGES] };
+    pub(crate) const EMPTY: BackendSlot = BackendSlot {
+        serial: 0,
+        hw_info: None,
+        execute_async: false,
+        withhold_notify: false,
+        packages: [PackageSlot::EMPTY; MAX_PACKAGES],
+    };
 }
 
 /// Everything the model keeps between calls.

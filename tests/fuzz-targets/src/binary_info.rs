@@ -32,6 +32,7 @@ use lpai_direct::qnn::{DataType, Definition, ErrorHandle, GraphInfo, GraphInfoV3
 use lpai_direct::qnn::{GraphInfoVersion, GraphInfoVersions, QuantizationEncoding, QuantizeParams, ScaleOffset};
 use lpai_direct::qnn::{SystemContextHandle, SystemInterface, SystemInterfaceTable, Tensor, TensorType};
 use lpai_direct::qnn::{TensorVersion, Version, BACKEND_ID_NULL};
+use lpai_direct_skel::platform::VendorCalls;
 use lpai_direct_skel::runtime::{Arena, Binary, Context, Libraries, LoadRequest, SystemLibrary, TensorInfo};
 use lpai_net_run::metadata::HostSystemLibrary;
 use std::path::Path;
@@ -418,7 +419,8 @@ fn runtime_reader() {
     let mut memory = vec![0u8; ARENA_BYTES];
     let arena = Arena::new(&mut memory);
     let libraries = Libraries::new(backend, Some(system));
-    let loaded = Context::load(&libraries, &arena, &LoadRequest::new(Binary::Copy(CONTRACT_BINARY)));
+    let loaded =
+        Context::load(&VendorCalls::lock(), &libraries, &arena, &LoadRequest::new(Binary::Copy(CONTRACT_BINARY)));
     if let Ok(mut context) = loaded {
         exercise(&mut context);
     }

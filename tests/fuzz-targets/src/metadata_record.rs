@@ -7,6 +7,7 @@
 
 use crate::runtime::{contract_backend, exercise, ARENA_BYTES, CONTRACT_BINARY};
 use lpai_direct::metadata::{Record, Writer, MAX_GRAPHS, MAX_RANK, MAX_TENSORS};
+use lpai_direct_skel::platform::VendorCalls;
 use lpai_direct_skel::runtime::{Arena, Binary, Context, Libraries, LoadRequest};
 
 /// The target.
@@ -41,7 +42,7 @@ pub fn run(data: &[u8]) {
     let arena = Arena::new(&mut memory);
     let libraries = Libraries::new(backend, None);
     let request = LoadRequest { record: Some(record), ..LoadRequest::new(Binary::Copy(CONTRACT_BINARY)) };
-    let loaded = Context::load(&libraries, &arena, &request);
+    let loaded = Context::load(&VendorCalls::lock(), &libraries, &arena, &request);
     if let Ok(mut context) = loaded {
         exercise(&mut context);
     }

@@ -1,10 +1,12 @@
 //! A graph's asynchronous frames: `graphExecuteAsync` with the completion record's notify trampoline, polling
-//! or blocking for the completion, two input sets, and the synchronous fallback for backends without it.
+//! or blocking (bounded) for the completion, two input sets, and the synchronous fallback for backends without it.
+//! Why they are sound is said once, in [`crate::runtime::completion`].
 
 use super::{Execution, Graph, MAX_EXECUTE_ATTEMPTS};
 use crate::log;
+use crate::platform::signals::SIGNAL_SLOTS;
 use crate::platform::{Current, Level, Platform};
-use crate::runtime::completion::{Completed, Completion, FrameNotify};
+use crate::runtime::completion::{Completed, Completion, FrameNotify, NotCompleted, FRAME_WAIT_MS};
 use crate::runtime::error::{name_of, RuntimeError};
 use core::ptr;
 use lpai_direct::qnn::error::{COMMON_ERROR_NOT_SUPPORTED, GRAPH_ERROR_EARLY_TERMINATION};
@@ -82,7 +84,18 @@ impl<'a> Graph<'a> {
     /// answers QNN_COMMON_ERROR_NOT_SUPPORTED, runs the frame synchronously here instead (one info line says
     /// so, at the first frame). A second start before the completion is taken is refused
     /// ([`RuntimeError::FrameInFlight`]); a start the backend refuses never notifies. Allocates nothing.
-    pub fn start_frame(&mut self, notify: Option<FrameNotify>) -> Result<(), RuntimeError> {
+    ///
+    /// The safe ways in are [`super::super::Owner::with_async_graph`] and
+    /// [`Embed::start_frame`](crate::embed::Embed::start_frame), on memory no leak can free.
+    ///
+    /// # Safety
+    /// Until the frame is taken ([`Graph::poll_frame`], [`Graph::wait_frame`]) or its context's drop has waited for
+    /// it, the backend writes the outputs and the completion record from its own thread: the memory the context
+    /// stands on (its arena, an in-place binary, its libraries) must stay valid, unmoved and otherwise unused until
+    /// then, *even if the context is leaked* (`mem::forget`, a cycle) or its drop gives up waiting after
+    /// [`TEARDOWN_WAIT_MS`](super::super::completion::TEARDOWN_WAIT_MS) (it then leaks the context, and the caller
+    /// must leak the memory too: never free or reuse it).
+    pub unsafe fn start_frame(&mut self, notify: Option<FrameNotify>) -> Result<(), RuntimeError> {
         self.refuse_in_flight("a second start_frame")?;
         let completion = self.completion;
         // SAFETY: as in `completion()`; a copy of the pointer so the borrow does not hold `self`.
@@ -90,10 +103,18 @@ impl<'a> Graph<'a> {
         record.mark_started(Current::now_ticks());
         match self.table.graph_execute_async.filter(|_| record.executes_async() != Some(false)) {
             Some(execute_async) => {
+                if !record.hold_signal() {
+                    let graphs = SIGNAL_SLOTS + 1;
+                    return Err(RuntimeError::TooMany {
+                        what: "graphs with asynchronous frames",
+                        count: graphs,
+                        limit: SIGNAL_SLOTS,
+                    });
+                }
                 record.begin(notify);
-                // SAFETY: the tensor arrays and their client buffers live in the arena for 'a, and the one the
-                // frame reads is not handed out for writing until the frame is taken; the record lives until
-                // the graph drops, which waits for the frame first.
+                // SAFETY: the tensor arrays and their client buffers live in the arena, and the one the frame reads
+                // is not handed out for writing until the frame is taken; the arena and the record outlive the frame
+                // (this function's contract).
                 let status = unsafe {
                     execute_async(
                         self.handle,
@@ -110,7 +131,10 @@ impl<'a> Graph<'a> {
                 match lpai_direct::qnn::error::code(status) {
                     0 => record.set_executes_async(true),
                     // Answered by the call itself (a failed call never notifies): the frame ended here.
-                    GRAPH_ERROR_EARLY_TERMINATION => record.finish(GRAPH_ERROR_EARLY_TERMINATION),
+                    // SAFETY: the live record of the frame just begun.
+                    GRAPH_ERROR_EARLY_TERMINATION => unsafe {
+                        Completion::finish(record, GRAPH_ERROR_EARLY_TERMINATION)
+                    },
                     COMMON_ERROR_NOT_SUPPORTED => {
                         record.abandon();
                         record.set_executes_async(false);
@@ -152,7 +176,8 @@ impl<'a> Graph<'a> {
     fn run_synchronously(&mut self, record: &Completion, notify: Option<FrameNotify>) -> Result<(), RuntimeError> {
         let code = if self.execute_call()? { 0 } else { GRAPH_ERROR_EARLY_TERMINATION };
         record.begin(notify);
-        record.finish(code);
+        // SAFETY: the live record of the frame just begun.
+        unsafe { Completion::finish(record, code) };
         Ok(())
     }
 
@@ -161,20 +186,30 @@ impl<'a> Graph<'a> {
     /// error as [`Graph::execute_frame`] would.
     pub fn poll_frame(&mut self) -> Result<FrameState, RuntimeError> {
         self.refuse_idle()?;
-        let polled = self.completion().poll();
-        match polled.map_err(|error| RuntimeError::Platform { what: "waiting for the frame's completion", error })? {
+        match self.completion().poll() {
             None => Ok(FrameState::Pending),
             Some(completed) => self.state_of(completed),
         }
     }
 
     /// Blocks (never spins) until the started frame completes and takes it: `Ok(Some(execution))` with the
-    /// outputs ready, `Ok(None)` on EARLY_TERMINATION, exactly as [`Graph::execute_frame`] answers.
+    /// outputs ready, `Ok(None)` on EARLY_TERMINATION, exactly as [`Graph::execute_frame`] answers. Waits at most
+    /// [`FRAME_WAIT_MS`]: then [`RuntimeError::FrameTimedOut`], the frame still in flight (wait or poll again).
     pub fn wait_frame(&mut self) -> Result<Option<Execution>, RuntimeError> {
+        self.wait_frame_within(FRAME_WAIT_MS)
+    }
+
+    /// [`Graph::wait_frame`], waiting at most `milliseconds`.
+    pub fn wait_frame_within(&mut self, milliseconds: u32) -> Result<Option<Execution>, RuntimeError> {
         self.refuse_idle()?;
-        let waited = self.completion().wait();
-        let completed =
-            waited.map_err(|error| RuntimeError::Platform { what: "waiting for the frame's completion", error })?;
+        let completed = self.completion().wait(u64::from(milliseconds) * 1000).map_err(|why| match why {
+            NotCompleted::TimedOut => {
+                RuntimeError::FrameTimedOut { graph: name_of(self.name()), waited_ms: milliseconds }
+            }
+            NotCompleted::Platform(error) => {
+                RuntimeError::Platform { what: "waiting for the frame's completion", error }
+            }
+        })?;
         match self.state_of(completed)? {
             FrameState::Ready(execution) => Ok(Some(execution)),
             FrameState::Pending | FrameState::NeedsNextFrame => Ok(None),
@@ -182,11 +217,15 @@ impl<'a> Graph<'a> {
     }
 
     /// Waits for the frame started at tick `started` and starts it again while the backend answers
-    /// EARLY_TERMINATION, as [`Graph::execute`] repeats graphExecute, up to [`MAX_EXECUTE_ATTEMPTS`] (with one input
-    /// set each start reads the same inputs; with two, each reads the other set, as `start_frame` does): the
-    /// execution from `started` to the last completion with the executions made, and the ticks the first execution
-    /// took. Nothing is in flight when it returns.
-    pub fn wait_frame_repeating(&mut self, started: u64) -> Result<(Execution, u64), RuntimeError> {
+    /// EARLY_TERMINATION, as [`Graph::execute`] repeats graphExecute: at most [`MAX_EXECUTE_ATTEMPTS`] executions in
+    /// all (with one input set each start reads the same inputs; with two, each reads the other set, as
+    /// `start_frame` does): the execution from `started` to the last completion with the executions made, and the
+    /// ticks the first execution took. Nothing is in flight when it answers, unless a wait ended without the frame
+    /// ([`RuntimeError::FrameTimedOut`] or a platform error: the frame is still in flight).
+    ///
+    /// # Safety
+    /// As for [`Graph::start_frame`]: it starts the frame again.
+    pub unsafe fn wait_frame_repeating(&mut self, started: u64) -> Result<(Execution, u64), RuntimeError> {
         let (mut last_start, mut first) = (started, None);
         for attempts in 1..=MAX_EXECUTE_ATTEMPTS {
             let completed = self.wait_frame()?;
@@ -196,12 +235,21 @@ impl<'a> Graph<'a> {
                 let ticks = last_start.saturating_sub(started).saturating_add(execution.ticks);
                 return Ok((Execution { ticks, attempts }, first_ticks));
             }
+            if attempts == MAX_EXECUTE_ATTEMPTS {
+                break;
+            }
             last_start = Current::now_ticks();
-            self.start_frame(None)?;
+            // SAFETY: this function's contract.
+            unsafe { self.start_frame(None) }?;
         }
-        // Not in flight: the last start's frame is taken before giving up.
-        let _ = self.wait_frame();
         Err(RuntimeError::NeverCompleted { attempts: MAX_EXECUTE_ATTEMPTS })
+    }
+
+    /// Before the graph's memory goes: waits at most `micros` for a frame still in flight and takes it. `false`
+    /// when the frame has not completed by then: the backend may still write the memory, which must be leaked.
+    pub(crate) fn settle_frame(&mut self, micros: u64) -> bool {
+        let record = self.completion();
+        !record.in_flight() || record.wait(micros).is_ok()
     }
 
     /// The DSP-clock ticks from the start of the last frame taken to its completion, whatever it answered
