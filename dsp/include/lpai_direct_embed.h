@@ -215,7 +215,8 @@ int lpai_direct_embed_destroy(lpai_direct_embed* embed);
  * the frame with poll_frame or wait_frame for the message). It runs on the backend's own thread, or inside
  * start_frame when the backend completed the frame within the call: it may note the completion (set a flag, post
  * a semaphore, wake a thread) and must not call any lpai_direct_embed_* function on this handle, block, or take
- * long; the outputs are written when it runs. */
+ * long; the outputs are written and the frame reads as complete when it runs, so one poll_frame made after it has
+ * run takes the frame (never PENDING). */
 typedef void (*lpai_direct_embed_frame_done)(void* user, uint32_t qnn_code);
 
 /* Input sets the next load gives each graph: 1 (the default) or 2, so that the firmware fills one while a started
@@ -233,7 +234,8 @@ int lpai_direct_embed_start_frame(lpai_direct_embed* embed, lpai_direct_embed_fr
 int lpai_direct_embed_poll_frame(lpai_direct_embed* embed, int* frame);
 
 /* Blocks (the thread sleeps; nothing spins) until the started frame completes and takes it: *ready as
- * lpai_direct_embed_execute_frame answers it. */
+ * lpai_direct_embed_execute_frame answers it. Waits at most 10 s: then LPAI_DIRECT_EMBED_ERROR_FAILED with a message
+ * naming the graph, the frame still in flight (wait or poll again; destroy stays refused until it is taken). */
 int lpai_direct_embed_wait_frame(lpai_direct_embed* embed, int* ready);
 
 #ifdef __cplusplus

@@ -1,7 +1,7 @@
 //! The PD's completion signals: one fixed pool of [`SIGNAL_SLOTS`] platform signals outside any arena, each made
-//! at its first claim and never ended. A graph claims a slot for its asynchronous frames and gives it back when it
-//! is freed. Because the signals outlive every arena, a backend's notify thread may still set one after the memory
-//! of the frame it completed is gone: the late set only wakes the slot's next holder early, who looks at its own
+//! at its first claim and never ended. A thread that blocks for a frame claims one for the wait and gives it back
+//! after. Because the signals outlive every arena, a backend's notify thread may still set one after the memory of
+//! the frame it completed is gone: the late set only wakes the slot's next holder early, who looks at its own
 //! frame's state again and waits on.
 
 use super::{Current, Platform, PlatformError, Woken};
@@ -9,9 +9,9 @@ use core::cell::UnsafeCell;
 use core::mem::MaybeUninit;
 use core::sync::atomic::{AtomicU32, Ordering};
 
-/// How many graphs of the PD may hold a completion signal at once (graphs that have started an asynchronous
-/// frame and are not freed yet).
-pub const SIGNAL_SLOTS: usize = 16;
+/// How many threads of the PD may block for a frame at once (each a `qurt_signal_t` of 16 bytes kept for the life
+/// of the PD; a wait beyond them is refused, the frame left in flight to poll or wait for again).
+pub const SIGNAL_SLOTS: usize = 4;
 
 /// Every slot's bit.
 const ALL_SLOTS: u32 = (1 << SIGNAL_SLOTS) - 1;

@@ -12,13 +12,14 @@
 //!   then the state (NOTIFIED, release): that store is its last touch of the record, so a waiter that sees it may
 //!   free the arena at once. Only then does it run the caller's notify (so a caller woken by its callback that polls
 //!   once sees the frame done) and set the signal.
-//! - **The signal is not in the record.** A waiter sleeps on a slot of the PD's signal pool
-//!   ([`crate::platform::signals`]), which outlives every arena; a set that arrives after the slot changed hands only
-//!   wakes its next holder early, who looks at its own state again.
+//! - **The signal is not in the record.** A waiter borrows a slot of the PD's signal pool
+//!   ([`crate::platform::signals`]), which outlives every arena, and names it in the state word; the notifier learns
+//!   it from the same swap that publishes the completion, so no wake-up is lost. A set that arrives after the slot
+//!   changed hands only wakes its next holder early, who looks at its own state again.
 //! - **Every wait has an end.** [`Completion::wait`] is bounded; a timeout or a failed platform wait leaves the frame
 //!   in flight, to poll or wait for again, never stuck.
-//! - **The notify is typed.** Safe code gives a `&'static (dyn Fn(u32) + Sync)`; a C function and its argument come
-//!   only through the `unsafe` [`FrameNotify::from_c`].
+//! - **The notify is typed.** Safe code gives a `&'static` callable (`Fn(u32) + Sync`); a C function and its
+//!   argument come only through the `unsafe` [`FrameNotify::from_c`].
 //!
 //! [`Graph::start_frame`]: super::Graph::start_frame
 //! [`Owner::with_async_graph`]: super::Owner::with_async_graph
@@ -47,21 +48,31 @@ pub const TEARDOWN_WAIT_MS: u32 = 1_000;
 /// on the backend's notify thread (or inside `start_frame`, when the backend completed the frame within the call),
 /// after the outputs are written and after the frame's state says so (a poll made once it has run sees the frame
 /// done): it may note the completion (set a flag, post a semaphore), never call the graph or its embedding.
-#[derive(Clone, Copy)]
-pub struct FrameNotify(Notify);
+///
+/// Made only from a typed `&'static` callable ([`FrameNotify::new`]) or, for C, through the `unsafe`
+/// [`FrameNotify::from_c`]; kept as the function and argument the backend's thread calls (two words, as small as a
+/// C callback).
+#[derive(Clone, Copy, Debug)]
+pub struct FrameNotify {
+    function: unsafe extern "C" fn(user: *mut c_void, qnn_code: u32),
+    user: *mut c_void,
+}
 
-#[derive(Clone, Copy)]
-enum Notify {
-    /// Rust's: callable from any thread for as long as the program runs.
-    Rust(&'static (dyn Fn(u32) + Sync)),
-    /// C's: `function(user, qnn_code)`.
-    C { function: unsafe extern "C" fn(user: *mut c_void, qnn_code: u32), user: *mut c_void },
+/// Calls the `&'static N` behind `user` with the code.
+///
+/// # Safety
+/// `user` is a `&'static N` ([`FrameNotify::new`] makes the pair).
+unsafe extern "C" fn call_typed<N: Fn(u32) + Sync>(user: *mut c_void, qnn_code: u32) {
+    // SAFETY: the caller's promise: a `&'static N`, shared (`Sync`) with this thread.
+    let notify = unsafe { &*user.cast_const().cast::<N>() };
+    notify(qnn_code);
 }
 
 impl FrameNotify {
-    /// Calls `notify` with the code.
-    pub fn new(notify: &'static (dyn Fn(u32) + Sync)) -> FrameNotify {
-        FrameNotify(Notify::Rust(notify))
+    /// Calls `notify` with the code, from whichever thread completes the frame (a `&'static dyn Fn(u32) + Sync`
+    /// is given as `&DYN_REFERENCE`).
+    pub fn new<N: Fn(u32) + Sync>(notify: &'static N) -> FrameNotify {
+        FrameNotify { function: call_typed::<N>, user: ptr::from_ref(notify).cast_mut().cast() }
     }
 
     /// Calls `function(user, qnn_code)` (the embedding's C API).
@@ -70,24 +81,12 @@ impl FrameNotify {
     /// `function` may be called with `user` from another thread, once per frame started with this notify, until
     /// that frame is taken or its context is freed.
     pub unsafe fn from_c(function: unsafe extern "C" fn(user: *mut c_void, qnn_code: u32), user: *mut c_void) -> Self {
-        FrameNotify(Notify::C { function, user })
+        FrameNotify { function, user }
     }
 
     fn call(self, code: u32) {
-        match self.0 {
-            Notify::Rust(notify) => notify(code),
-            // SAFETY: `from_c`'s contract: callable with `user` from this thread for this frame.
-            Notify::C { function, user } => unsafe { function(user, code) },
-        }
-    }
-}
-
-impl core::fmt::Debug for FrameNotify {
-    fn fmt(&self, formatter: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        formatter.write_str(match self.0 {
-            Notify::Rust(_) => "FrameNotify(Rust)",
-            Notify::C { .. } => "FrameNotify(C)",
-        })
+        // SAFETY: `new` and `from_c` made the pair callable from any thread for the frame it was given for.
+        unsafe { (self.function)(self.user, code) }
     }
 }
 
@@ -97,6 +96,20 @@ const IDLE: u32 = 0;
 const RUNNING: u32 = 1;
 /// Notified: the code and tick are stored.
 const NOTIFIED: u32 = 2;
+/// The bits of the state word that hold the state; above them, the signal slot a waiter sleeps on, plus one (0:
+/// no waiter), so that the notifier learns it from the same swap that publishes NOTIFIED.
+const STATE_BITS: u32 = 0xFF;
+const SLOT_SHIFT: u32 = 8;
+
+/// The state word of a running frame whose waiter sleeps on `slot`.
+fn waiting_on(slot: SignalSlot) -> u32 {
+    RUNNING | (slot.index() + 1) << SLOT_SHIFT
+}
+
+/// The slot a state word names, if a waiter put one there.
+fn slot_in(word: u32) -> Option<SignalSlot> {
+    (word >> SLOT_SHIFT).checked_sub(1).and_then(SignalSlot::from_index)
+}
 
 /// Not known before the first frame.
 const UNKNOWN: u32 = 0;
@@ -104,9 +117,6 @@ const UNKNOWN: u32 = 0;
 const ASYNCHRONOUS: u32 = 1;
 /// The backend has no asynchronous execution: frames run inside `start_frame`.
 const SYNCHRONOUS: u32 = 2;
-
-/// The `slot` of a record that holds no signal slot.
-const NO_SLOT: u32 = u32::MAX;
 
 /// What a completed frame ended with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -124,12 +134,15 @@ pub(crate) enum NotCompleted {
     TimedOut,
     /// The platform's wait failed; the frame is still in flight.
     Platform(PlatformError),
+    /// Every signal of the PD's pool has a waiter already; the frame is still in flight.
+    NoSignal,
 }
 
 /// One graph's completion record, in the arena. Shared with the backend's notify thread through the pointer
 /// [`Completion::notify_param`] gives, so every field that thread touches is an atomic or written before the frame
 /// starts.
 pub(crate) struct Completion {
+    /// The state ([`IDLE`], [`RUNNING`], [`NOTIFIED`]) and the slot a waiter sleeps on.
     state: AtomicU32,
     code: AtomicU32,
     ticks_low: AtomicU32,
@@ -139,8 +152,6 @@ pub(crate) struct Completion {
     started_high: AtomicU32,
     /// Whether the backend executes asynchronously: [`UNKNOWN`], [`ASYNCHRONOUS`] or [`SYNCHRONOUS`].
     mode: AtomicU32,
-    /// The index of the PD signal slot the graph holds ([`NO_SLOT`] before its first asynchronous frame).
-    slot: AtomicU32,
     /// Written by the starting thread before `graphExecuteAsync`, read by the notify thread before it publishes
     /// the state.
     notify: UnsafeCell<Option<FrameNotify>>,
@@ -162,7 +173,6 @@ impl Completion {
             started_low: AtomicU32::new(0),
             started_high: AtomicU32::new(0),
             mode: AtomicU32::new(UNKNOWN),
-            slot: AtomicU32::new(NO_SLOT),
             notify: UnsafeCell::new(None),
         };
         let bytes = arena.bytes(size_of::<Completion>(), align_of::<Completion>())?;
@@ -175,26 +185,7 @@ impl Completion {
     /// Whether a frame is started and its completion not yet taken.
     #[inline(always)]
     pub(crate) fn in_flight(&self) -> bool {
-        self.state.load(Ordering::Acquire) != IDLE
-    }
-
-    /// Claims a signal slot for the graph's asynchronous frames unless it holds one; `false` when the PD's pool
-    /// has none free.
-    pub(crate) fn hold_signal(&self) -> bool {
-        if self.slot.load(Ordering::Relaxed) != NO_SLOT {
-            return true;
-        }
-        let Some(slot) = signals::claim() else { return false };
-        self.slot.store(slot.index(), Ordering::Relaxed);
-        true
-    }
-
-    /// Gives the graph's signal slot back (when the graph is freed; a frame still in flight then only wakes the
-    /// slot's next holder early).
-    pub(crate) fn release_signal(&self) {
-        if let Some(slot) = SignalSlot::from_index(self.slot.swap(NO_SLOT, Ordering::Relaxed)) {
-            signals::release(slot);
-        }
+        self.state.load(Ordering::Acquire) & STATE_BITS != IDLE
     }
 
     /// Marks a frame started, to be notified through [`Completion::notified`] or [`Completion::finish`].
@@ -214,29 +205,27 @@ impl Completion {
         ptr::from_ref(self).cast_mut().cast()
     }
 
-    /// Records the end of the frame: the code and tick, then the state (the last touch of the record), then the
-    /// caller's notify, then the signal.
+    /// Records the end of the frame: the code and tick, then the state (one swap, the last touch of the record,
+    /// which also answers the slot a waiter sleeps on), then the caller's notify, then that waiter's signal.
     ///
     /// # Safety
     /// `record` is a live record whose frame is running; it may be freed as soon as its state says NOTIFIED.
     pub(crate) unsafe fn finish(record: *const Completion, code: u32) {
         let ticks = Current::now_ticks();
-        // SAFETY: the caller's promise: live until the state store, the last access made through it.
-        let (notify, slot) = unsafe {
+        // SAFETY: the caller's promise: live until the state swap, the last access made through it.
+        let (notify, was) = unsafe {
             let record = &*record;
             record.code.store(code, Ordering::Relaxed);
             record.ticks_low.store(ticks as u32, Ordering::Relaxed);
             record.ticks_high.store((ticks >> 32) as u32, Ordering::Relaxed);
             // Written before the frame started and not again until it is taken (see `Sync`).
             let notify = *record.notify.get();
-            let slot = record.slot.load(Ordering::Relaxed);
-            record.state.store(NOTIFIED, Ordering::Release);
-            (notify, slot)
+            (notify, record.state.swap(NOTIFIED, Ordering::AcqRel))
         };
         if let Some(notify) = notify {
             notify.call(code);
         }
-        if let Some(slot) = SignalSlot::from_index(slot) {
+        if let Some(slot) = slot_in(was) {
             signals::set(slot);
         }
     }
@@ -255,26 +244,41 @@ impl Completion {
 
     /// The completion when the frame has completed (taking it: the record is idle again), `None` while it runs.
     pub(crate) fn poll(&self) -> Option<Completed> {
-        (self.state.load(Ordering::Acquire) == NOTIFIED).then(|| self.take())
+        (self.state.load(Ordering::Acquire) & STATE_BITS == NOTIFIED).then(|| self.take())
     }
 
-    /// Blocks (never spins) until the frame completes, at most `micros`, and takes its completion.
+    /// Blocks (never spins) until the frame completes, at most `micros`, and takes its completion. The waiter
+    /// borrows a signal of the PD's pool for the wait and names it in the state word, from which the notifier
+    /// learns it in the same swap that publishes the completion: no wake-up is lost, and none reaches freed memory.
     pub(crate) fn wait(&self, micros: u64) -> Result<Completed, NotCompleted> {
+        if let Some(completed) = self.poll() {
+            return Ok(completed);
+        }
+        let slot = signals::claim().ok_or(NotCompleted::NoSignal)?;
+        let waiting = waiting_on(slot);
+        if self.state.compare_exchange(RUNNING, waiting, Ordering::AcqRel, Ordering::Acquire).is_err() {
+            // Notified meanwhile (nothing else changes a running frame's state).
+            signals::release(slot);
+            return self.poll().ok_or(NotCompleted::Platform(PlatformError::Unsupported));
+        }
         let deadline = Current::now_ticks().saturating_add(micros_to_ticks(micros));
-        loop {
-            if let Some(completed) = self.poll() {
-                return Ok(completed);
-            }
+        let ended = loop {
             let left = ticks_to_micros(deadline.saturating_sub(Current::now_ticks()));
-            let slot = SignalSlot::from_index(self.slot.load(Ordering::Relaxed));
-            // A running frame with no slot ran synchronously and is already notified: never here.
-            let slot = slot.ok_or(NotCompleted::Platform(PlatformError::Unsupported))?;
             match signals::wait(slot, left) {
-                // The state says whose set it was: a late set from the slot's last holder only loops once more.
-                Ok(Woken::Set) => {}
-                Ok(Woken::TimedOut) => return self.poll().ok_or(NotCompleted::TimedOut),
-                Err(error) => return self.poll().ok_or(NotCompleted::Platform(error)),
+                // The state says whose set it was: a late set meant for the slot's last holder only loops once more.
+                Ok(Woken::Set) if self.state.load(Ordering::Acquire) & STATE_BITS != NOTIFIED => {}
+                Ok(Woken::Set) => break None,
+                Ok(Woken::TimedOut) => break Some(NotCompleted::TimedOut),
+                Err(error) => break Some(NotCompleted::Platform(error)),
             }
+        };
+        // Not waiting any more: a frame still running gets its plain state back (its notifier then sets nothing).
+        let still_running = ended.is_some()
+            && self.state.compare_exchange(waiting, RUNNING, Ordering::AcqRel, Ordering::Acquire).is_ok();
+        signals::release(slot);
+        match (still_running, ended) {
+            (true, Some(why)) => Err(why),
+            _ => self.poll().ok_or(NotCompleted::Platform(PlatformError::Unsupported)),
         }
     }
 
@@ -357,9 +361,7 @@ mod tests {
         let arena = Arena::new(unsafe { &mut *memory });
         let record = Completion::place(&arena).unwrap_or_else(|error| panic!("{error:?}"));
         // SAFETY: just placed, in `memory`, which the caller keeps until it is done with the record.
-        let shared = unsafe { record.as_ref() };
-        assert!(shared.hold_signal(), "the pool has a free slot");
-        shared.begin(notify);
+        unsafe { record.as_ref() }.begin(notify);
         (Memory(memory), record.as_ptr().cast_const())
     }
 
@@ -380,8 +382,6 @@ mod tests {
             let notifier = notify_from_another_thread(record);
             // SAFETY: alive in `memory`; the slot goes back before the memory does.
             let completed = unsafe { (*record).wait(10_000_000) };
-            // SAFETY: as above.
-            unsafe { (*record).release_signal() };
             free(memory);
             assert_eq!(completed.map(|done| done.code), Ok(0));
             notifier.join().unwrap_or_else(|_| panic!("the notifier panicked"));
@@ -397,8 +397,6 @@ mod tests {
             while unsafe { (*record).poll() }.is_none() {
                 std::thread::yield_now();
             }
-            // SAFETY: as above.
-            unsafe { (*record).release_signal() };
             free(memory);
             notifier.join().unwrap_or_else(|_| panic!("the notifier panicked"));
         }
@@ -428,8 +426,6 @@ mod tests {
             assert_eq!(SEEN.load(Ordering::Acquire), 1, "the callback saw the frame still running");
             // SAFETY: alive in `memory`.
             assert!(unsafe { (*record).poll() }.is_some());
-            // SAFETY: as above.
-            unsafe { (*record).release_signal() };
             free(memory);
         }
     }
@@ -444,7 +440,6 @@ mod tests {
         // SAFETY: the record is live and its frame running.
         unsafe { Completion::finish(record, 0) };
         assert!(record.poll().is_some() && !record.in_flight());
-        record.release_signal();
         free(memory);
     }
 

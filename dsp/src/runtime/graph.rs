@@ -107,7 +107,7 @@ pub struct Graph<'a> {
     inputs: &'a mut [Tensor],
     /// With two input sets, the other one (the one a frame in flight reads).
     other_inputs: Option<&'a mut [Tensor]>,
-    /// The asynchronous frame's completion record, in the arena (its signal slot is given back when the graph drops).
+    /// The asynchronous frame's completion record, in the arena.
     completion: NonNull<Completion>,
     outputs: &'a mut [Tensor],
     profile: ProfileHandle,
@@ -631,14 +631,6 @@ impl<'a> Graph<'a> {
             }
         }
         Err(RuntimeError::NeverCompleted { attempts: MAX_EXECUTE_ATTEMPTS })
-    }
-}
-
-impl Drop for Graph<'_> {
-    fn drop(&mut self) {
-        // Its context waited for any frame first ([`Graph::settle_frame`]), or leaks this graph instead of dropping it.
-        // SAFETY: placed in `prepare` for this graph, in the arena that outlives it; only shared.
-        unsafe { self.completion.as_ref() }.release_signal();
     }
 }
 

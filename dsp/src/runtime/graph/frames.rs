@@ -103,14 +103,6 @@ impl<'a> Graph<'a> {
         record.mark_started(Current::now_ticks());
         match self.table.graph_execute_async.filter(|_| record.executes_async() != Some(false)) {
             Some(execute_async) => {
-                if !record.hold_signal() {
-                    let graphs = SIGNAL_SLOTS + 1;
-                    return Err(RuntimeError::TooMany {
-                        what: "graphs with asynchronous frames",
-                        count: graphs,
-                        limit: SIGNAL_SLOTS,
-                    });
-                }
                 record.begin(notify);
                 // SAFETY: the tensor arrays and their client buffers live in the arena, and the one the frame reads
                 // is not handed out for writing until the frame is taken; the arena and the record outlive the frame
@@ -208,6 +200,10 @@ impl<'a> Graph<'a> {
             }
             NotCompleted::Platform(error) => {
                 RuntimeError::Platform { what: "waiting for the frame's completion", error }
+            }
+            NotCompleted::NoSignal => {
+                let (count, limit) = (SIGNAL_SLOTS + 1, SIGNAL_SLOTS);
+                RuntimeError::TooMany { what: "threads of the PD waiting for frames at once", count, limit }
             }
         })?;
         match self.state_of(completed)? {
