@@ -68,12 +68,13 @@ step "Hexagon self-test under qemu-hexagon"
 qemu-hexagon -cpu v73 target/hexagon-selftest/hexagon-unknown-linux-musl/release/lpai-dsp-selftest
 
 step "Miri (Stacked Borrows) on the codec, the shared core, the dsp self-tests and the embedding API's C functions"
-# Two dsp self-tests reach dlopen on purpose (a missing library), which Miri cannot call; they run natively and on
+# Three dsp self-tests reach dlopen on purpose (a missing library), which Miri cannot call; they run natively and on
 # Hexagon above and below, and so do the fuzz corpus replays (hundreds of call scripts: too slow under Miri).
 export MIRIFLAGS=-Zmiri-disable-isolation
 cargo miri test -q -p lpai-direct-idl 2>&1
 cargo miri test -q -p lpai-direct --lib 2>&1
-cargo miri test -q -p lpai-direct-dsp -- --skip a_well_formed_call --skip malformed_calls --skip corpus_replays 2>&1
+cargo miri test -q -p lpai-direct-dsp -- --skip a_well_formed_call --skip malformed_calls --skip corpus_replays \
+  --skip failed_library_names_a_library_that_does_not_load 2>&1
 cargo miri test -q -p lpai-direct-embed 2>&1
 unset MIRIFLAGS
 

@@ -54,7 +54,7 @@ pub const INTERFACE: Version =
 /// last minor whose first id it reaches. Bumping the IDL's minor without naming its first method here does not
 /// compile.
 pub const FIRST_METHOD_OF_MINOR: [u32; INTERFACE.minor as usize + 1] =
-    [codec::configure::ID, codec::version::ID, codec::register_op_package::ID];
+    [codec::configure::ID, codec::version::ID, codec::register_op_package::ID, codec::failed_library::ID];
 
 /// The minor version that added method `id` (0 for ids before the first minor's, `open` and `close`).
 pub const fn minor_of_method(id: u32) -> u32 {
@@ -215,13 +215,14 @@ mod tests {
 
     #[test]
     fn each_method_belongs_to_the_minor_that_added_it() {
-        assert_eq!(INTERFACE, Version { major: 1, minor: 2 });
+        assert_eq!(INTERFACE, Version { major: 1, minor: 3 });
         assert_eq!(minor_of_method(0), 0);
         assert_eq!(minor_of_method(codec::configure::ID), 0);
         assert_eq!(minor_of_method(codec::load_file_with_metadata::ID), 0);
         assert_eq!(minor_of_method(codec::version::ID), 1);
         assert_eq!(minor_of_method(codec::probe::ID), 1);
         assert_eq!(minor_of_method(codec::register_op_package::ID), 2);
+        assert_eq!(minor_of_method(codec::failed_library::ID), 3);
         assert!(Version { major: 1, minor: 0 } < INTERFACE && INTERFACE < Version { major: 2, minor: 0 });
     }
 }

@@ -62,6 +62,12 @@ pub const EXECUTE_FLOAT_OUTPUTS: u32 = 2;
 pub const PRIORITY_UNCHANGED: u32 = 0x7FFF_FFFF;
 /// `configure` lpai_target meaning "the skel's default" (aDSP on Hexagon, x86 elsewhere).
 pub const TARGET_DEFAULT: u32 = 0x7FFF_FFFF;
+/// `failed_library` answer: the last failed call stopped at neither library.
+pub const FAILED_LIBRARY_NONE: u32 = 0;
+/// `failed_library` answer: the last failed call stopped at the backend.
+pub const FAILED_LIBRARY_BACKEND: u32 = 1;
+/// `failed_library` answer: the last failed call stopped at the system library.
+pub const FAILED_LIBRARY_SYSTEM: u32 = 2;
 
 /// Bytes one tensor takes on the wire: 4 per element as float32, else its native size.
 pub const fn io_bytes(float: bool, elements: usize, native_bytes: usize) -> Option<usize> {

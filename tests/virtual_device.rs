@@ -180,9 +180,14 @@ fn run_seed(
     on_device(staged, faults, &all)
 }
 
+/// Runs `doctor` as the seed's command would run (`--backend libQnnLpai.so` unless `extra` names another).
 fn doctor(staged: &Staged, faults: &[(&str, &str)], words: &[&str], extra: &[&str]) -> Ran {
     let mut command: Vec<&str> = words.to_vec();
-    command.extend(["./lpai-net-run", "doctor", "--backend", "libQnnLpai.so", "--retrieve_context"]);
+    command.extend(["./lpai-net-run", "doctor"]);
+    if !extra.contains(&"--backend") {
+        command.extend(["--backend", "libQnnLpai.so"]);
+    }
+    command.push("--retrieve_context");
     let binary = format!("./{}", staged.binary_name);
     let system = format!("{DEVICE}/libQnnSystemContract.so");
     command.extend([binary.as_str(), "--system_library", system.as_str()]);
@@ -401,21 +406,122 @@ fn a_skel_missing_from_the_path_is_named_with_every_directory_searched() {
     assert!(check.contains(&searched), "{check}");
 }
 
-#[test]
-fn an_older_skel_first_on_the_path_is_named_with_the_newer_one() {
+/// The warning lines of a run (`lpai-net-run: warning:`).
+fn warnings(ran: &Ran) -> Vec<&str> {
+    ran.stderr.lines().filter(|line| line.starts_with("lpai-net-run: warning:")).collect()
+}
+
+/// Stages contract_single with an interface 1.0 copy of the skel in `old/`; answers the stage and the
+/// ADSP_LIBRARY_PATH assignment that finds that copy first.
+fn stage_with_an_older_skel_first() -> (Staged, String) {
     let staged = stage("contract_single", &StageWith::default());
     skel_speaking(
         &common::virtual_adsp("liblpai_direct_skel.so"),
         Version { major: 1, minor: 0 },
         &staged.directory.join("old"),
     );
-    let path = format!("ADSP_LIBRARY_PATH={DEVICE}/old;{DEVICE}/adsp");
+    (staged, format!("ADSP_LIBRARY_PATH={DEVICE}/old;{DEVICE}/adsp"))
+}
+
+#[test]
+fn an_older_skel_first_on_the_path_runs_with_one_warning_naming_the_newer_one() {
+    let (staged, path) = stage_with_an_older_skel_first();
+    let ran = run_seed(&staged, &[], &[&path], true, false, &[]);
+    assert_eq!(ran.status, Some(0), "{}{}", ran.stdout, ran.stderr);
+    let warnings = warnings(&ran);
+    assert_eq!(warnings.len(), 1, "{}", ran.stderr);
+    let seen = format!("the skel answered interface 1.0, older than this stub's {INTERFACE}, and the DSP loader finds");
+    let newer = format!("{DEVICE}/old/liblpai_direct_skel.so first, before {DEVICE}/adsp/liblpai_direct_skel.so");
+    assert!(warnings[0].contains(&seen) && warnings[0].contains(&newer), "{}", warnings[0]);
     let case = Case { words: &[&path], ..Case::default() };
+    let check = case.doctor_fails_at(&staged, "backend on the domain");
+    assert!(check.contains("probe needs interface 1.1, but the skel"), "{check}");
+}
+
+#[test]
+fn an_audio_pd_runs_when_this_process_finds_an_older_skel_first_with_one_warning() {
+    let (staged, path) = stage_with_an_older_skel_first();
+    let audio = [("LPAI_VD_STATIC_PDS", "audio")];
+    let ran = run_seed(&staged, &audio, &[&path], true, false, &["--pd", "audio"]);
+    assert_eq!(ran.status, Some(0), "{}{}", ran.stdout, ran.stderr);
+    let reference = common::fixture("contract_single").join("reference/float");
+    assert_eq!(common::result_files(&output_of(&staged)), common::files_below(&reference));
+    let warnings = warnings(&ran);
+    assert_eq!(warnings.len(), 1, "{}", ran.stderr);
+    let seen = format!("this process's ADSP_LIBRARY_PATH finds {DEVICE}/old/liblpai_direct_skel.so first");
+    let daemon = "but the audio PD's skel is loaded through its daemon, adsprpcd audiopd adsp, whose \
+                  ADSP_LIBRARY_PATH this process cannot read";
+    assert!(warnings[0].contains(&seen) && warnings[0].contains(daemon), "{}", warnings[0]);
+    // doctor passes the skel's check on what this process sees, and fails only where the skel's answer does.
+    let case = Case { faults: &audio, words: &[&path], extra: &["--pd", "audio"] };
+    let check = case.doctor_fails_at(&staged, "backend on the domain");
+    assert!(
+        check.contains("probe needs interface 1.1, but the skel liblpai_direct_skel.so of the audio PD"),
+        "{check}"
+    );
+    let ran = doctor(&staged, &audio, &[&path], &["--pd", "audio"]);
+    let skel = check_line(&ran, "skel on the DSP loader's path");
+    let opened = "ok: the PD opened liblpai_direct_skel.so of the audio PD (loaded through its daemon";
+    let finds = format!("this process's path finds {DEVICE}/old/liblpai_direct_skel.so (interface 1.0");
+    assert!(skel.contains(opened) && skel.contains(&finds), "{skel}");
+}
+
+#[test]
+fn doctor_passes_a_skel_of_a_newer_minor_saying_the_skel_has_more() {
+    let staged = stage("contract_single", &StageWith::default());
+    let newer = format!("{}.{}", INTERFACE.major, INTERFACE.minor + 1);
+    let ran = doctor(&staged, &[("LPAI_VD_SKEL_INTERFACE", &newer)], &[], &[]);
+    assert_eq!(ran.status, Some(0), "{}{}", ran.stdout, ran.stderr);
+    let handshake = ran.stdout.lines().find(|line| line.contains("doctor: version handshake: ")).unwrap();
+    assert!(handshake.contains(&format!("ok: skel interface {newer}")), "{handshake}");
+    assert!(!handshake.contains("lacks"), "the newer skel lacks nothing: {handshake}");
+    let more = format!("the skel also has methods newer than this stub's interface {INTERFACE}");
+    assert!(handshake.contains(&more), "{handshake}");
+}
+
+/// The line of check `check` of a doctor run.
+fn check_line<'r>(ran: &'r Ran, check: &str) -> &'r str {
+    let name = format!("lpai-net-run doctor: {check}: ");
+    ran.stdout.lines().find(|line| line.starts_with(&name)).unwrap_or_else(|| panic!("no {check}:\n{}", ran.stdout))
+}
+
+#[test]
+fn doctor_attributes_each_configure_failure_by_what_the_skel_answers() {
+    let staged = stage("contract_single", &StageWith::default());
+    let missing_system = ["--dsp_system_library", "libQnnSystem.so"];
+    let check = Case { extra: &missing_system, ..Case::default() }.doctor_fails_at(&staged, "DSP-side libraries");
+    let expected =
+        format!("the DSP side cannot find the system library libQnnSystem.so: the DSP loader searched {DEVICE}");
+    assert!(check.contains(&expected), "{check}");
+
+    // A backend path that holds the words "system library": the message names the backend.
+    let backend = format!("{DEVICE}/system library/libQnnLpai.so");
+    let backend_by_path = ["--dsp_system_library", "libQnnSystem.so", "--backend", &backend];
+    let check = Case { extra: &backend_by_path, ..Case::default() }.doctor_fails_at(&staged, "DSP-side libraries");
+    let expected = format!("the DSP side cannot load the backend {backend} (--backend names it by its path");
+    assert!(check.contains(&expected), "{check}");
+
+    let not_a_system_library = ["--dsp_system_library", "libQnnLpai.so"];
+    let case = Case { extra: &not_a_system_library, ..Case::default() };
+    let check = case.doctor_fails_at(&staged, "DSP-side libraries");
+    let expected = "the DSP side loads the system library libQnnLpai.so but cannot use it (the skel says: configure \
+                    failed in adsp: system library libQnnLpai.so: ";
+    assert!(check.contains(expected) && check.contains("(AEE_ENOSUCHSYMBOL, 0x80000442)"), "{check}");
     let line = case.refused(&staged);
-    let loaded = format!("the DSP loaded {DEVICE}/old/liblpai_direct_skel.so (it answered interface 1.0)");
-    let newer = format!("before {DEVICE}/adsp/liblpai_direct_skel.so (interface {INTERFACE}");
-    assert!(line.contains(&loaded) && line.contains(&newer), "{line}");
-    assert!(case.doctor_fails_at(&staged, "version handshake").contains(&loaded));
+    assert!(line.contains(&format!("configuring the skel: {expected}")), "{line}");
+
+    let too_long = format!("{DEVICE}/{}/libQnnLpai.so", "d".repeat(260));
+    let check =
+        Case { extra: &["--backend", &too_long], ..Case::default() }.doctor_fails_at(&staged, "DSP-side libraries");
+    let expected = "the skel refused the configuration before loading a library: configure failed in adsp: configure: \
+                    a library path is longer than 255 bytes";
+    assert!(check.contains(expected), "{check}");
+
+    let cdsp = doctor(&staged, &[], &[], &["--domain", "cdsp"]);
+    let loaded = "lpai-net-run doctor: DSP-side libraries: ok: the DSP side loads the backend libQnnLpai.so; it fails \
+                  after loading (below)";
+    assert_eq!(check_line(&cdsp, "DSP-side libraries"), loaded, "{}", cdsp.stdout);
+    assert_eq!(failed_check(&cdsp), check_line(&cdsp, "backend on the domain"));
 }
 
 #[test]

@@ -1,5 +1,5 @@
 //! The method table: runs the IDL method an invocation names on its session (the last error cleared first, but for
-//! `last_error` itself).
+//! `last_error` and `failed_library`, which answer for it).
 
 use super::error::SkelError;
 use super::methods::{self, Answer};
@@ -11,7 +11,7 @@ use lpai_direct::codec::{self, Decoded};
 
 /// Runs method `id`.
 pub(super) fn dispatch(session: &mut Session, id: u32, call: &mut Decoded<'_>) -> Answer {
-    if id != codec::last_error::ID {
+    if id != codec::last_error::ID && id != codec::failed_library::ID {
         session.clear_error();
     }
     let answer = match id {
@@ -29,6 +29,7 @@ pub(super) fn dispatch(session: &mut Session, id: u32, call: &mut Decoded<'_>) -
         codec::version::ID => methods::version(call),
         codec::probe::ID => methods::probe(session, call),
         codec::register_op_package::ID => methods::register_op_package(session, call),
+        codec::failed_library::ID => methods::failed_library(session, call),
         _ => Err(SkelError::aee(EUNSUPPORTED)),
     };
     if let Err(SkelError { aee, qnn: Some(qnn) }) = answer {

@@ -508,3 +508,8 @@ pub(super) fn last_error(session: &mut Session, call: &mut Decoded<'_>) -> Answe
     codec::copy_prefix(out, message);
     Ok(call.set_u32(codec::last_error::MESSAGE_BYTES, message.len() as u32)?)
 }
+
+/// `failed_library`: the configured library the last failed call stopped at (`wire::FAILED_LIBRARY_*`).
+pub(super) fn failed_library(session: &Session, call: &mut Decoded<'_>) -> Answer {
+    Ok(call.set_u32(codec::failed_library::LIBRARY, session.failed_library())?)
+}

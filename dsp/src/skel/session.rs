@@ -1,11 +1,13 @@
-//! What one open handle holds: settings, the QNN libraries, loaded contexts with their arenas, the last error;
-//! all in one block of memory allocated when the handle opens, so nothing of it sits in the static table.
+//! What one open handle holds: settings, the QNN libraries, loaded contexts with their arenas, the last error and
+//! the library it stopped at; all in one block of memory allocated when the handle opens, so nothing of it sits in
+//! the static table.
 
 use crate::platform::{Current, Level, Line, Platform, Shared};
 use crate::runtime::{Libraries, LibraryRole, Owned, Owner};
 use crate::say;
 use core::ffi::CStr;
 use core::ptr::NonNull;
+use lpai_direct::wire::{FAILED_LIBRARY_BACKEND, FAILED_LIBRARY_NONE, FAILED_LIBRARY_SYSTEM};
 
 /// Most contexts one handle holds.
 pub(super) const MAX_CONTEXTS: usize = 4;
@@ -99,6 +101,8 @@ pub(crate) struct Session {
     loads: u32,
     /// The message of the last failed call.
     last_error: Line,
+    /// The configured library the last failed call stopped at (`wire::FAILED_LIBRARY_*`), for `failed_library`.
+    failed_library: u32,
 }
 
 const _: () = assert!(core::mem::align_of::<Session>() <= 8, "Platform::allocate promises 8-byte alignment");
@@ -117,6 +121,7 @@ impl Session {
             core::ptr::addr_of_mut!((*session).serials).write([0; MAX_CONTEXTS]);
             core::ptr::addr_of_mut!((*session).loads).write(0);
             core::ptr::addr_of_mut!((*session).last_error).write(Line::new());
+            core::ptr::addr_of_mut!((*session).failed_library).write(FAILED_LIBRARY_NONE);
         }
         Some(memory)
     }
@@ -195,9 +200,10 @@ impl Session {
         slot.and_then(|slot| self.contexts.get_mut(slot)).and_then(Option::take).is_some()
     }
 
-    /// The last error, cleared, to write a new message into (then call [`Session::log_error`]).
+    /// The last error, cleared, to write a new message into (then call [`Session::log_error`]); the failure is at
+    /// no library.
     pub(super) fn error_line(&mut self) -> &mut Line {
-        self.last_error.clear();
+        self.clear_error();
         &mut self.last_error
     }
 
@@ -206,18 +212,20 @@ impl Session {
         crate::log!(Level::Info, self.last_error.as_str());
     }
 
-    /// Clears the last error (every call but `last_error` does).
+    /// Clears the last error and the library it stopped at (every call but `last_error` and `failed_library` does).
     pub(super) fn clear_error(&mut self) {
         self.last_error.clear();
+        self.failed_library = FAILED_LIBRARY_NONE;
     }
 
-    /// Records why a library did not load, naming its path.
+    /// Records why a library did not load or was refused after loading, naming its path, and which one it was.
     pub(super) fn fail_library(&mut self, which: LibraryRole, error: &crate::runtime::RuntimeError) {
         self.last_error.clear();
-        let (what, path) = match which {
-            LibraryRole::System => ("system library", &self.settings.system_library),
-            LibraryRole::Backend => ("backend", &self.settings.backend),
+        let (what, path, code) = match which {
+            LibraryRole::System => ("system library", &self.settings.system_library, FAILED_LIBRARY_SYSTEM),
+            LibraryRole::Backend => ("backend", &self.settings.backend, FAILED_LIBRARY_BACKEND),
         };
+        self.failed_library = code;
         say!(&mut self.last_error, what, " ", path.text(), ": ", error);
         self.log_error();
     }
@@ -225,6 +233,11 @@ impl Session {
     /// The last error's text.
     pub(super) fn last_error(&self) -> &str {
         self.last_error.as_str()
+    }
+
+    /// The configured library the last failed call stopped at (`wire::FAILED_LIBRARY_*`).
+    pub(super) fn failed_library(&self) -> u32 {
+        self.failed_library
     }
 }
 

@@ -33,6 +33,7 @@ pub(crate) mod contract;
 pub(crate) mod conversion;
 pub(crate) mod embedding;
 pub(crate) mod execution;
+pub(crate) mod failed_library;
 pub(crate) mod handles;
 pub(crate) mod island;
 pub(crate) mod op_packages;
@@ -89,6 +90,7 @@ pub fn all() -> impl Iterator<Item = &'static SelfTest> {
         embedding::SELF_TESTS,
         asynchronous::SELF_TESTS,
         op_packages::SELF_TESTS,
+        failed_library::SELF_TESTS,
     ]
     .into_iter()
     .flatten()

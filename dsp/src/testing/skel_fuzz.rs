@@ -339,7 +339,11 @@ impl Call {
             Mutation::ShortPrimary => self.method.totals().primary_in_bytes > 0,
             Mutation::LongCount => sequences(self.method).next().is_some(),
             Mutation::Unterminated => sequences(self.method).any(|sequence| sequence.string),
-            Mutation::Overlap => self.outputs().any(|arg| self.buffers[arg].1 > 0),
+            // An output with a length, and another buffer with one to overlap (not every method has two).
+            Mutation::Overlap => {
+                let with_length = (0..self.arguments()).filter(|&arg| self.buffers[arg].1 > 0).count();
+                self.outputs().any(|arg| self.buffers[arg].1 > 0) && with_length > 1
+            }
             Mutation::None | Mutation::Counts | Mutation::UnknownMethod => true,
         }
     }

@@ -1,14 +1,17 @@
 //! `lpai-net-run doctor`: the checks a first run on a device goes through, in order and without running a model,
 //! one line each (`ok: ...`, or `FAILED: <cause>; <what to do>`, the rest then `skipped`): the FastRPC library, the
 //! domain, the PD, the skel on the DSP loader's path, the version handshake, the DSP side's libraries, the backend
-//! on that domain, and optionally a context binary's versions against the backend's.
+//! on that domain, and optionally a context binary's versions against the backend's. A check fails on what the
+//! library or the skel answered (codes and fields, never a message's wording); what this side only infers (the
+//! search path of a static PD's daemon, which it cannot read) is said, not failed.
 
 use crate::metadata::{BinaryMetadata, HostSystemLibrary};
 use lpai_direct::aee;
 use lpai_direct::version::INTERFACE;
 use lpai_direct_stub::stub::fastrpc::{self, Domain, FastRpc, FastRpcOptions};
-use lpai_direct_stub::stub::first_contact::{self, BackendFacts, DspLibrary, SkelSearch};
-use lpai_direct_stub::stub::{stub_version, BackendInfo, Configuration, Named, SkelVersion, Stub, StubError};
+use lpai_direct_stub::stub::first_contact::{self, BackendFacts, Configured, DspLibrary, SkelSearch};
+use lpai_direct_stub::stub::{address::SKEL_FILE_NAME, StubError};
+use lpai_direct_stub::stub::{stub_version, BackendInfo, Configuration, LibraryFailure, Named, SkelVersion, Stub};
 use std::ffi::CString;
 use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
@@ -128,7 +131,7 @@ pub fn run(settings: &DoctorSettings) -> Vec<Check> {
     if !report.add(answered) {
         return report.finish();
     }
-    let search = SkelSearch::run(domain);
+    let search = SkelSearch::run(domain, options.pd);
     let uri = fastrpc::skel_uri(domain, options.session);
     let opened = Stub::open(Box::new(transport), &uri);
     let (pd, skel) = match &opened {
@@ -148,28 +151,25 @@ pub fn run(settings: &DoctorSettings) -> Vec<Check> {
             return report.finish();
         }
     };
-    if !report.add(handshake(stub.skel_version())) {
+    if !report.add(handshake(stub.skel_version(), stub.skel_warning())) {
         return report.finish();
     }
-    let libraries = configure(&mut stub, settings).and_then(|()| stub.probe().map_err(|error| error.to_string()));
-    let backend = match libraries {
-        Ok(backend) => {
-            report.add(Outcome::Ok(libraries_found(settings, &backend)));
-            report.add(Outcome::Ok(backend_created(domain, &backend)));
-            backend
-        }
+    let (loaded, created) = match libraries_and_backend(&mut stub, settings) {
+        Ok(checks) => checks,
         Err(why) => {
-            report.add(why_libraries(settings, &why));
-            if report.passing() {
-                let explained = match domain {
-                    Domain::Adsp => why,
-                    _ => first_contact::wrong_domain(domain, &why),
-                };
-                report.add(Outcome::Failed(explained));
-            }
+            report.add(Outcome::Failed(why));
             return report.finish();
         }
     };
+    report.add(Outcome::Ok(loaded));
+    let backend = match created {
+        Ok(backend) => backend,
+        Err(why) => {
+            report.add(Outcome::Failed(why));
+            return report.finish();
+        }
+    };
+    report.add(Outcome::Ok(backend_created(domain, &backend)));
     report.add(binary_check(binary, &backend));
     report.finish()
 }
@@ -190,6 +190,13 @@ fn pd_opened(options: &FastRpcOptions) -> Outcome {
 }
 
 fn skel_found(search: &SkelSearch) -> Outcome {
+    if !search.is_the_loaders() {
+        let seen = match search.loaded() {
+            Some(first) => format!("this process's path finds {} first", first.described()),
+            None => format!("this process's path has no {SKEL_FILE_NAME}"),
+        };
+        return Outcome::Ok(format!("the PD opened {}; {seen}", search.skel_source()));
+    }
     let Some(loaded) = search.loaded() else {
         return Outcome::Failed(search.described());
     };
@@ -201,16 +208,20 @@ fn skel_found(search: &SkelSearch) -> Outcome {
     Outcome::Ok(format!("{}{others}", loaded.described()))
 }
 
-fn handshake(skel: &SkelVersion) -> Outcome {
+/// The handshake's check: the skel's version against this stub's, and the stub's warning, if any.
+fn handshake(skel: &SkelVersion, warning: Option<&str>) -> Outcome {
     let stub = stub_version();
+    let warning = warning.map(|warning| format!("; warning: {warning}")).unwrap_or_default();
     match skel.interface() {
         Some(interface) if *skel != SkelVersion::Unversioned && interface == INTERFACE => {
-            Outcome::Ok(format!("skel {skel}; stub {stub}"))
+            Outcome::Ok(format!("skel {skel}; stub {stub}{warning}"))
         }
         Some(interface) if *skel != SkelVersion::Unversioned && interface.major == INTERFACE.major => {
-            Outcome::Ok(format!(
-                "skel {skel}; stub {stub}: the run works, but the skel lacks the methods after interface {interface}"
-            ))
+            let works = match interface < INTERFACE {
+                true => format!("the stub refuses by name each method of a later interface than {interface}"),
+                false => format!("the skel also has methods newer than this stub's interface {INTERFACE}, unused here"),
+            };
+            Outcome::Ok(format!("skel {skel}; stub {stub}: the run works; {works}{warning}"))
         }
         _ => Outcome::Failed(format!(
             "the skel is {skel} and the stub speaks interface {INTERFACE}; stage the skel of this build (lpai-net-run \
@@ -219,36 +230,67 @@ fn handshake(skel: &SkelVersion) -> Outcome {
     }
 }
 
-/// Configures the skel with the backend and system library (which loads both and creates the backend).
-fn configure(stub: &mut Stub, settings: &DoctorSettings) -> Result<(), String> {
+/// What the libraries' check found (`Err`: why it failed) and, when it passed, what the backend's check found
+/// (`Err`: why it failed).
+type LibrariesAndBackend = Result<(String, Result<BackendInfo, String>), String>;
+
+/// The checks of the DSP side's libraries and of the backend: configures the skel with the backend and system
+/// library (which loads both and creates the backend), then asks it to describe them (`probe`). A failed configure
+/// is placed by the library the skel names and its code ([`Stub::library_failure`]).
+fn libraries_and_backend(stub: &mut Stub, settings: &DoctorSettings) -> LibrariesAndBackend {
     let path = |path: &PathBuf| {
-        CString::new(path.as_os_str().as_bytes()).map_err(|_| format!("{} holds a NUL", path.display()))
+        CString::new(path.as_os_str().as_bytes())
+            .map_err(|_| format!("{} holds a NUL byte, which no library path can hold", path.display()))
     };
-    let system_library = match &settings.dsp_system_library {
-        Some(system) => path(system)?,
-        None => CString::default(),
-    };
+    let system_library = settings.dsp_system_library.as_ref().map(path).transpose()?.unwrap_or_default();
     let configuration = Configuration::with_libraries(path(&settings.backend)?, system_library, 0);
-    stub.configure(&configuration).map_err(|error| match error.code() {
-        Some(code) if aee::plain(code) == aee::EUNABLETOLOAD => format!("{UNLOADABLE}{error}"),
-        _ => error.to_string(),
-    })
+    match stub.configure(&configuration) {
+        Ok(()) => match stub.probe() {
+            Ok(backend) => Ok((libraries_found(settings, &backend), Ok(backend))),
+            Err(error) => Ok((libraries_loaded(settings), Err(error.to_string()))),
+        },
+        Err(error) => {
+            let failure = stub.library_failure(&error, settings.dsp_system_library.is_some());
+            configure_failed(settings, &failure, &error)
+        }
+    }
 }
 
-/// Marks a configure failure that was a library the DSP side could not load.
-const UNLOADABLE: &str = "unloadable: ";
+/// The two checks after a failed configure, from where it stopped: a library that did not load, or loaded but is
+/// refused, fails the libraries' check; a backend refused after loading fails the backend's; a configure refused
+/// before loading, or one the skel does not place, fails the libraries' check with the skel's own words.
+fn configure_failed(settings: &DoctorSettings, failure: &LibraryFailure, error: &StubError) -> LibrariesAndBackend {
+    let configured = Configured {
+        backend: &settings.backend,
+        system_library: settings.dsp_system_library.as_deref(),
+        domain: settings.fastrpc.domain,
+        pd: settings.fastrpc.pd,
+    };
+    let said = error.to_string();
+    let explained = first_contact::configure_failure(failure, &configured, &said);
+    let failed = match failure {
+        LibraryFailure::Unloadable(_) => {
+            explained.map_or(said.clone(), |line| format!("{line} (the skel says: {said})"))
+        }
+        LibraryFailure::Refused(DspLibrary::System) => explained.unwrap_or(said),
+        LibraryFailure::Refused(DspLibrary::Backend) => {
+            let backend = settings.backend.display();
+            let loaded = format!("the DSP side loads the backend {backend}; it fails after loading (below)");
+            return Ok((loaded, Err(explained.unwrap_or(said))));
+        }
+        LibraryFailure::Neither => format!("the skel refused the configuration before loading a library: {said}"),
+        LibraryFailure::Unknown(why) => format!("{said} ({why})"),
+    };
+    Err(failed)
+}
 
-fn why_libraries(settings: &DoctorSettings, why: &str) -> Outcome {
-    let Some(skel_said) = why.strip_prefix(UNLOADABLE) else {
-        return Outcome::Ok("the DSP side loads the backend (it failed after loading)".into());
+/// The libraries' check when configure loaded them but `probe` could not describe them.
+fn libraries_loaded(settings: &DoctorSettings) -> String {
+    let system = match &settings.dsp_system_library {
+        Some(system) => format!(" and the system library {}", system.display()),
+        None => String::new(),
     };
-    let (which, name) = match (skel_said.contains("system library"), &settings.dsp_system_library) {
-        (true, Some(system)) => (DspLibrary::System, system),
-        _ => (DspLibrary::Backend, &settings.backend),
-    };
-    let search = lpai_direct_stub::stub::dsp_search::SearchPath::from_environment();
-    let line = first_contact::library_missing(which, &name.to_string_lossy(), settings.fastrpc.domain, &search);
-    Outcome::Failed(format!("{line} (the skel says: {skel_said})"))
+    format!("the DSP side loads the backend {}{system} (configure succeeded)", settings.backend.display())
 }
 
 fn libraries_found(settings: &DoctorSettings, backend: &BackendInfo) -> String {
@@ -323,4 +365,67 @@ fn binary_check(binary: ReadBinary, backend: &BackendInfo) -> Outcome {
         facts.build_id.as_deref(),
         &facts_of_backend,
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use lpai_direct::version::Version;
+
+    fn settings(domain: Domain) -> DoctorSettings {
+        DoctorSettings {
+            fastrpc: FastRpcOptions { domain, ..FastRpcOptions::default() },
+            backend: "libQnnLpai.so".into(),
+            dsp_system_library: Some("libQnnSystem.so".into()),
+            retrieve_context: None,
+            system_library: None,
+        }
+    }
+
+    fn skel(minor: u32) -> SkelVersion {
+        let interface = Version { major: INTERFACE.major, minor };
+        SkelVersion::Known { interface, hex_version: 73, build_id: "b".into() }
+    }
+
+    #[test]
+    fn the_handshake_says_which_side_has_the_newer_methods() {
+        let Outcome::Ok(newer) = handshake(&skel(INTERFACE.minor + 1), None) else { panic!("a newer minor fails") };
+        assert!(!newer.contains("lacks") && !newer.contains("refuses"), "{newer}");
+        let expected = format!("the run works; the skel also has methods newer than this stub's interface {INTERFACE}");
+        assert!(newer.contains(&expected), "{newer}");
+        let Outcome::Ok(older) = handshake(&skel(0), Some("an older skel may shadow")) else { panic!("older fails") };
+        assert!(older.contains("the stub refuses by name each method of a later interface than 1.0"), "{older}");
+        assert!(older.ends_with("; warning: an older skel may shadow"), "{older}");
+        let Outcome::Ok(same) = handshake(&skel(INTERFACE.minor), None) else { panic!("the same version fails") };
+        assert!(!same.contains("the run works"), "{same}");
+    }
+
+    #[test]
+    fn a_failed_configure_is_attributed_by_the_library_the_skel_names() {
+        let error = StubError::Call {
+            method: "configure",
+            place: "adsp".into(),
+            code: aee::dsp(aee::EUNABLETOLOAD) as u32,
+            code_name: "AEE_EUNABLETOLOAD",
+            message: "the skel's words".into(),
+        };
+        let said = format!("(the skel says: {error})");
+        let adsp = settings(Domain::Adsp);
+        let failed = |failure| configure_failed(&adsp, &failure, &error).unwrap_err();
+        let backend = failed(LibraryFailure::Unloadable(DspLibrary::Backend));
+        assert!(backend.contains(" the backend libQnnLpai.so") && backend.ends_with(&said), "{backend}");
+        let system = failed(LibraryFailure::Unloadable(DspLibrary::System));
+        assert!(system.contains(" the system library libQnnSystem.so") && system.ends_with(&said), "{system}");
+        let refused = failed(LibraryFailure::Refused(DspLibrary::System));
+        assert!(refused.starts_with("the DSP side loads the system library libQnnSystem.so but cannot use it"));
+        let before = failed(LibraryFailure::Neither);
+        assert!(before.starts_with("the skel refused the configuration before loading a library: configure failed"));
+        assert!(failed(LibraryFailure::Unknown("the skel does not say".into())).ends_with("(the skel does not say)"));
+        let after = LibraryFailure::Refused(DspLibrary::Backend);
+        let (loaded, created) = configure_failed(&adsp, &after, &error).unwrap();
+        assert!(loaded.starts_with("the DSP side loads the backend libQnnLpai.so"), "{loaded}");
+        assert_eq!(created, Err(error.to_string()));
+        let (_, created) = configure_failed(&settings(Domain::Cdsp), &after, &error).unwrap();
+        assert!(created.unwrap_err().starts_with("the backend cannot be created on the cdsp"));
+    }
 }

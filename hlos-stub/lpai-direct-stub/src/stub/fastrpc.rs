@@ -204,7 +204,8 @@ impl Transport for FastRpc {
                         first_contact::control_refusal(self.options.pd, self.options.domain, &shown)
                     }
                     false => {
-                        first_contact::open_failure(status as u32, &self.options, &SkelSearch::run(self.options.domain))
+                        let search = SkelSearch::run(self.options.domain, self.options.pd);
+                        first_contact::open_failure(status as u32, &self.options, &search)
                     }
                 });
                 Err(status)
@@ -231,11 +232,11 @@ impl Transport for FastRpc {
     }
 
     fn skel_source(&self) -> String {
-        SkelSearch::run(self.options.domain).described()
+        SkelSearch::run(self.options.domain, self.options.pd).skel_source()
     }
 
     fn skel_search(&self) -> Option<SkelSearch> {
-        Some(SkelSearch::run(self.options.domain))
+        Some(SkelSearch::run(self.options.domain, self.options.pd))
     }
 
     fn buffer(&mut self, bytes: usize) -> IoBuffer {

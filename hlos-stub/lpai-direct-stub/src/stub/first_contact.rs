@@ -1,15 +1,20 @@
 //! First contact with a device: what each failure of the FastRPC library, the DSP loader or the skel usually
-//! means there and what to do about it, one line each, worked out from the code and from what this side can see
-//! (the DSP loader's search path and the skel files on it, the run's options). The codes are the ones quic/fastrpc
-//! answers (see "When the device says no" in docs/src/on-a-device.md).
+//! means there and what to do about it, one line each, worked out from the codes and fields the library and the
+//! skel answer and from what this side can see (the DSP loader's search path and the skel files on it, the run's
+//! options), never from the wording of a message. This process's search path is the loader's only for the user PD:
+//! a static PD loads through its own daemon, whose path this process cannot read, and the lines say so. The codes
+//! are the ones quic/fastrpc answers (see "When the device says no" in docs/src/on-a-device.md).
 
 use super::address::{Domain, FastRpcOptions, Pd, SKEL_FILE_NAME};
 use super::dsp_search::{Found, SearchPath};
+use super::library_failure::LibraryFailure;
 use super::library_version;
 use super::names::Named;
 use lpai_direct::aee;
 use lpai_direct::qnn::Version as QnnVersion;
 use lpai_direct::version::{Record, Version, INTERFACE};
+use std::borrow::Cow;
+use std::path::Path;
 
 /// A skel file the DSP loader's search finds, and the version its file carries.
 #[derive(Clone, Debug)]
@@ -37,18 +42,23 @@ fn from_where(found: &Found) -> String {
     format!("from the {kind} directory {}", found.directory.shown())
 }
 
-/// Where the DSP loader looks for the skel on one domain, and every copy it finds, first the one it loads.
+/// Where the DSP loader looks for the skel on one domain, and every copy it finds, first the one it loads (for the
+/// user PD; see [`SkelSearch::is_the_loaders`]).
 #[derive(Clone, Debug)]
 pub struct SkelSearch {
     /// The search path of this process.
     pub search: SearchPath,
     /// Every skel file found, in search order.
     pub found: Vec<SkelFile>,
+    /// The PD the skel is opened in.
+    pub pd: Pd,
+    /// The domain searched for.
+    pub domain: Domain,
 }
 
 impl SkelSearch {
-    /// Searches this process's search path for the skel, as the loader of `domain` would.
-    pub fn run(domain: Domain) -> SkelSearch {
+    /// Searches this process's search path for the skel, as the loader of `domain` would, for a skel opened in `pd`.
+    pub fn run(domain: Domain, pd: Pd) -> SkelSearch {
         let search = SearchPath::from_environment();
         let found = search
             .find_all(SKEL_FILE_NAME, domain.uri_name())
@@ -58,7 +68,23 @@ impl SkelSearch {
                 SkelFile { found, version }
             })
             .collect();
-        SkelSearch { search, found }
+        SkelSearch { search, found, pd, domain }
+    }
+
+    /// Whether this process's search is the one the PD's loader makes: FastRPC serves the user PD's loads from this
+    /// process; a static PD's (audio, sensors, root) are served by its own daemon, whose path this process cannot
+    /// read.
+    pub fn is_the_loaders(&self) -> bool {
+        loads_through_this_process(self.pd)
+    }
+
+    /// The skel the PD opened, for messages: the first file of the search for the user PD; for a static PD, that
+    /// it came from its daemon's path.
+    pub fn skel_source(&self) -> String {
+        match self.is_the_loaders() {
+            true => self.described(),
+            false => format!("{SKEL_FILE_NAME} of the {} PD ({})", self.pd.name(), daemon_path(self.pd, self.domain)),
+        }
     }
 
     /// The file the loader loads: the first found.
@@ -114,6 +140,26 @@ pub fn pd_restarted(first: usize, during: usize, how: &str) -> String {
     )
 }
 
+/// Whether the PD's library loads are served from this process, so that this process's search path is its loader's:
+/// the user PD's are (FastRPC serves them here); a static PD's (audio, sensors, root) are served by its own daemon.
+pub fn loads_through_this_process(pd: Pd) -> bool {
+    pd == Pd::User
+}
+
+/// The command of a static PD's own HLOS daemon, where known (the audio PD's).
+fn daemon_command(pd: Pd, domain: Domain) -> Option<String> {
+    (pd == Pd::Audio).then(|| format!("adsprpcd audiopd {}", domain.uri_name()))
+}
+
+/// Who serves a static PD's loads, and that this process cannot read its search path.
+fn daemon_path(pd: Pd, domain: Domain) -> String {
+    let daemon = match daemon_command(pd, domain) {
+        Some(command) => format!("its daemon, {command}"),
+        None => "its own daemon".to_string(),
+    };
+    format!("loaded through {daemon}, whose ADSP_LIBRARY_PATH this process cannot read")
+}
+
 /// What a failed open of the skel URI means (`refusal` says why a control open that came first failed, when one
 /// did).
 pub fn open_failure(code: u32, options: &FastRpcOptions, skel: &SkelSearch) -> String {
@@ -138,6 +184,14 @@ pub fn open_failure(code: u32, options: &FastRpcOptions, skel: &SkelSearch) -> S
             _ => format!("the FastRPC library could not open the skel on the {domain}{not_adsp}"),
         };
     }
+    if !skel.is_the_loaders() {
+        return format!(
+            "the {} PD could not open {SKEL_FILE_NAME} (it is {}): put the skel of this build, signed for the device, \
+             in a directory on that path (usually /vendor/lib/rfsa/adsp) or in the DSP image",
+            options.pd.name(),
+            daemon_path(options.pd, options.domain)
+        );
+    }
     let Some(loaded) = skel.loaded() else { return skel.not_found() };
     let file = loaded.described();
     match aee::plain(code) {
@@ -159,21 +213,32 @@ pub fn open_failure(code: u32, options: &FastRpcOptions, skel: &SkelSearch) -> S
     }
 }
 
-/// After the handshake: when the skel that answered (the first on the path) is older than this stub and a later
-/// copy on the path is newer than it, the older one shadows the intended one; the line names both, with their
-/// versions, and which one the DSP loaded.
+/// After the handshake, a warning (never a refusal: the search may not be the one the PD's loader made, and the
+/// skel's own answer is what the run goes by): when the skel answered an older interface than this stub's and this
+/// process's search finds a copy whose file says it is newer after the first, the line says what the skel answered
+/// and both files with their versions; for a static PD, that its loads follow its daemon's path instead.
 pub fn shadowed(answered: Version, skel: &SkelSearch) -> Option<String> {
     if answered >= INTERFACE {
         return None;
     }
-    let loaded = skel.loaded()?;
+    let first = skel.loaded()?;
     let newer = skel.found.iter().skip(1).find(|file| file.version.as_ref().is_ok_and(|r| r.interface > answered))?;
-    Some(format!(
-        "an older skel shadows the one meant for this run: the DSP loaded {} (it answered interface {answered}), found \
-         before {}; remove the older file or put the newer one's directory first in ADSP_LIBRARY_PATH",
-        loaded.found.path.display(),
-        newer.described(),
-    ))
+    let runs = format!("it runs as interface {answered} (the stub refuses by name each method that needs a newer one)");
+    let (first, newer) = (first.found.path.display(), newer.described());
+    Some(match skel.is_the_loaders() {
+        true => format!(
+            "the skel answered interface {answered}, older than this stub's {INTERFACE}, and the DSP loader finds \
+             {first} first, before {newer}: an older skel may shadow the one meant for this run; {runs}; remove the \
+             older file or put the newer one's directory first in ADSP_LIBRARY_PATH"
+        ),
+        false => format!(
+            "the skel answered interface {answered}, older than this stub's {INTERFACE}; this process's \
+             ADSP_LIBRARY_PATH finds {first} first, before {newer}, but the {} PD's skel is {}; {runs}; put the skel \
+             of this build on that path",
+            skel.pd.name(),
+            daemon_path(skel.pd, skel.domain)
+        ),
+    })
 }
 
 /// Whether a backend of the given core and backend API versions accepts a context binary made for the given ones:
@@ -235,20 +300,79 @@ pub enum DspLibrary {
     System,
 }
 
+impl DspLibrary {
+    /// What messages call it, and the flag that names it.
+    fn named(self) -> (&'static str, &'static str) {
+        match self {
+            DspLibrary::Backend => ("backend", "--backend"),
+            DspLibrary::System => ("system library", "--dsp_system_library"),
+        }
+    }
+}
+
+/// The libraries a run asks the skel to load, and where it runs: what a failed configure is explained with.
+#[derive(Clone, Copy, Debug)]
+pub struct Configured<'a> {
+    /// The backend as `--backend` names it.
+    pub backend: &'a Path,
+    /// The DSP side's system library as `--dsp_system_library` names it; `None`: none.
+    pub system_library: Option<&'a Path>,
+    /// The domain.
+    pub domain: Domain,
+    /// The PD.
+    pub pd: Pd,
+}
+
+impl Configured<'_> {
+    /// The name `which` was configured with.
+    pub fn name(&self, which: DspLibrary) -> Cow<'_, str> {
+        match which {
+            DspLibrary::Backend => self.backend.to_string_lossy(),
+            DspLibrary::System => self.system_library.unwrap_or(Path::new("")).to_string_lossy(),
+        }
+    }
+}
+
+/// The line for a configure that failed where `failure` says (`skel_said`: the failure as the stub reported it), for
+/// what only this side can add: a library that did not load (with the directories searched), a system library the
+/// skel cannot use, a backend that does not create off the aDSP; `None` when the skel's own message says it all.
+pub fn configure_failure(failure: &LibraryFailure, configured: &Configured<'_>, skel_said: &str) -> Option<String> {
+    match failure {
+        LibraryFailure::Unloadable(which) => Some(library_missing(*which, configured, &SearchPath::from_environment())),
+        LibraryFailure::Refused(DspLibrary::System) => Some(format!(
+            "the DSP side loads the system library {} but cannot use it (the skel says: {skel_said}): \
+             --dsp_system_library must name the Hexagon libQnnSystem of the backend's SDK, or leave it out (each load \
+             then sends the metadata record read here)",
+            configured.name(DspLibrary::System)
+        )),
+        LibraryFailure::Refused(DspLibrary::Backend) if configured.domain != Domain::Adsp => {
+            Some(wrong_domain(configured.domain, skel_said))
+        }
+        _ => None,
+    }
+}
+
 /// The line for a library the DSP side could not load: its name and, for a bare name, every directory the DSP
-/// loader searched (`skel` says where the skel was found, the search being the same).
-pub fn library_missing(which: DspLibrary, name: &str, domain: Domain, search: &SearchPath) -> String {
-    let (what, flag) = match which {
-        DspLibrary::Backend => ("backend", "--backend"),
-        DspLibrary::System => ("system library", "--dsp_system_library"),
-    };
+/// loader searched (for the user PD: a static PD's loads follow its daemon's path).
+pub fn library_missing(which: DspLibrary, configured: &Configured<'_>, search: &SearchPath) -> String {
+    let (what, flag) = which.named();
+    let name = configured.name(which);
+    let domain = configured.domain;
     if name.contains('/') {
         return format!(
             "the DSP side cannot load the {what} {name} ({flag} names it by its path, which the DSP reads from the HLOS \
              file system): check that the file exists there and is a Hexagon library built for this DSP"
         );
     }
-    let found = search.find_all(name, domain.uri_name());
+    if !loads_through_this_process(configured.pd) {
+        return format!(
+            "the DSP side cannot load the {what} {name}: the {} PD's libraries are {}; put it, signed for the device, \
+             in a directory on that path (usually /vendor/lib/rfsa/adsp), or name it by its path with {flag}",
+            configured.pd.name(),
+            daemon_path(configured.pd, domain)
+        );
+    }
+    let found = search.find_all(&name, domain.uri_name());
     match found.first() {
         None => format!(
             "the DSP side cannot find the {what} {name}: the DSP loader searched {}; stage it in <device dir>/adsp \
@@ -275,10 +399,7 @@ pub fn wrong_domain(domain: Domain, skel_said: &str) -> String {
 
 /// What a refused control open (the name that attaches this process to a static PD) usually means.
 pub fn control_refusal(pd: Pd, domain: Domain, name: &str) -> String {
-    let daemon = match pd {
-        Pd::Audio => format!(" (adsprpcd audiopd {})", domain.uri_name()),
-        _ => String::new(),
-    };
+    let daemon = daemon_command(pd, domain).map(|command| format!(" ({command})")).unwrap_or_default();
     format!(
         "the FastRPC library refused the control name {name} that attaches this process to the {} PD on {}: usually \
          this process lacks the privileges for that PD (root, the platform's SELinux policy), or the PD's own \
@@ -295,6 +416,10 @@ mod tests {
     use lpai_direct::version::Component;
 
     fn search(found: &[(&str, bool, Option<Version>)]) -> SkelSearch {
+        search_for(Pd::User, found)
+    }
+
+    fn search_for(pd: Pd, found: &[(&str, bool, Option<Version>)]) -> SkelSearch {
         let found = found
             .iter()
             .map(|(path, from_variable, version)| SkelFile {
@@ -310,7 +435,8 @@ mod tests {
                     .ok_or_else(|| "has no version section".to_string()),
             })
             .collect();
-        SkelSearch { search: SearchPath::new(Some(("ADSP_LIBRARY_PATH", "/data/a;/data/b".into()))), found }
+        let search = SearchPath::new(Some(("ADSP_LIBRARY_PATH", "/data/a;/data/b".into())));
+        SkelSearch { search, found, pd, domain: Domain::Adsp }
     }
 
     #[test]
@@ -331,19 +457,39 @@ mod tests {
         assert!(message.contains("has no lpai_direct_skel_handle_invoke"), "{message}");
         let message = open_failure(aee::ECONNREFUSED, &unsigned, &one);
         assert!(message.contains("/dev/fastrpc-cdsp") && message.ends_with("use --domain adsp"), "{message}");
+        let audio = FastRpcOptions { pd: Pd::Audio, ..FastRpcOptions::default() };
+        let message = open_failure(unable, &audio, &search_for(Pd::Audio, &[]));
+        let expected = "the audio PD could not open liblpai_direct_skel.so (it is loaded through its daemon, adsprpcd \
+                        audiopd adsp, whose ADSP_LIBRARY_PATH this process cannot read)";
+        assert!(message.starts_with(expected), "{message}");
     }
 
     #[test]
-    fn an_older_skel_first_on_the_path_is_named_with_the_newer_one() {
+    fn an_older_skel_first_on_the_path_is_named_with_the_newer_one_for_the_pd_that_loads_from_it() {
         let old = Version { major: 1, minor: 0 };
-        let both = search(&[
+        let files = [
             ("/data/a/liblpai_direct_skel.so", true, Some(old)),
             ("/data/b/liblpai_direct_skel.so", true, Some(INTERFACE)),
-        ]);
+        ];
+        let both = search(&files);
         let message = shadowed(old, &both).unwrap();
-        assert!(message.contains("the DSP loaded /data/a/liblpai_direct_skel.so (it answered interface 1.0)"));
+        let answered =
+            format!("the skel answered interface 1.0, older than this stub's {INTERFACE}, and the DSP loader");
+        assert!(message.starts_with(&answered), "{message}");
+        assert!(message.contains("finds /data/a/liblpai_direct_skel.so first"), "{message}");
         let newer = format!("before /data/b/liblpai_direct_skel.so (interface {INTERFACE}, from the ADSP_LIBRARY_PATH");
         assert!(message.contains(&newer), "{message}");
+        assert!(message.contains("it runs as interface 1.0"), "{message}");
+        let audio = shadowed(old, &search_for(Pd::Audio, &files)).unwrap();
+        assert!(
+            audio.contains("this process's ADSP_LIBRARY_PATH finds /data/a/liblpai_direct_skel.so first"),
+            "{audio}"
+        );
+        let daemon = "but the audio PD's skel is loaded through its daemon, adsprpcd audiopd adsp, whose \
+                      ADSP_LIBRARY_PATH this process cannot read";
+        assert!(audio.contains(daemon) && !audio.contains("the DSP loader"), "{audio}");
+        let source = search_for(Pd::Audio, &files).skel_source();
+        assert!(source.starts_with("liblpai_direct_skel.so of the audio PD (loaded through its daemon"), "{source}");
         assert_eq!(shadowed(INTERFACE, &both), None);
         let alone = search(&[("/data/a/liblpai_direct_skel.so", true, Some(old))]);
         assert_eq!(shadowed(old, &alone), None, "an older skel alone runs on (equal major)");
@@ -369,13 +515,45 @@ mod tests {
         assert!(message.contains("LPAI_QTI_AISW (build v2.43), is backend API 2.26.0"), "{message}");
     }
 
+    fn configured() -> Configured<'static> {
+        Configured {
+            backend: Path::new("libQnnLpai.so"),
+            system_library: Some(Path::new("/x/libQnnSystem.so")),
+            domain: Domain::Adsp,
+            pd: Pd::User,
+        }
+    }
+
     #[test]
     fn a_missing_dsp_library_names_the_directories_searched() {
         let search = SearchPath::new(Some(("ADSP_LIBRARY_PATH", "/nowhere/a".into())));
-        let message = library_missing(DspLibrary::Backend, "libQnnLpai.so", Domain::Adsp, &search);
+        let message = library_missing(DspLibrary::Backend, &configured(), &search);
         assert!(message.starts_with("the DSP side cannot find the backend libQnnLpai.so: the DSP loader searched /nowhere/a (ADSP_LIBRARY_PATH), then"), "{message}");
-        let message = library_missing(DspLibrary::System, "/x/libQnnSystem.so", Domain::Adsp, &search);
+        let message = library_missing(DspLibrary::System, &configured(), &search);
         assert!(message.contains("--dsp_system_library names it by its path"), "{message}");
+        let sensors = Configured { pd: Pd::Sensors, ..configured() };
+        let message = library_missing(DspLibrary::Backend, &sensors, &search);
+        let expected = "the DSP side cannot load the backend libQnnLpai.so: the sensors PD's libraries are loaded \
+                        through its own daemon, whose ADSP_LIBRARY_PATH this process cannot read";
+        assert!(message.starts_with(expected) && !message.contains("/nowhere/a"), "{message}");
         assert!(wrong_domain(Domain::Cdsp, "x").ends_with("LPAI runs on the aDSP; use --domain adsp"));
+    }
+
+    #[test]
+    fn a_failed_configure_is_explained_by_the_library_the_skel_names() {
+        let said = "configure failed in adsp: ...";
+        let unloadable = configure_failure(&LibraryFailure::Unloadable(DspLibrary::System), &configured(), said);
+        assert!(unloadable.unwrap().starts_with("the DSP side cannot load the system library /x/libQnnSystem.so"));
+        let refused = configure_failure(&LibraryFailure::Refused(DspLibrary::System), &configured(), said).unwrap();
+        let expected = "the DSP side loads the system library /x/libQnnSystem.so but cannot use it (the skel says: \
+                        configure failed in adsp: ...): --dsp_system_library must name";
+        assert!(refused.starts_with(expected), "{refused}");
+        assert_eq!(configure_failure(&LibraryFailure::Refused(DspLibrary::Backend), &configured(), said), None);
+        let cdsp = Configured { domain: Domain::Cdsp, ..configured() };
+        let refused = configure_failure(&LibraryFailure::Refused(DspLibrary::Backend), &cdsp, said).unwrap();
+        assert!(refused.starts_with("the backend cannot be created on the cdsp"), "{refused}");
+        for nothing_to_add in [LibraryFailure::Neither, LibraryFailure::Unknown("old skel".into())] {
+            assert_eq!(configure_failure(&nothing_to_add, &cdsp, said), None, "{nothing_to_add:?}");
+        }
     }
 }

@@ -1,12 +1,14 @@
 //! The stub: typed calls to the skel, encoded with the shared codec and carried by a [`Transport`]. A failed
 //! call brings back the skel's own message (its `last_error`). Right after open the stub asks the skel its
 //! interface version (`version`): another major stops there; an older minor goes on, and each method the skel
-//! lacks is refused here, naming the version that has it.
+//! lacks is refused here, naming the version that has it; what this side saw that may explain an older skel (a
+//! newer copy later on the search path) is a warning, never a refusal.
 
 pub mod address;
 pub mod dsp_search;
 pub mod fastrpc;
 pub mod first_contact;
+pub mod library_failure;
 pub mod library_version;
 pub mod load;
 pub mod local;
@@ -15,6 +17,7 @@ pub mod qemu;
 pub mod transport;
 pub mod workspace;
 
+pub use library_failure::LibraryFailure;
 pub use load::{Binary, LoadRequest, Loaded};
 pub use local::{HostResources, Local, SkelError, SkelLocation};
 pub use names::{Named, TransportKind, UnknownName};
@@ -83,12 +86,6 @@ pub enum StubError {
         build_id: String,
         /// Where the skel that answered lives.
         skel_file: String,
-    },
-    /// An older skel earlier on the DSP loader's path was loaded instead of the one meant for the run.
-    #[error("{message}")]
-    Shadowed {
-        /// Both files, their versions, and which one was loaded.
-        message: String,
     },
     /// The skel is of an older minor version that lacks the method.
     #[error(
@@ -417,11 +414,14 @@ pub struct Stub {
     calls: u32,
     /// What the skel answered in the handshake.
     skel: SkelVersion,
+    /// What the handshake saw that may explain an older skel, said as a warning ([`Stub::skel_warning`]).
+    skel_warning: Option<String>,
 }
 
 impl Stub {
     /// Opens a handle on the skel through `transport` and asks its version: a skel of another major is closed
-    /// again and refused ([`StubError::Incompatible`]).
+    /// again and refused ([`StubError::Incompatible`]). An older skel runs, whatever this side's search path shows
+    /// ([`Stub::skel_warning`]).
     pub fn open(mut transport: Box<dyn Transport>, uri: &CStr) -> Result<Stub, StubError> {
         let handle = match transport.open(uri) {
             Ok(handle) => handle,
@@ -435,7 +435,8 @@ impl Stub {
                 })
             }
         };
-        let mut stub = Stub { transport, handle, open: true, calls: 1, skel: SkelVersion::NotAsked };
+        let mut stub =
+            Stub { transport, handle, open: true, calls: 1, skel: SkelVersion::NotAsked, skel_warning: None };
         stub.skel = match stub.version() {
             Ok(known) => known,
             Err(StubError::Call { code, .. }) if code & !aee::DSP_OFFSET == aee::EUNSUPPORTED => {
@@ -453,12 +454,14 @@ impl Stub {
             }
         }
         let answered = stub.skel.interface().unwrap_or(INTERFACE);
-        if let Some(shadowed) =
-            stub.transport.skel_search().and_then(|search| first_contact::shadowed(answered, &search))
-        {
-            return Err(StubError::Shadowed { message: shadowed });
-        }
+        stub.skel_warning = stub.transport.skel_search().and_then(|search| first_contact::shadowed(answered, &search));
         Ok(stub)
+    }
+
+    /// A warning from the handshake, when the skel answered an older interface than this stub's and this side's
+    /// search path shows a newer skel after the first ([`first_contact::shadowed`]): said, not refused.
+    pub fn skel_warning(&self) -> Option<&str> {
+        self.skel_warning.as_deref()
     }
 
     /// Wraps a handle opened elsewhere (by another stub, or with [`Transport::open`]): calls go to `handle`
@@ -466,7 +469,7 @@ impl Stub {
     /// so a stale or made-up handle only gets AEE_EINVHANDLE answers; tools and tests use this to probe that. No
     /// handshake is made ([`SkelVersion::NotAsked`]): every method is sent.
     pub fn from_handle(transport: Box<dyn Transport>, handle: u64) -> Stub {
-        Stub { transport, handle, open: true, calls: 0, skel: SkelVersion::NotAsked }
+        Stub { transport, handle, open: true, calls: 0, skel: SkelVersion::NotAsked, skel_warning: None }
     }
 
     /// What the skel answered in the handshake.

@@ -305,3 +305,155 @@ fn each_load_request_goes_by_the_method_that_carries_it() {
         assert_eq!(metadata_param.map(argument), request.record.map(<[u8]>::to_vec), "{}", method.name);
     }
 }
+
+/// A skel as a script: `version` answers `interface`, `configure` answers `configure`, `failed_library` answers
+/// `library`, every other call (`last_error`, with an empty message, among them) success; the transport's search
+/// path is `search`. Keeps the method of each call.
+struct Scripted {
+    interface: (u32, u32),
+    configure: i32,
+    library: u32,
+    search: Option<first_contact::SkelSearch>,
+    called: Rc<std::cell::RefCell<Vec<u32>>>,
+}
+
+impl Scripted {
+    fn new(interface: (u32, u32)) -> Scripted {
+        Scripted { interface, configure: 0, library: 0, search: None, called: Rc::default() }
+    }
+}
+
+/// Writes `value` into the rout scalar `param` of a `method` call's primary output.
+///
+/// # Safety
+/// `args` must hold the arguments of a `method` call.
+unsafe fn answer(method: &Method, param: usize, args: *mut RemoteArg, value: u32) {
+    let plan = &codec::PLANS[method.id as usize - 2];
+    let Some(lpai_direct::codec::Slot::PrimaryOut { offset }) = plan.slot(param) else { panic!("a rout scalar") };
+    let primary = method.primary_out_arg().unwrap();
+    // SAFETY: the caller's promise: the primary output holds the method's rout scalars at their offsets.
+    unsafe { (*args.add(primary)).buf.pv.cast::<u8>().add(offset).cast::<u32>().write_unaligned(value) };
+}
+
+impl Transport for Scripted {
+    fn name(&self) -> &'static str {
+        "scripted"
+    }
+
+    fn place(&self) -> String {
+        "the test".into()
+    }
+
+    fn skel_search(&self) -> Option<first_contact::SkelSearch> {
+        self.search.clone()
+    }
+
+    fn open(&mut self, _uri: &CStr) -> Result<u64, i32> {
+        Ok(1)
+    }
+
+    unsafe fn invoke(&mut self, _handle: u64, scalars: u32, args: *mut RemoteArg) -> i32 {
+        let method = lpai_direct::codec::Scalars::of(scalars).method;
+        self.called.borrow_mut().push(method);
+        // SAFETY: each call's arguments are the ones its method describes (the stub encoded them).
+        unsafe {
+            match method {
+                codec::version::ID => {
+                    answer(codec::version::METHOD, codec::version::INTERFACE_MAJOR, args, self.interface.0);
+                    answer(codec::version::METHOD, codec::version::INTERFACE_MINOR, args, self.interface.1);
+                }
+                codec::failed_library::ID => {
+                    answer(codec::failed_library::METHOD, codec::failed_library::LIBRARY, args, self.library)
+                }
+                codec::configure::ID => return self.configure,
+                _ => {}
+            }
+        }
+        0
+    }
+
+    fn close(&mut self, _handle: u64) -> i32 {
+        0
+    }
+}
+
+/// A search of this process's path for a skel opened in `pd` that finds an interface 1.0 skel first, then one of
+/// this stub's interface.
+fn older_first(pd: fastrpc::Pd) -> first_contact::SkelSearch {
+    use dsp_search::{Directory, Found, SearchPath};
+    let file = |directory: &str, minor| first_contact::SkelFile {
+        found: Found {
+            path: format!("{directory}/liblpai_direct_skel.so").into(),
+            directory: Directory { path: directory.into(), from_variable: true },
+        },
+        version: Ok(lpai_direct::version::Record::new(
+            Version { major: 1, minor },
+            lpai_direct::version::Component::Skel,
+            73,
+            "test",
+        )),
+    };
+    first_contact::SkelSearch {
+        search: SearchPath::new(Some(("ADSP_LIBRARY_PATH", "/data/old;/data/new".into()))),
+        found: vec![file("/data/old", 0), file("/data/new", INTERFACE.minor)],
+        pd,
+        domain: fastrpc::Domain::Adsp,
+    }
+}
+
+#[test]
+fn an_older_skel_first_on_this_process_path_opens_with_a_warning_in_any_pd() {
+    for pd in [fastrpc::Pd::User, fastrpc::Pd::Audio] {
+        let scripted = Scripted { search: Some(older_first(pd)), ..Scripted::new((1, 0)) };
+        let stub = Stub::open(Box::new(scripted), c"uri").unwrap_or_else(|error| panic!("{pd:?}: {error}"));
+        assert_eq!(stub.skel_version().interface(), Some(Version { major: 1, minor: 0 }));
+        let warning = stub.skel_warning().unwrap();
+        assert!(warning.starts_with("the skel answered interface 1.0"), "{warning}");
+        assert!(warning.contains("/data/old/liblpai_direct_skel.so first, before /data/new"), "{warning}");
+        let names_the_daemon = warning.contains("the audio PD's skel is loaded through its daemon");
+        assert_eq!(names_the_daemon, pd == fastrpc::Pd::Audio, "{warning}");
+    }
+    let current = Scripted { search: Some(older_first(fastrpc::Pd::User)), ..Scripted::new((1, INTERFACE.minor)) };
+    assert_eq!(Stub::open(Box::new(current), c"uri").unwrap().skel_warning(), None, "the newest skel answered");
+}
+
+/// Configures a stub on `scripted` with `system_library` (empty: none); answers the failure and where it stopped,
+/// and the methods sent after open.
+fn failed_configure(scripted: Scripted, system_library: &CStr) -> (StubError, LibraryFailure, Vec<u32>) {
+    let called = scripted.called.clone();
+    let mut stub = Stub::open(Box::new(scripted), c"uri").unwrap();
+    let configuration = Configuration::with_libraries(c"libQnnLpai.so".into(), system_library.into(), 0);
+    let error = stub.configure(&configuration).unwrap_err();
+    let failure = stub.library_failure(&error, !system_library.is_empty());
+    let sent = called.borrow().iter().copied().filter(|method| *method != codec::version::ID).collect();
+    (error, failure, sent)
+}
+
+#[test]
+fn a_failed_configure_stops_at_the_library_the_skel_names_by_number() {
+    use first_contact::DspLibrary::{Backend, System};
+    let unable = aee::dsp(aee::EUNABLETOLOAD);
+    let current = |configure, library| Scripted { configure, library, ..Scripted::new((1, INTERFACE.minor)) };
+    let (_, failure, sent) = failed_configure(current(unable, 2), c"libQnnSystem.so");
+    assert_eq!(failure, LibraryFailure::Unloadable(System));
+    let asked = [codec::configure::ID, codec::last_error::ID, codec::failed_library::ID];
+    assert_eq!(sent, asked, "the message first, then the library: failed_library clears nothing");
+    assert_eq!(failed_configure(current(unable, 1), c"libQnnSystem.so").1, LibraryFailure::Unloadable(Backend));
+    let no_symbol = aee::dsp(aee::ENOSUCHSYMBOL);
+    assert_eq!(failed_configure(current(no_symbol, 2), c"libQnnSystem.so").1, LibraryFailure::Refused(System));
+    let failed = aee::dsp(aee::EFAILED);
+    assert_eq!(failed_configure(current(failed, 1), c"").1, LibraryFailure::Refused(Backend));
+    let bad_parameter = aee::dsp(aee::EBADPARM);
+    assert_eq!(failed_configure(current(bad_parameter, 0), c"").1, LibraryFailure::Neither);
+    let (_, failure, _) = failed_configure(current(unable, 7), c"");
+    assert!(matches!(&failure, LibraryFailure::Unknown(why) if why.contains("malformed")), "{failure:?}");
+
+    let older = |configure| Scripted { configure, ..Scripted::new((1, INTERFACE.minor - 1)) };
+    let (_, failure, sent) = failed_configure(older(unable), c"libQnnSystem.so");
+    assert!(!sent.contains(&codec::failed_library::ID), "a skel without failed_library is not asked it");
+    let LibraryFailure::Unknown(why) = failure else { panic!("{failure:?}") };
+    assert!(why.starts_with("the skel does not say which library it stopped at: failed_library needs"), "{why}");
+    let (_, failure, _) = failed_configure(older(unable), c"");
+    assert_eq!(failure, LibraryFailure::Unloadable(Backend), "without a system library only the backend loads");
+    assert!(matches!(failed_configure(older(failed), c"").1, LibraryFailure::Unknown(_)));
+}

@@ -9,8 +9,7 @@ use crate::net_run_config::NetRunConfig;
 use crate::settings::Settings;
 use crate::times::monotonic_us;
 use anyhow::{anyhow, Context as _, Result};
-use lpai_direct_stub::stub::fastrpc::{self, Domain};
-use lpai_direct_stub::stub::{dsp_search::SearchPath, first_contact};
+use lpai_direct_stub::stub::{fastrpc, first_contact};
 use lpai_direct_stub::stub::{flags, Configuration, GraphDescription, SkelVersion, Stub, StubError, Transport};
 use lpai_direct_stub::stub::{Binary, LoadRequest, Loaded, TransportKind, TARGET_DEFAULT};
 use std::ffi::CString;
@@ -105,6 +104,9 @@ pub fn open_and_load(
             stub.transport().skel_source()
         );
     }
+    if let Some(warning) = stub.skel_warning() {
+        eprintln!("lpai-net-run: warning: {warning}");
+    }
     let fail = |stub: &mut Stub, error: anyhow::Error| OpenFailure { error, skel_calls: stub.calls() + 1, load_us: 0 };
     let lpai = &load.config.lpai;
     // Without a system library of its own (the default) the skel gets the metadata record read here.
@@ -123,7 +125,7 @@ pub fn open_and_load(
     };
     if let Err(error) = stub.configure(&configuration) {
         let explained = match kind {
-            TransportKind::Fastrpc => configure_failure(settings, &error),
+            TransportKind::Fastrpc => configure_failure(&mut stub, settings, &error),
             TransportKind::Local | TransportKind::Qemu => None,
         };
         let error = anyhow!("configuring the skel: {}", explained.unwrap_or_else(|| error.to_string()));
@@ -181,20 +183,17 @@ fn register_op_packages(stub: &mut Stub, settings: &Settings) -> Result<()> {
     Ok(())
 }
 
-/// A failed configure on a device, explained: a library the DSP side cannot load (named, with the directories
-/// searched), or a backend that does not create on a domain other than the aDSP; `None` when neither applies.
-fn configure_failure(settings: &Settings, error: &StubError) -> Option<String> {
-    let code = error.code()?;
-    let search = SearchPath::from_environment();
-    if lpai_direct::aee::plain(code) == lpai_direct::aee::EUNABLETOLOAD {
-        let which_system = error.to_string().contains("system library");
-        let (which, name) = match (which_system, &settings.dsp_system_library) {
-            (true, Some(system)) => (first_contact::DspLibrary::System, system),
-            _ => (first_contact::DspLibrary::Backend, &settings.backend),
-        };
-        return Some(first_contact::library_missing(which, &name.to_string_lossy(), settings.domain, &search));
-    }
-    (settings.domain != Domain::Adsp).then(|| first_contact::wrong_domain(settings.domain, &error.to_string()))
+/// A failed configure on a device, explained where the skel says it stopped (`first_contact::configure_failure`);
+/// `None` when its own message says it all.
+fn configure_failure(stub: &mut Stub, settings: &Settings, error: &StubError) -> Option<String> {
+    let failure = stub.library_failure(error, settings.dsp_system_library.is_some());
+    let configured = first_contact::Configured {
+        backend: &settings.backend,
+        system_library: settings.dsp_system_library.as_deref(),
+        domain: settings.domain,
+        pd: settings.pd,
+    };
+    first_contact::configure_failure(&failure, &configured, &error.to_string())
 }
 
 /// The one-line error for a backend that refuses PERSISTENT_BINARY (libQnnHtp does; LPAI needs it).
