@@ -95,7 +95,9 @@ unsafe extern "C" fn end(instance: *mut Instance) -> CapiError {
 }
 
 /// # Safety
-/// The module's instance; `payload` null or a buffer lent for the call.
+/// The module's instance; `payload` null or a buffer lent for the call, except that a payload of
+/// PARAM_ID_LPAI_DIRECT_MODEL after PARAM_PERSISTENCE_INFO registered it stays, unchanged, until the framework
+/// deregisters it or `end` returns (SPF's persistence contract, which [`Module::set_param`] relies on).
 unsafe extern "C" fn set_param(
     instance: *mut Instance,
     id: u32,
@@ -107,7 +109,8 @@ unsafe extern "C" fn set_param(
     let Some(payload) = (unsafe { Payload::to_read(payload) }) else {
         return EBADPARAM;
     };
-    // SAFETY: forwarded.
+    // SAFETY: forwarded, for `with` and for `set_param`: the framework keeps its persistence contract (this
+    // function's # Safety).
     unsafe {
         with(instance, |module| match payload.data() {
             Ok(data) => module.set_param(id, data),

@@ -391,7 +391,13 @@ impl Module {
     }
 
     /// `set_param`: the model (a path, or its bytes), its metadata record, the configuration.
-    pub fn set_param(&mut self, param_id: u32, data: &[u8]) -> CapiError {
+    ///
+    /// # Safety
+    /// SPF's persistence contract (CAPI's PARAM_PERSISTENCE_INFO): after the framework registered
+    /// PARAM_ID_LPAI_DIRECT_MODEL as persistent (`set_properties`), the bytes of `data` for that parameter stay
+    /// where they are, unchanged, until it deregisters the parameter or `end` returns, whichever comes first: the
+    /// model uses them in place. Any other payload need only live for the call.
+    pub unsafe fn set_param(&mut self, param_id: u32, data: &[u8]) -> CapiError {
         match param_id {
             PARAM_ID_CONFIG => self.set_config(data),
             PARAM_ID_METADATA => {
@@ -411,8 +417,9 @@ impl Module {
                 self.set_model(Binary::File(path))
             }
             PARAM_ID_MODEL if self.persistent_model => {
-                // SAFETY: the framework registered this parameter as persistent: its memory stays, unchanged, until
-                // it deregisters it, which unloads the model first (`set_property`).
+                // SAFETY: the caller's promise: the framework registered this parameter as persistent, so its memory
+                // stays, unchanged, until it deregisters it, which unloads the model first (`set_property`), or
+                // until `end`, which frees the model.
                 let kept: &'static [u8] = unsafe { core::slice::from_raw_parts(data.as_ptr(), data.len()) };
                 self.set_model(Binary::InPlace(PersistentBinary::new(kept)))
             }
