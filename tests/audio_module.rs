@@ -912,3 +912,40 @@ fn the_configuration_after_the_model_changes_channel_and_hop_at_once_and_refuses
     assert_eq!(header.inferences, 2, "the count goes on");
     assert_eq!(end(table, instance), EOK);
 }
+
+/// One unpacked stereo frame of 64 bytes a channel into output buffers apart from the input (`rooms` bytes each):
+/// the answer and the output lengths.
+fn process_apart(spf: &mut Spf, interleaving: u32, rooms: [u32; 2]) -> (CapiError, Vec<u32>) {
+    let mut format = lpai_pd_shell::session_writer::media_format_v2(0, 2, 16, 15, interleaving);
+    let (table, instance) = (spf.table(), spf.instance());
+    assert_eq!(set_properties(table, instance, &mut [property(property::INPUT_MEDIA_FORMAT_V2, &mut format)]), EOK);
+    let (mut left, mut right) = (vec![1u8; 64], vec![2u8; 64]);
+    let mut inputs = [buffer(&mut left, 64, 64), buffer(&mut right, 64, 64)];
+    let (mut out_left, mut out_right) = (vec![0u8; 64], vec![0u8; 64]);
+    let mut outputs = [buffer(&mut out_left, 0, rooms[0]), buffer(&mut out_right, 0, rooms[1])];
+    let mut input = StreamData { flags: PRESET, timestamp: 0, buffers: inputs.as_mut_ptr(), buffer_count: 2 };
+    let mut output = StreamData { flags: PRESET, timestamp: 0, buffers: outputs.as_mut_ptr(), buffer_count: 2 };
+    let (mut input_port, mut output_port) = (&mut input as *mut StreamData, &mut output as *mut StreamData);
+    // SAFETY: a live instance; the streams and buffers live for the call, the outputs apart from the inputs.
+    let answer = unsafe { (table.process)(instance, &mut input_port, &mut output_port) };
+    (answer, outputs.iter().map(|buffer| buffer.actual_data_len).collect())
+}
+
+/// An output channel with less room than the frame: ENEEDMORE, and every output length SPF reads the same (0),
+/// whichever channel is short: SPF's contract forbids unpacked channels of unequal lengths.
+#[test]
+fn an_output_channel_too_short_for_the_frame_leaves_the_unpacked_output_lengths_equal() {
+    let mut spf = Spf::new();
+    for (interleaving, rooms) in [
+        (media_format::DEINTERLEAVED_UNPACKED, [64, 32]),
+        (media_format::DEINTERLEAVED_UNPACKED, [32, 64]),
+        (media_format::DEINTERLEAVED_UNPACKED_V2, [32, 64]),
+    ] {
+        let (answer, lengths) = process_apart(&mut spf, interleaving, rooms);
+        assert_eq!(answer, ENEEDMORE, "interleaving {interleaving}, rooms {rooms:?}");
+        let spf_reads = if interleaving == media_format::DEINTERLEAVED_UNPACKED_V2 { 1 } else { 2 };
+        assert_eq!(lengths[..spf_reads], [0, 0][..spf_reads], "interleaving {interleaving}, rooms {rooms:?}");
+    }
+    assert_eq!(process_apart(&mut spf, media_format::DEINTERLEAVED_UNPACKED, [64, 64]), (EOK, vec![64, 64]));
+    assert_eq!(end(spf.table(), spf.instance()), EOK);
+}
