@@ -45,8 +45,9 @@ pub unsafe extern "C" fn capi_lpai_direct_init(
 
 /// Host builds only (never the Hexagon module): `size_t lpai_direct_capi_host_resources(uint64_t* counts, size_t
 /// capacity)` writes up to `capacity` counts of what the module's runtime holds right now: memory blocks from the
-/// platform, their bytes, libraries opened; answers how many counts it knows (3). The C harness checks that `end`
-/// gives every one back.
+/// platform, their bytes, libraries opened; then the most a model's load or free used of its load stack so far in
+/// the process; answers how many counts it knows (4). The C harness checks that `end` gives every one of the first
+/// three back, and prints the fourth.
 ///
 /// # Safety
 /// `counts` must be null (nothing written) or valid for `capacity` writes.
@@ -54,7 +55,8 @@ pub unsafe extern "C" fn capi_lpai_direct_init(
 #[no_mangle]
 pub unsafe extern "C" fn lpai_direct_capi_host_resources(counts: *mut u64, capacity: usize) -> usize {
     let held = lpai_direct_skel::platform::host::Host::resources();
-    let known = [held.blocks, held.bytes, held.libraries].map(|count| count as u64);
+    let known = [held.blocks, held.bytes, held.libraries, lpai_direct_skel::audio::stack::deepest_use()]
+        .map(|count| count as u64);
     if !counts.is_null() {
         for (index, value) in known.iter().enumerate().take(capacity) {
             // SAFETY: index < capacity, and the caller promises `capacity` writable counts.
