@@ -17,6 +17,7 @@ use lpai_direct::capi::{self, event, media_format, property, Buffer, CapiError, 
 use lpai_direct::capi::{FunctionTable, Instance, PortInfo, Property, PropertyList, StreamData};
 use lpai_direct::capi::{EBADPARAM, ENEEDMORE, ENOTREADY, EOK, EUNSUPPORTED};
 use lpai_direct_capi::{capi_lpai_direct_get_static_properties, capi_lpai_direct_init};
+use lpai_direct_skel::audio::config::DEFAULT_LOAD_STACK_BYTES;
 use lpai_direct_skel::audio::ids::{self, ResultHeader, RESULT_HEADER_BYTES};
 use lpai_direct_skel::audio::module::{PACKETS_PER_ELEMENT, PACKETS_PER_FRAME, PACKETS_PER_INFERENCE};
 
@@ -110,7 +111,10 @@ fn set_param(table: &FunctionTable, instance: *mut Instance, id: u32, bytes: &mu
     unsafe { (table.set_param)(instance, id, &PortInfo::default(), &mut buffer) }
 }
 
-/// SPF's 100-byte INPUT_MEDIA_FORMAT_V2 payload.
+/// A HEAP_ID as SPF gives a module in an island container: an island heap (0xA, the island bit 0x8 set) with
+/// tracking bits above the low four (posal_memory.h, MODIFY_HEAP_ID_FOR_MEM_TRACKING).
+const ISLAND_HEAP: u32 = 0x0003_4040 | 0xA;
+
 /// A module set up in instance memory the size it asked for, with the recorder's callback.
 struct Spf {
     memory: Vec<u64>,
@@ -124,7 +128,13 @@ impl Spf {
         u32::from_ne_bytes(bytes)
     }
 
+    /// A module in a container that is no island one (heap 7: the island bit, 0x8, clear).
     fn new() -> Spf {
+        Spf::with_heap(7)
+    }
+
+    /// A module given `heap` as its HEAP_ID.
+    fn with_heap(heap: u32) -> Spf {
         let bytes = Spf::static_word(property::INIT_MEMORY_REQUIREMENT) as usize;
         let mut spf = Spf { memory: vec![0u64; bytes.div_ceil(8)], recorder: Box::default() };
         let mut callback =
@@ -136,7 +146,7 @@ impl Spf {
                 size_of::<EventCallbackInfo>(),
             )
         };
-        let (mut heap, mut ports) = (7u32.to_ne_bytes(), [1u32, 1].map(u32::to_ne_bytes).concat());
+        let (mut heap, mut ports) = (heap.to_ne_bytes(), [1u32, 1].map(u32::to_ne_bytes).concat());
         let mut init = [
             property(property::EVENT_CALLBACK_INFO, callback_bytes),
             property(property::HEAP_ID, &mut heap),
@@ -339,17 +349,20 @@ fn stereo_frames_give_orts_results_on_channel_1_with_a_hop_and_pass_the_audio_th
     // The cost votes at 48 kHz, a hop of 100 and a window of 160 uint8 samples with 4 uint8 outputs: per second
     // 1,000 frames at 170 packets (PACKETS_PER_FRAME) and 480 inferences at 550 + 8 x (100 + 160 + 4) packets:
     // 1,447,760 packets, 1,448
-    // KPPS, 16 bytes of code per packet; data per inference: 100 x 6 + 160 x 5 + 4 x 5 + 24 bytes.
+    // KPPS, 16 bytes of code per packet; data per inference: 100 x 6 + 160 x 5 + 4 x 5 + 24 bytes. No island vote:
+    // the container is no island one.
     let words = |values: &[u32]| values.iter().flat_map(|value| value.to_ne_bytes()).collect::<Vec<u8>>();
     assert_eq!(
         loaded,
         [
             (event::KPPS, words(&[1_448])),
             (event::BANDWIDTH, words(&[23_164_160, 693_120])),
-            (event::ISLAND_VOTE, words(&[1])),
             (event::PROCESS_STATE, vec![1]),
         ]
     );
+    // The load ran on the module's load stack, within the default size.
+    let used = lpai_direct_skel::audio::stack::deepest_use();
+    assert!(used > 0 && used < DEFAULT_LOAD_STACK_BYTES as usize, "the load stack's deepest use: {used} bytes");
 
     // 600 samples per channel, frames of 64: windows end at samples 160, 260, 360, 460 and 560.
     let tone: Vec<i16> = (0..600).map(|n| ((n as f64 * 0.07).sin() * 20_000.0) as i16).collect();
@@ -434,7 +447,7 @@ fn formats_the_module_cannot_handle_are_refused_and_six_channels_at_48k_work() {
 fn six_channels_of_q31_at_48k_with_channel_5_and_frames_unlike_the_window_give_orts_results() {
     let _guard = common::qnn_lock();
     let work = tempfile::tempdir().unwrap();
-    let mut spf = Spf::new();
+    let mut spf = Spf::with_heap(ISLAND_HEAP);
     let table = spf.table();
     let instance = spf.instance();
     assert_eq!(set_param(table, instance, ids::PARAM_ID_CONFIG, &mut configuration("channel=5\nisland=1\n")), EOK);
@@ -911,4 +924,69 @@ fn the_configuration_after_the_model_changes_channel_and_hop_at_once_and_refuses
     let header = ResultHeader::decode(&results[0].bytes).unwrap();
     assert_eq!(header.inferences, 2, "the count goes on");
     assert_eq!(end(table, instance), EOK);
+}
+
+/// The island vote for each (HEAP_ID, `island=`) after a model's load: none outside an island container, where SPF
+/// would only log it as an error; in one, 0 (for island) or 1 (against) as configured.
+#[test]
+fn the_island_vote_is_raised_only_in_an_island_container() {
+    let _guard = common::qnn_lock();
+    for (heap, island, expected) in [
+        (7, "island=1\n", None),
+        (0x0003_4040, "island=0\n", None),
+        (ISLAND_HEAP, "island=0\n", Some(1u32)),
+        (ISLAND_HEAP, "island=1\n", Some(0)),
+    ] {
+        let mut spf = Spf::with_heap(heap);
+        let table = spf.table();
+        let instance = spf.instance();
+        assert_eq!(set_param(table, instance, ids::PARAM_ID_CONFIG, &mut configuration(island)), EOK);
+        let mut model = std::fs::read(common::fixture("audio_frame/audio_frame_qnn.bin")).unwrap();
+        assert_eq!(set_param(table, instance, ids::PARAM_ID_MODEL, &mut model), EOK);
+        let votes: Vec<u32> = spf
+            .taken()
+            .iter()
+            .filter(|event| event.id == event::ISLAND_VOTE)
+            .map(|event| u32::from_ne_bytes(event.bytes[..4].try_into().unwrap()))
+            .collect();
+        assert_eq!(votes, Vec::from_iter(expected), "heap {heap:#x}, {island}");
+        assert_eq!(end(table, instance), EOK);
+    }
+}
+
+/// One unpacked stereo frame of 64 bytes a channel into output buffers apart from the input (`rooms` bytes each):
+/// the answer and the output lengths.
+fn process_apart(spf: &mut Spf, interleaving: u32, rooms: [u32; 2]) -> (CapiError, Vec<u32>) {
+    let mut format = lpai_pd_shell::session_writer::media_format_v2(0, 2, 16, 15, interleaving);
+    let (table, instance) = (spf.table(), spf.instance());
+    assert_eq!(set_properties(table, instance, &mut [property(property::INPUT_MEDIA_FORMAT_V2, &mut format)]), EOK);
+    let (mut left, mut right) = (vec![1u8; 64], vec![2u8; 64]);
+    let mut inputs = [buffer(&mut left, 64, 64), buffer(&mut right, 64, 64)];
+    let (mut out_left, mut out_right) = (vec![0u8; 64], vec![0u8; 64]);
+    let mut outputs = [buffer(&mut out_left, 0, rooms[0]), buffer(&mut out_right, 0, rooms[1])];
+    let mut input = StreamData { flags: PRESET, timestamp: 0, buffers: inputs.as_mut_ptr(), buffer_count: 2 };
+    let mut output = StreamData { flags: PRESET, timestamp: 0, buffers: outputs.as_mut_ptr(), buffer_count: 2 };
+    let (mut input_port, mut output_port) = (&mut input as *mut StreamData, &mut output as *mut StreamData);
+    // SAFETY: a live instance; the streams and buffers live for the call, the outputs apart from the inputs.
+    let answer = unsafe { (table.process)(instance, &mut input_port, &mut output_port) };
+    (answer, outputs.iter().map(|buffer| buffer.actual_data_len).collect())
+}
+
+/// An output channel with less room than the frame: ENEEDMORE, and every output length SPF reads the same (0),
+/// whichever channel is short: SPF's contract forbids unpacked channels of unequal lengths.
+#[test]
+fn an_output_channel_too_short_for_the_frame_leaves_the_unpacked_output_lengths_equal() {
+    let mut spf = Spf::new();
+    for (interleaving, rooms) in [
+        (media_format::DEINTERLEAVED_UNPACKED, [64, 32]),
+        (media_format::DEINTERLEAVED_UNPACKED, [32, 64]),
+        (media_format::DEINTERLEAVED_UNPACKED_V2, [32, 64]),
+    ] {
+        let (answer, lengths) = process_apart(&mut spf, interleaving, rooms);
+        assert_eq!(answer, ENEEDMORE, "interleaving {interleaving}, rooms {rooms:?}");
+        let spf_reads = if interleaving == media_format::DEINTERLEAVED_UNPACKED_V2 { 1 } else { 2 };
+        assert_eq!(lengths[..spf_reads], [0, 0][..spf_reads], "interleaving {interleaving}, rooms {rooms:?}");
+    }
+    assert_eq!(process_apart(&mut spf, media_format::DEINTERLEAVED_UNPACKED, [64, 64]), (EOK, vec![64, 64]));
+    assert_eq!(end(spf.table(), spf.instance()), EOK);
 }

@@ -4,7 +4,9 @@
 //! against their snapshot after every process call), on the real libQnnHtp.so: its results equal, bit for bit,
 //! ONNX Runtime's on its QNN execution provider for the windows it was fed (`scripts/ort_audio_scores.py`), the
 //! audio comes out as it went in, in the layout it went in, and formats it cannot handle are refused with an error
-//! code, no crash. Each case the real SPF showed (the harness's CASE argument) has a test of its own.
+//! code, no crash. Every session runs on a stack of exactly the size SPF gives the container thread for the
+//! module's STACK_SIZE, with a guard page below it, model loads included (which the module makes on a stack of its
+//! own). Each case the real SPF showed (the harness's CASE argument) has a test of its own.
 //! `LPAI_CAPI_LIBRARY` names another build of the module to drive (e.g. an older one, to see the cases fail).
 
 mod common;
@@ -179,6 +181,16 @@ fn the_shared_object_driven_from_c_gives_orts_results_and_passes_the_audio_throu
     let (stdout, records, audio) = run.passes(&harness, "plain: stereo Q15, unpacked");
     let stack = lpai_direct_skel::audio::module::STACK_BYTES;
     assert!(stdout.contains(&format!("results 5 stack {stack}")), "{stdout}");
+    // Both lives ran, model loads included, on a stack of exactly the size SPF gives the container thread for
+    // that STACK_SIZE (the largest module's, at least 1024, plus 1024 for SPF's own frames), guard page below.
+    let thread = stack.max(1024) + 1024;
+    let lives = stdout.lines().filter(|line| line.starts_with(&format!("spf thread {thread} used "))).count();
+    assert_eq!(lives, 2, "two lives on SPF's {thread}-byte stack: {stdout}");
+    // The loads ran on the module's load stack, within its default size.
+    let load = stdout.lines().find_map(|line| line.strip_prefix("load stack used ")).expect("the load stack's use");
+    let load: usize = load.parse().unwrap();
+    let default = lpai_direct_skel::audio::config::DEFAULT_LOAD_STACK_BYTES as usize;
+    assert!(load > 0 && load < default, "the load stack's deepest use: {load} bytes of {default}");
     assert_eq!(audio, pcm, "the audio came out changed");
     let references = q15_references(&tone, 100, harness.work.path());
     assert_eq!(references.len(), 5);

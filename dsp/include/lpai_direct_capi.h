@@ -26,8 +26,11 @@
  *   system_library=PATH   libQnnSystem (default libQnnSystem.so); empty: send PARAM_ID_LPAI_DIRECT_METADATA
  *   channel=N             the channel the model reads (default 0)
  *   hop=N                 samples between inferences (default: the model's window, its first input's elements)
- *   island=0|1            vote for island operation
- *   fps=N ftrt_ratio=N client_type=N affinity=N core_selection=N   LPAI performance settings */
+ *   island=0|1            vote for island operation (the vote is raised only in an island container)
+ *   fps=N ftrt_ratio=N client_type=N affinity=N core_selection=N   LPAI performance settings
+ *   load_stack=N          bytes of the stack the module opens the backend and loads and frees models on, apart
+ *                         from SPF's thread (16384 to 1048576, default 65536); only a device can size it for
+ *                         libQnnLpai: a load that uses all of it fails with EFAILED and says so */
 #define PARAM_ID_LPAI_DIRECT_CONFIG 0x18001F03u
 /* get_param: the last result, a struct lpai_direct_capi_result then output_bytes of float32 values (the first
  * output tensor, dequantized). Before the first inference the whole record is zeros (inferences 0); before a model

@@ -8,7 +8,7 @@
 //! The book says how the runtime works in `docs/src/design/runtime.md`, and how firmware embeds it in
 //! `docs/src/firmware.md`.
 #![no_std]
-#![cfg_attr(all(target_arch = "hexagon", feature = "linux-user"), feature(asm_experimental_arch))]
+#![cfg_attr(target_arch = "hexagon", feature(asm_experimental_arch))]
 
 #[cfg(not(target_arch = "hexagon"))]
 extern crate std;

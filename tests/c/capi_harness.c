@@ -4,7 +4,10 @@
  *   capi_harness CONFIG MODEL PCM CHANNELS BITS Q FRAMES RESULTS AUDIO_OUT [DATA_FORMAT INTERLEAVING [CASE ARGS..]]
  *
  * The module's own memory and libraries are counted by the host build (lpai_direct_capi_host_resources):
- * all of them must be given back by end, twice over (two lives of the module).
+ * all of them must be given back by end, twice over (two lives of the module). Each life runs on a stack of exactly
+ * the size SPF gives the container thread for the module's STACK_SIZE, with a guard page below it (see
+ * `session_on_spf_stack`): "spf thread N used U" says how much of it the life used, and "load stack used L" the
+ * most the module used of the stack of its own it loads and frees models on.
  *
  * CONFIG: the module's key=value configuration (a text file); MODEL: the context binary; PCM: interleaved
  * samples (16-bit or 32-bit, native order), laid out for each process call as the media format's INTERLEAVING
@@ -23,10 +26,15 @@
  * (944fff9); paths are shortened: GT/ = fwk/spf/containers/cmn/topologies/gen_topo/, CU/ =
  * fwk/spf/containers/cmn/container_utils/core/src/, GC/ = fwk/spf/containers/gen_cntr/.
  */
+#define _GNU_SOURCE /* ucontext, sigaltstack, MAP_ANONYMOUS under -std=c11 */
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <ucontext.h>
+#include <unistd.h>
 
 typedef uint32_t capi_err_t;
 typedef struct { int8_t *data_ptr; uint32_t actual_data_len; uint32_t max_data_len; } capi_buf_t;
@@ -56,7 +64,8 @@ typedef struct { uint64_t dest_address; uint32_t token; uint32_t event_id; uint8
 
 capi_err_t capi_lpai_direct_get_static_properties(capi_proplist_t *init, capi_proplist_t *statics);
 capi_err_t capi_lpai_direct_init(capi_t *instance, capi_proplist_t *init);
-/* The host build's count of what the module's runtime holds: memory blocks, their bytes, libraries. */
+/* The host build's count of what the module's runtime holds: memory blocks, their bytes, libraries; then the most
+ * it used of its load stack. */
 size_t lpai_direct_capi_host_resources(uint64_t *counts, size_t capacity);
 
 enum {
@@ -647,6 +656,88 @@ static int parse_frames(const char *text) {
     return frame_size_count == 0 || *text;
 }
 
+/* The container thread's stack, as SPF sizes it. GC/core/src/gen_cntr_utils.c gen_cntr_get_thread_stack_size takes
+ * the largest STACK_SIZE of the container's modules (GT/core/src/gen_topo_capi.c
+ * gen_topo_get_aggregated_capi_stack_size, each asked through get_static_properties), at least
+ * GEN_CNTR_BASE_STACK_SIZE (1024), and adds GEN_CNTR_PROCESS_STACK_SIZE (1024; 2048 in builds with
+ * PROD_SPECIFIC_MAX_CH) for the framework's own frames; the _LPI pair for an island container is the same 1024 and
+ * 1024. GC/core/src/gen_cntr_cmd_handler.c gen_cntr_graph_open relaunches the thread with that size before the
+ * rest of the open (init, the calibration set_params), so every module call runs on it. The harness uses the
+ * smaller figure, and none of what one platform's thread layer adds: SPF's Linux posal
+ * (posal_linux_thread.c posal_thread_launch3) adds PTHREAD_STACK_MIN to a stack under it, a QuRT thread gets the
+ * size itself. */
+enum { GEN_CNTR_BASE_STACK_SIZE = 1024, GEN_CNTR_PROCESS_STACK_SIZE = 1024 };
+static size_t spf_thread_stack_bytes(uint32_t module_stack) {
+    return (module_stack > GEN_CNTR_BASE_STACK_SIZE ? module_stack : GEN_CNTR_BASE_STACK_SIZE) +
+           GEN_CNTR_PROCESS_STACK_SIZE;
+}
+
+/* The session runs on a stack of exactly that many bytes with an inaccessible page right below it, so a module that
+ * uses more than SPF gives it faults there, named, instead of passing here. glibc refuses a thread stack under
+ * PTHREAD_STACK_MIN (16 KiB) and puts its thread control block inside a stack it is given, so the harness moves
+ * its own thread onto the stack (makecontext) instead. The stack is painted first: the deepest byte touched is
+ * printed as "spf thread N used U". */
+#define PAINT 0x5C
+static unsigned char *thread_stack;
+static size_t thread_stack_bytes, page_bytes;
+static ucontext_t harness_context, thread_context;
+static FILE *thread_audio_out;
+static int thread_failed;
+
+static void thread_entry(void) { thread_failed = session(thread_audio_out); }
+
+static void on_fault(int number, siginfo_t *info, void *context) {
+    (void)context;
+    unsigned char *at = info->si_addr;
+    if (thread_stack && at >= thread_stack - page_bytes && at < thread_stack) {
+        static const char message[] = "harness: the module overflowed the stack SPF gives its container thread "
+                                      "(the guard page below it was touched)\n";
+        ssize_t written = write(2, message, sizeof message - 1);
+        (void)written;
+        _exit(3);
+    }
+    signal(number, SIG_DFL);
+    raise(number);
+}
+
+/* One session on SPF's container stack for a module asking `module_stack` bytes; 0 when every check held. */
+static int session_on_spf_stack(FILE *audio_out, uint32_t module_stack) {
+    page_bytes = (size_t)sysconf(_SC_PAGESIZE);
+    thread_stack_bytes = spf_thread_stack_bytes(module_stack);
+    size_t mapped = page_bytes + (thread_stack_bytes + page_bytes - 1) / page_bytes * page_bytes;
+    unsigned char *region = mmap(NULL, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (region == MAP_FAILED || mprotect(region, page_bytes, PROT_NONE) != 0) {
+        fprintf(stderr, "harness: cannot map the container stack\n");
+        exit(1);
+    }
+    thread_stack = region + page_bytes;
+    memset(thread_stack, PAINT, thread_stack_bytes);
+    /* The fault is handled on a stack of its own: the thread's is exhausted when it comes. */
+    static unsigned char fault_stack[64 * 1024];
+    stack_t alternate = {.ss_sp = fault_stack, .ss_size = sizeof fault_stack, .ss_flags = 0};
+    struct sigaction action = {.sa_sigaction = on_fault, .sa_flags = SA_SIGINFO | SA_ONSTACK};
+    sigemptyset(&action.sa_mask);
+    if (sigaltstack(&alternate, NULL) != 0 || sigaction(SIGSEGV, &action, NULL) != 0 || getcontext(&thread_context) != 0) {
+        fprintf(stderr, "harness: cannot set up the container stack\n");
+        exit(1);
+    }
+    thread_context.uc_stack.ss_sp = thread_stack;
+    thread_context.uc_stack.ss_size = thread_stack_bytes;
+    thread_context.uc_link = &harness_context;
+    makecontext(&thread_context, thread_entry, 0);
+    thread_audio_out = audio_out;
+    if (swapcontext(&harness_context, &thread_context) != 0) {
+        fprintf(stderr, "harness: cannot switch to the container stack\n");
+        exit(1);
+    }
+    size_t untouched = 0;
+    while (untouched < thread_stack_bytes && thread_stack[untouched] == PAINT) untouched++;
+    printf("spf thread %zu used %zu\n", thread_stack_bytes, thread_stack_bytes - untouched);
+    munmap(region, mapped);
+    thread_stack = NULL;
+    return thread_failed;
+}
+
 int main(int argc, char **argv) {
     if (argc != 10 && argc < 12) {
         fprintf(stderr, "usage: capi_harness CONFIG MODEL PCM CHANNELS BITS Q FRAMES RESULTS AUDIO_OUT "
@@ -678,17 +769,20 @@ int main(int argc, char **argv) {
     config_text = read_file(argv[1], &config_bytes);
     model_file = read_file(argv[2], &model_bytes);
     pcm = read_file(argv[3], &pcm_bytes);
+    /* SPF sizes the container thread before it creates the module (GC/core/src/gen_cntr_cmd_handler.c). */
+    uint32_t module_stack = static_word(STACK_SIZE);
     /* Two lives of the module, each giving back every memory block and library it took. */
     for (int run = 0; run < 2; run++) {
         results = fopen(argv[8], "wb");
         FILE *audio_out = fopen(argv[9], "wb");
         if (!results || !audio_out) { fprintf(stderr, "harness: cannot write the outputs\n"); return 1; }
-        int failed = session(audio_out);
+        int failed = session_on_spf_stack(audio_out, module_stack);
         fclose(results);
         fclose(audio_out);
         if (failed) return failed;
-        uint64_t held[3] = {0};
-        lpai_direct_capi_host_resources(held, 3);
+        uint64_t held[4] = {0};
+        lpai_direct_capi_host_resources(held, 4);
+        printf("load stack used %llu\n", (unsigned long long)held[3]);
         if (held[0] != 0 || held[1] != 0 || held[2] != 0) {
             fprintf(stderr, "harness [%s]: after end the runtime still holds %llu memory blocks (%llu bytes) and %llu libraries\n",
                     case_name, (unsigned long long)held[0], (unsigned long long)held[1], (unsigned long long)held[2]);

@@ -45,8 +45,9 @@ pub unsafe extern "C" fn capi_lpai_direct_init(
 
 /// Host builds only (never the Hexagon module): `size_t lpai_direct_capi_host_resources(uint64_t* counts, size_t
 /// capacity)` writes up to `capacity` counts of what the module's runtime holds right now: memory blocks from the
-/// platform, their bytes, libraries opened; answers how many counts it knows (3). The C harness checks that `end`
-/// gives every one back.
+/// platform, their bytes, libraries opened; then the most a model's load or free used of its load stack so far in
+/// the process; answers how many counts it knows (4). The C harness checks that `end` gives every one of the first
+/// three back, and prints the fourth.
 ///
 /// # Safety
 /// `counts` must be null (nothing written) or valid for `capacity` writes.
@@ -54,7 +55,8 @@ pub unsafe extern "C" fn capi_lpai_direct_init(
 #[no_mangle]
 pub unsafe extern "C" fn lpai_direct_capi_host_resources(counts: *mut u64, capacity: usize) -> usize {
     let held = lpai_direct_skel::platform::host::Host::resources();
-    let known = [held.blocks, held.bytes, held.libraries].map(|count| count as u64);
+    let known = [held.blocks, held.bytes, held.libraries, lpai_direct_skel::audio::stack::deepest_use()]
+        .map(|count| count as u64);
     if !counts.is_null() {
         for (index, value) in known.iter().enumerate().take(capacity) {
             // SAFETY: index < capacity, and the caller promises `capacity` writable counts.
@@ -95,7 +97,9 @@ unsafe extern "C" fn end(instance: *mut Instance) -> CapiError {
 }
 
 /// # Safety
-/// The module's instance; `payload` null or a buffer lent for the call.
+/// The module's instance; `payload` null or a buffer lent for the call, except that a payload of
+/// PARAM_ID_LPAI_DIRECT_MODEL after PARAM_PERSISTENCE_INFO registered it stays, unchanged, until the framework
+/// deregisters it or `end` returns (SPF's persistence contract, which [`Module::set_param`] relies on).
 unsafe extern "C" fn set_param(
     instance: *mut Instance,
     id: u32,
@@ -107,7 +111,8 @@ unsafe extern "C" fn set_param(
     let Some(payload) = (unsafe { Payload::to_read(payload) }) else {
         return EBADPARAM;
     };
-    // SAFETY: forwarded.
+    // SAFETY: forwarded, for `with` and for `set_param`: the framework keeps its persistence contract (this
+    // function's # Safety).
     unsafe {
         with(instance, |module| match payload.data() {
             Ok(data) => module.set_param(id, data),

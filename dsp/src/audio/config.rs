@@ -120,7 +120,22 @@ pub struct Config {
     pub memory: lpai::MemoryPlacement,
     /// Op packages registered when the model's libraries open, before the load (`op_packages=`).
     pub op_packages: OpPackages,
+    /// Bytes of the stack the backend's libraries are opened and the model loaded and freed on (`load_stack=`,
+    /// [`super::stack`]): [`DEFAULT_LOAD_STACK_BYTES`] unless set, between [`MIN_LOAD_STACK_BYTES`] and
+    /// [`MAX_LOAD_STACK_BYTES`].
+    pub load_stack: u32,
 }
+
+/// The load stack a configuration leaves out: 64 KiB, over 1.7 times the most a load was measured to use (the
+/// Hexagon module loading the contract model of libQnnLpai on the virtual aDSP: 37,596 bytes; x86 libQnnHtp's on
+/// the host: 24,072). What the device's libQnnLpai needs only a device can tell (the book's audio chapter, "The
+/// module's stacks").
+pub const DEFAULT_LOAD_STACK_BYTES: u32 = 64 * 1024;
+/// The smallest load stack taken: room for the module's own load code (under 6 KiB on Hexagon) and some of the
+/// backend's.
+pub const MIN_LOAD_STACK_BYTES: u32 = 16 * 1024;
+/// The largest load stack taken (1 MiB).
+pub const MAX_LOAD_STACK_BYTES: u32 = 1024 * 1024;
 
 /// LPAI performance settings, as `set_performance` takes them.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -153,6 +168,7 @@ impl Default for Config {
             performance: Performance::default(),
             memory: lpai::MemoryPlacement::DEFAULT,
             op_packages: OpPackages::default(),
+            load_stack: DEFAULT_LOAD_STACK_BYTES,
         }
     }
 }
@@ -194,6 +210,7 @@ impl Config {
         self.backend.set(DEFAULT_BACKEND);
         self.system_library.set(DEFAULT_SYSTEM_LIBRARY);
         (self.channel, self.hop, self.island, self.performance) = (0, 0, false, Performance::default());
+        self.load_stack = DEFAULT_LOAD_STACK_BYTES;
         self.op_packages.0.clear();
         read(payload, Some(self))
     }
@@ -211,6 +228,7 @@ impl Config {
             ("scratch_memory", self.memory.scratch != other.memory.scratch),
             ("persistent_memory", self.memory.persistent != other.memory.persistent),
             ("op_packages", self.op_packages != other.op_packages),
+            ("load_stack", self.load_stack != other.load_stack),
             ("fps", this.fps != that.fps),
             ("ftrt_ratio", this.ftrt_ratio != that.ftrt_ratio),
             ("client_type", this.client_type != that.client_type),
@@ -301,11 +319,15 @@ fn read(payload: &[u8], mut config: Option<&mut Config>) -> Result<(), ConfigErr
                     b"client_type" => (7, |c| &mut c.performance.client_type),
                     b"affinity" => (8, |c| &mut c.performance.affinity),
                     b"core_selection" => (9, |c| &mut c.performance.core_selection),
+                    b"load_stack" => (13, |c| &mut c.load_stack),
                     _ => return Err(error("an unknown key")),
                 };
                 let number = number()?;
                 if bit == 3 && number == 0 {
                     return Err(error("hop must be at least 1"));
+                }
+                if bit == 13 && !(MIN_LOAD_STACK_BYTES..=MAX_LOAD_STACK_BYTES).contains(&number) {
+                    return Err(error("load_stack is from 16384 to 1048576 bytes"));
                 }
                 if bit == 9 && !lpai::CoreAffinity::supports(number) {
                     return Err(error("core_selection selects more than one core: LPAI does not yet support a mix"));
@@ -332,7 +354,7 @@ mod tests {
     fn every_key_is_read() {
         let text = b"backend=/vendor/lib/libQnnLpai.so\nsystem_library=\nchannel=5\nhop=160\r\nisland=1\nfps=30\n\
                      ftrt_ratio=10\nclient_type=1\naffinity=2\ncore_selection=2\nscratch_memory=tcm\n\
-                     persistent_memory=psram\n\0garbage after the NUL";
+                     persistent_memory=psram\nload_stack=32768\n\0garbage after the NUL";
         let config = Config::parse(text).unwrap();
         assert_eq!(config.backend.as_str(), "/vendor/lib/libQnnLpai.so");
         assert_eq!((config.system_library.as_str(), config.channel, config.hop, config.island), ("", 5, 160, true));
@@ -344,6 +366,7 @@ mod tests {
             config.memory,
             lpai::MemoryPlacement { scratch: lpai::MemType::TCM, persistent: lpai::MemType::PSRAM }
         );
+        assert_eq!(config.load_stack, 32_768);
     }
 
     #[test]
@@ -379,6 +402,7 @@ mod tests {
         let config = Config::parse(b"channel=1\0").unwrap();
         assert_eq!((config.backend.as_str(), config.system_library.as_str()), ("libQnnLpai.so", "libQnnSystem.so"));
         assert_eq!((config.channel, config.hop, config.island), (1, 0, false));
+        assert_eq!(config.load_stack, DEFAULT_LOAD_STACK_BYTES);
         assert_eq!(Config::parse(b"\0").unwrap(), Config::default());
     }
 
@@ -408,6 +432,7 @@ mod tests {
             (b"backend=/a/lib.so\nisland=1\nfps=30\nscratch_memory=tcm\n", "scratch_memory"),
             (b"backend=/a/lib.so\nisland=1\nfps=30\npersistent_memory=llc\n", "persistent_memory"),
             (b"backend=/a/lib.so\nisland=1\nfps=30\nop_packages=a:b\n", "op_packages"),
+            (b"backend=/a/lib.so\nisland=1\nfps=30\nload_stack=16384\n", "load_stack"),
             (b"backend=/a/lib.so\nisland=1\n", "fps"),
             (b"backend=/a/lib.so\nisland=1\nfps=30\nftrt_ratio=2\n", "ftrt_ratio"),
             (b"backend=/a/lib.so\nisland=1\nfps=30\nclient_type=1\n", "client_type"),
@@ -431,6 +456,8 @@ mod tests {
             (b"channel=4294967296\0", 1, "decimal"),
             (b"hop=0\0", 1, "at least 1"),
             (b"island=2\0", 1, "0 or 1"),
+            (b"load_stack=16383\0", 1, "16384 to 1048576"),
+            (b"load_stack=1048577\0", 1, "16384 to 1048576"),
             (b"channel=1\ncore_selection=3\0", 2, "more than one core"),
             (b"scratch_memory=sram\0", 1, "ddr, llc, tcm or psram"),
             (b"backend=\0", 1, "backend"),

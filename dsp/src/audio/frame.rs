@@ -98,7 +98,7 @@ impl<'c> Frame<'c> {
 
     /// Passes the frame to `output` untouched, in the same layout: in place (the same memory) only the lengths are
     /// set, otherwise the bytes are copied. The lengths set are those SPF reads: every buffer the layout uses, only
-    /// the first for unpacked V2.
+    /// the first for unpacked V2. When a buffer has too little room (ENEEDMORE), every one of them is set to 0.
     ///
     /// # Safety
     /// `output` is a valid stream whose `buffer_count` buffers are valid, each buffer's `data` null or
@@ -137,6 +137,11 @@ impl<'c> Frame<'c> {
                 // SAFETY: buffer `index` < `buffer_count` of the output stream (found above): its length field.
                 unsafe { core::ptr::addr_of_mut!((*target.buffers.add(index)).actual_data_len).write(written) };
             }
+        }
+        if result != EOK {
+            // Channels of unequal lengths are against SPF's contract: a buffer too short makes every length 0.
+            // SAFETY: forwarded.
+            unsafe { clear(output, self.format) };
         }
         result
     }

@@ -1,7 +1,8 @@
 //! The audio-framework module (AudioReach CAPI, issue 13): the state SPF drives ([`module`]), the model it runs
 //! ([`model`]), its ids and result record ([`ids`]), the PCM formats and layouts it takes ([`format`]), the frame
 //! of one `process` call ([`frame`]), its configuration ([`config`]), its sliding window over one channel
-//! ([`window`]) and the property lists it reads and answers ([`properties`]). The exported C entry points are the
+//! ([`window`]), the property lists it reads and answers ([`properties`]) and the stack it loads models on
+//! ([`stack`]). The exported C entry points are the
 //! `lpai-direct-capi` crate's (`dsp/capi`).
 
 pub mod config;
@@ -11,4 +12,5 @@ pub mod ids;
 pub mod model;
 pub mod module;
 pub mod properties;
+pub mod stack;
 pub mod window;

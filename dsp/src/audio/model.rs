@@ -6,6 +6,7 @@
 use super::config::Config;
 use super::format::{Channel, Sample};
 use super::ids::{ResultHeader, RESULT_HEADER_BYTES};
+use super::stack::Job;
 use super::window::Window;
 use crate::embed::{Direction, Embed};
 use crate::platform::{Memory, Shared};
@@ -41,6 +42,38 @@ impl From<RuntimeError> for ModelError {
 impl From<OpenError> for ModelError {
     fn from(error: OpenError) -> ModelError {
         ModelError::Runtime(error.error)
+    }
+}
+
+/// A model's load, made on the module's load stack ([`super::stack::LoadStack::run`]), where the vendor libraries'
+/// start-up code may take what it needs: a model loaded into `slot` (empty), `result` saying how that went.
+pub struct Loading<'s, 'a> {
+    /// The module's model, empty.
+    pub slot: &'s mut Option<Model>,
+    /// The configuration.
+    pub config: &'a Config,
+    /// The context binary, taken by the load.
+    pub binary: Option<Binary<'static, 'a>>,
+    /// Its metadata record, when given.
+    pub record: Option<&'a [u8]>,
+    /// The load's outcome.
+    pub result: Result<(), ModelError>,
+}
+
+impl Job for Loading<'_, '_> {
+    fn run(&mut self) {
+        if let Some(binary) = self.binary.take() {
+            self.result = Model::load(self.slot, self.config, binary, self.record);
+        }
+    }
+}
+
+/// A model's free, made on the stack it was loaded on: its context, backend and libraries freed.
+pub struct Freeing<'s>(pub &'s mut Option<Model>);
+
+impl Job for Freeing<'_> {
+    fn run(&mut self) {
+        *self.0 = None;
     }
 }
 

@@ -8,8 +8,9 @@ use super::format::{self, PcmFormat};
 use super::frame::{self, Frame};
 use super::ids::{EVENT_ID_RESULT, PARAM_ID_CONFIG, PARAM_ID_METADATA, PARAM_ID_MODEL, PARAM_ID_MODEL_PATH};
 use super::ids::{PARAM_ID_RESULT, RESULT_HEADER_BYTES};
-use super::model::{Model, ModelError};
+use super::model::{Freeing, Loading, Model, ModelError};
 use super::properties::{entries, word, Access, Payload};
+use super::stack::LoadStack;
 use crate::log;
 use crate::platform::{Level, Memory};
 use crate::runtime::{Binary, PersistentBinary};
@@ -24,14 +25,17 @@ use lpai_direct::codec::copy_prefix;
 
 /// "LPCA": a live module's state; cleared by `end`.
 const MAGIC: u32 = u32::from_le_bytes(*b"LPCA");
-/// Stack a call into the module may need on top of the deepest point where its own code calls foreign code
-/// (libQnnLpai's entry points, the framework's callback, the PD's services), whose frames cannot be measured here:
-/// an allowance to confirm on a device.
+/// Stack a call into the module may need, on SPF's thread, on top of the deepest point where its own code calls
+/// foreign code (libQnnLpai's graphExecute, the framework's callback, the PD's services), whose frames cannot be
+/// measured here: an allowance to confirm on a device. The vendor libraries' load and free do not run there but on
+/// the module's load stack ([`super::stack`], sized by `load_stack=`).
 pub const FOREIGN_STACK_BYTES: u32 = 4096;
 /// Stack the module asks for (STACK_SIZE): its deepest own use, measured by `lpai-stack-check --capi-module` on its
-/// Hexagon build (set_param loading a model: the benchmarks' `capi_stack_worst_bytes`), with
-/// [`FOREIGN_STACK_BYTES`] on top of that entry, rounded up to 1 KiB. `tests/stack_and_panic.rs` holds it to the
-/// measurement: at least the need, less than 2 KiB above it.
+/// Hexagon build (set_param loading a model: the benchmarks' `capi_stack_worst_bytes`; the check follows the load
+/// onto the load stack, so the figure covers both), with [`FOREIGN_STACK_BYTES`] on top of that entry, rounded up
+/// to 1 KiB. `tests/stack_and_panic.rs` holds it to the measurement: at least the need, less than 2 KiB above it.
+/// SPF gives the container thread the largest STACK_SIZE of its modules plus 1 KiB for its own frames
+/// (`gen_cntr_get_thread_stack_size`); `tests/capi_harness.rs` runs the module on a stack of exactly that size.
 pub const STACK_BYTES: u32 = 10_240;
 /// What the module's own code costs on the DSP, for its KPPS and BANDWIDTH votes, as `lpai-packet-bench` measures
 /// it on the virtual aDSP (`target/bench/figures.json`, which fails when a figure outgrows these): packets per
@@ -48,6 +52,11 @@ pub const PACKETS_PER_ELEMENT: u64 = 8;
 const SHORTEST_FRAMES_PER_SECOND: u32 = 1000;
 /// Bytes of code fetched per packet with no cache (four 4-byte instructions at most).
 const CODE_BYTES_PER_PACKET: u64 = 16;
+/// The bit of a heap id that marks an island heap (SPF's POSAL_HEAP_ID_ISLAND_BIT_MASK, `posal_memory.h`). SPF gives
+/// a module in an island container an island heap (graph_utils.c, APM_MODULE_PROP_ID_HEAP_ID) in HEAP_ID, and its
+/// generic topology acts on ISLAND_VOTE only in a container whose heap is an island one, answering it elsewhere
+/// with an error line ("not required for modules in Non Island container", gen_topo_capi_cb_handler_island.c).
+const ISLAND_HEAP_BIT: u32 = 0x8;
 /// Bytes of a version 2 media format payload SPF sends and the module keeps to echo as its output format.
 const FORMAT_BYTES: usize = media_format::V2_BYTES_SENT;
 
@@ -78,6 +87,8 @@ pub struct Module {
     /// A copy of PARAM_ID_LPAI_DIRECT_METADATA's record, for the next model.
     metadata: Option<(Memory, usize)>,
     model: Option<Model>,
+    /// The stack the model was loaded on, kept to free it on: there whenever `model` is.
+    stack: Option<LoadStack>,
 }
 
 /// Bytes of instance memory the module needs (INIT_MEMORY_REQUIREMENT).
@@ -172,6 +183,7 @@ impl Module {
             persistent_model: false,
             metadata: None,
             model: None,
+            stack: None,
         };
         // SAFETY: the caller's promise: room for the state, aligned, nothing there to drop.
         unsafe { state.write(module) };
@@ -391,7 +403,13 @@ impl Module {
     }
 
     /// `set_param`: the model (a path, or its bytes), its metadata record, the configuration.
-    pub fn set_param(&mut self, param_id: u32, data: &[u8]) -> CapiError {
+    ///
+    /// # Safety
+    /// SPF's persistence contract (CAPI's PARAM_PERSISTENCE_INFO): after the framework registered
+    /// PARAM_ID_LPAI_DIRECT_MODEL as persistent (`set_properties`), the bytes of `data` for that parameter stay
+    /// where they are, unchanged, until it deregisters the parameter or `end` returns, whichever comes first: the
+    /// model uses them in place. Any other payload need only live for the call.
+    pub unsafe fn set_param(&mut self, param_id: u32, data: &[u8]) -> CapiError {
         match param_id {
             PARAM_ID_CONFIG => self.set_config(data),
             PARAM_ID_METADATA => {
@@ -411,8 +429,9 @@ impl Module {
                 self.set_model(Binary::File(path))
             }
             PARAM_ID_MODEL if self.persistent_model => {
-                // SAFETY: the framework registered this parameter as persistent: its memory stays, unchanged, until
-                // it deregisters it, which unloads the model first (`set_property`).
+                // SAFETY: the caller's promise: the framework registered this parameter as persistent, so its memory
+                // stays, unchanged, until it deregisters it, which unloads the model first (`set_property`), or
+                // until `end`, which frees the model.
                 let kept: &'static [u8] = unsafe { core::slice::from_raw_parts(data.as_ptr(), data.len()) };
                 self.set_model(Binary::InPlace(PersistentBinary::new(kept)))
             }
@@ -465,22 +484,36 @@ impl Module {
         EOK
     }
 
-    /// Loads a model in place of the one before, then tells the framework: process enabled, the island vote.
+    /// Loads a model in place of the one before, on a new load stack of the configured size, then tells the
+    /// framework: the votes, process enabled. The island vote is raised only in an island container, the one
+    /// place SPF reads it.
     fn set_model(&mut self, binary: Binary<'static, '_>) -> CapiError {
         self.unload();
+        let Some(mut stack) = LoadStack::allocate(self.config.load_stack as usize) else {
+            log_no_load_stack(self.config.load_stack);
+            return ENOMEMORY;
+        };
         let record = self.metadata.as_ref().and_then(|(memory, length)| memory.bytes().get(..*length));
-        if let Err(error) = Model::load(&mut self.model, &self.config, binary, record) {
-            let code = match &error {
-                ModelError::NoMemory => ENOMEMORY,
-                ModelError::NotConvertible => EBADPARAM,
-                ModelError::Runtime(_) => EFAILED,
-            };
-            log_model_error(&error);
+        let mut loading =
+            Loading { slot: &mut self.model, config: &self.config, binary: Some(binary), record, result: Ok(()) };
+        let used = stack.run(&mut loading);
+        let result = core::mem::replace(&mut loading.result, Ok(()));
+        log_load_stack(used, stack.size());
+        self.stack = Some(stack);
+        let result = match (used, result) {
+            (Err(_), _) => Err(EFAILED),
+            (Ok(_), Err(error)) => Err(model_error_code(&error)),
+            (Ok(_), Ok(())) => Ok(()),
+        };
+        if let Err(code) = result {
+            self.drop_model();
             return code;
         }
         self.vote();
-        let vote: u32 = if self.config.island { 0 } else { 1 };
-        let _ = self.raise(event::ISLAND_VOTE, PortInfo::default(), &mut vote.to_ne_bytes());
+        if self.heap_id & ISLAND_HEAP_BIT != 0 {
+            let vote: u32 = if self.config.island { 0 } else { 1 };
+            let _ = self.raise(event::ISLAND_VOTE, PortInfo::default(), &mut vote.to_ne_bytes());
+        }
         let _ = self.raise(event::PROCESS_STATE, PortInfo::default(), &mut [1]);
         EOK
     }
@@ -527,9 +560,21 @@ impl Module {
 
     /// Drops the model, and tells the framework to pass the audio through without calling the module.
     fn unload(&mut self) {
-        if self.model.take().is_some() {
+        if self.drop_model() {
             let _ = self.raise(event::PROCESS_STATE, PortInfo::default(), &mut [0]);
         }
+    }
+
+    /// Drops the model on the stack it was loaded on, then that stack; answers whether there was a model.
+    fn drop_model(&mut self) -> bool {
+        let had = self.model.is_some();
+        match self.stack.take() {
+            Some(mut stack) => {
+                let _ = stack.run(&mut Freeing(&mut self.model));
+            }
+            None => self.model = None,
+        }
+        had
     }
 
     /// `get_param`: the last result record.
@@ -626,11 +671,11 @@ impl Module {
         result
     }
 
-    /// `end`: frees the model and the record copy, in that order, and ends the state. It raises no event: SPF
-    /// has destroyed the module's bypass before calling `end`, and a PROCESS_STATE now would make it a new one
-    /// that nothing frees.
+    /// `end`: frees the model (on its load stack) and the record copy, in that order, and ends the state. It
+    /// raises no event: SPF has destroyed the module's bypass before calling `end`, and a PROCESS_STATE now would
+    /// make it a new one that nothing frees.
     pub fn end(&mut self) -> CapiError {
-        self.model = None;
+        self.drop_model();
         self.metadata = None;
         self.magic = 0;
         EOK
@@ -685,13 +730,54 @@ fn log_channel_beyond(channel: u32, channels: u32) {
     log!(Level::Error, "lpai-direct capi: channel ", channel, " is not in a ", channels, "-channel format");
 }
 
-/// Logs why a model was not set.
-fn log_model_error(error: &ModelError) {
+/// Logs why a model was not set; answers the code that says it.
+#[inline(never)]
+fn model_error_code(error: &ModelError) -> CapiError {
     match error {
-        ModelError::NoMemory => log!(Level::Error, "lpai-direct capi: the PD heap cannot hold the model"),
-        ModelError::NotConvertible => {
-            log!(Level::Error, "lpai-direct capi: the model's first input or output is not convertible to float")
+        ModelError::NoMemory => {
+            log!(Level::Error, "lpai-direct capi: the PD heap cannot hold the model");
+            ENOMEMORY
         }
-        ModelError::Runtime(error) => log!(Level::Error, "lpai-direct capi: loading the model: ", error),
+        ModelError::NotConvertible => {
+            log!(Level::Error, "lpai-direct capi: the model's first input or output is not convertible to float");
+            EBADPARAM
+        }
+        ModelError::Runtime(error) => {
+            log!(Level::Error, "lpai-direct capi: loading the model: ", error);
+            EFAILED
+        }
+    }
+}
+
+/// Logs a load stack the PD heap could not give.
+#[inline(never)]
+fn log_no_load_stack(bytes: u32) {
+    log!(Level::Error, "lpai-direct capi: the PD heap cannot hold a load stack of ", bytes, " bytes (load_stack=)");
+}
+
+/// Logs what a load used of its `size`-byte stack: how much (info), over three quarters of it (a warning: set a
+/// larger `load_stack=`), or all of it (an error).
+#[inline(never)]
+fn log_load_stack(used: Result<usize, usize>, size: usize) {
+    match used {
+        Ok(used) if used.saturating_mul(4) <= size.saturating_mul(3) => {
+            log!(Level::Info, "lpai-direct capi: the load used ", used, " bytes of its ", size, "-byte stack")
+        }
+        Ok(used) => log!(
+            Level::Warn,
+            "lpai-direct capi: the load used ",
+            used,
+            " bytes of its ",
+            size,
+            "-byte stack, over three quarters: set a larger load_stack="
+        ),
+        Err(used) => log!(
+            Level::Error,
+            "lpai-direct capi: the load used ",
+            used,
+            " bytes, all of its ",
+            size,
+            "-byte stack: set a larger load_stack="
+        ),
     }
 }
