@@ -6,6 +6,7 @@
 use super::{Level, LibraryHandle, Platform, PlatformError};
 use core::ffi::{c_char, c_int, c_void, CStr};
 use core::ptr::NonNull;
+use lpai_direct::temporary::Token;
 
 /// The QuRT implementation of [`Platform`].
 pub struct Qurt;
@@ -114,6 +115,13 @@ impl File {
         Ok(())
     }
 
+    /// Writes all of `bytes`, then closes the file; the first failure is the answer.
+    fn write_and_close(self, bytes: &[u8]) -> Result<(), PlatformError> {
+        let written = self.write_all(bytes);
+        let closed = self.close();
+        written.and(closed)
+    }
+
     /// Closes the file, answering what `apps_std_fclose` says (a late write error shows here).
     fn close(self) -> Result<(), PlatformError> {
         let file = self.0;
@@ -198,16 +206,12 @@ impl Platform for Qurt {
         made
     }
 
-    fn write_file(path: &CStr, bytes: &[u8]) -> Result<(), PlatformError> {
+    fn write_file(path: &CStr, token: &Token, bytes: &[u8]) -> Result<(), PlatformError> {
         super::write_through_partial(
             path,
+            token,
             bytes,
-            |partial, bytes| {
-                let file = File::open_with(partial, c"wb")?;
-                let written = file.write_all(bytes);
-                let closed = file.close();
-                written.and(closed)
-            },
+            |partial, bytes| File::open_with(partial, c"wb")?.write_and_close(bytes),
             // SAFETY: both paths are NUL-terminated.
             |partial, path| checked(unsafe { apps_std_frename(partial.as_ptr(), path.as_ptr()) }),
             |partial| {
@@ -215,6 +219,11 @@ impl Platform for Qurt {
                 unsafe { apps_std_fremove(partial.as_ptr()) };
             },
         )
+    }
+
+    fn append_file(path: &CStr, bytes: &[u8]) -> Result<(), PlatformError> {
+        super::check_path_length(path)?;
+        File::open_with(path, c"ab")?.write_and_close(bytes)
     }
 
     fn open_library(path: &CStr) -> Result<LibraryHandle, PlatformError> {
