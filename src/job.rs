@@ -475,7 +475,7 @@ pub struct Report {
     pub attempts: u32,
     /// Bytes read from input files.
     pub bytes_read: u64,
-    /// Bytes written to output files (the times file included).
+    /// Bytes written to output files (the job's record file included).
     pub bytes_written: u64,
     /// Ticks the context's load took (binary placed, context created, graphs finalized).
     pub load_ticks: u64,

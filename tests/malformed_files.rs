@@ -4,8 +4,8 @@
 //! needs unprivileged user namespaces", and so does the test command in CI's output, which also makes the test
 //! fail rather than skip where its probe finds them). Each in the traditional mode and in direct
 //! mode on the local transport (the host skel on the real libQnnHtp.so, kws_conv), and in direct mode on the
-//! virtual aDSP (the Hexagon skel under the PD shell, on the Hexagon contract model, contract_single). And another
-//! run writing the same output directory at once: three runs of one list, two traditional and one direct, all
+//! virtual aDSP (the Hexagon skel under the PD shell, on the Hexagon contract model, contract_single). And other
+//! runs writing the same output directory at once: four runs of one list, three traditional and one direct, all
 //! succeed and leave only whole files, each having written under temporary names of its own.
 //!
 //! What must hold every time: `lpai-net-run` ends with exit status 1 (never a signal) and one error line naming
@@ -627,12 +627,13 @@ fn a_full_tmpfs_stops_the_run_naming_the_file_and_leaves_nothing_half_written() 
 
 #[test]
 fn runs_writing_one_output_directory_at_once_leave_only_whole_files() {
-    // Three runs of one list into one output directory at once: two traditional (the HLOS side writes each result)
-    // and one direct (the host skel writes them), each with its own temporary names. Every run succeeds, every
-    // result file and times file is whole, and no temporary file is left.
+    // Four runs of one list into one output directory at once: three traditional (the HLOS side writes each result)
+    // and one direct (the host skel writes them), each with temporary names of its own. Every run succeeds, every
+    // result file and times file is whole, and no temporary file is left. (With one temporary name per file, as
+    // before, runs writing one result at once wrote into one temporary file: nearly every such run failed.)
     let work = tempfile::tempdir().unwrap();
-    let lines = 150;
-    let setups = [Setup::LocalTraditional, Setup::LocalTraditional, Setup::LocalDirect];
+    let lines = 300;
+    let setups = [Setup::LocalTraditional, Setup::LocalTraditional, Setup::LocalTraditional, Setup::LocalDirect];
     let list = write_list(work.path(), "shared.txt", Setup::LocalTraditional, lines, None);
     let output = work.path().join("shared");
     let clean = clean_results(Setup::LocalTraditional, lines);

@@ -220,13 +220,6 @@ impl File {
         Ok(())
     }
 
-    /// Writes all of `bytes`, then closes the descriptor; the first failure is the answer.
-    fn write_and_close(self, bytes: &[u8]) -> Result<(), PlatformError> {
-        let written = self.write_all(bytes);
-        let closed = self.close();
-        written.and(closed)
-    }
-
     /// Closes the descriptor, answering what `close` says (a late write error shows here).
     fn close(self) -> Result<(), PlatformError> {
         let fd = self.0;
@@ -312,7 +305,10 @@ impl Platform for LinuxUser {
             token,
             bytes,
             |partial, bytes| {
-                File::open_with(partial, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)?.write_and_close(bytes)
+                let file = File::open_with(partial, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)?;
+                let written = file.write_all(bytes);
+                let closed = file.close();
+                written.and(closed)
             },
             |partial, path| {
                 // SAFETY: both paths are NUL-terminated.
@@ -329,7 +325,10 @@ impl Platform for LinuxUser {
 
     fn append_file(path: &CStr, bytes: &[u8]) -> Result<(), PlatformError> {
         super::check_path_length(path)?;
-        File::open_with(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)?.write_and_close(bytes)
+        let file = File::open_with(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)?;
+        let written = file.write_all(bytes);
+        let closed = file.close();
+        written.and(closed)
     }
 
     fn open_library(_path: &CStr) -> Result<LibraryHandle, PlatformError> {

@@ -115,13 +115,6 @@ impl File {
         Ok(())
     }
 
-    /// Writes all of `bytes`, then closes the file; the first failure is the answer.
-    fn write_and_close(self, bytes: &[u8]) -> Result<(), PlatformError> {
-        let written = self.write_all(bytes);
-        let closed = self.close();
-        written.and(closed)
-    }
-
     /// Closes the file, answering what `apps_std_fclose` says (a late write error shows here).
     fn close(self) -> Result<(), PlatformError> {
         let file = self.0;
@@ -211,7 +204,12 @@ impl Platform for Qurt {
             path,
             token,
             bytes,
-            |partial, bytes| File::open_with(partial, c"wb")?.write_and_close(bytes),
+            |partial, bytes| {
+                let file = File::open_with(partial, c"wb")?;
+                let written = file.write_all(bytes);
+                let closed = file.close();
+                written.and(closed)
+            },
             // SAFETY: both paths are NUL-terminated.
             |partial, path| checked(unsafe { apps_std_frename(partial.as_ptr(), path.as_ptr()) }),
             |partial| {
@@ -223,7 +221,10 @@ impl Platform for Qurt {
 
     fn append_file(path: &CStr, bytes: &[u8]) -> Result<(), PlatformError> {
         super::check_path_length(path)?;
-        File::open_with(path, c"ab")?.write_and_close(bytes)
+        let file = File::open_with(path, c"ab")?;
+        let written = file.write_all(bytes);
+        let closed = file.close();
+        written.and(closed)
     }
 
     fn open_library(path: &CStr) -> Result<LibraryHandle, PlatformError> {

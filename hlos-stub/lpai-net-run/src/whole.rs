@@ -10,7 +10,7 @@ use std::ffi::OsString;
 use std::io::Write as _;
 use std::os::unix::fs::PermissionsExt as _;
 use std::path::{Path, PathBuf};
-use tempfile::{Builder, TempDir};
+use tempfile::{Builder, NamedTempFile, TempDir};
 
 /// What happens to a file that already has the final name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -45,15 +45,16 @@ fn place_of(final_path: &Path) -> Result<(PathBuf, OsString)> {
     Ok((directory, prefix))
 }
 
-/// Makes `final_path` whole or not at all: a new empty file under a temporary name beside it is given to `write`
-/// (by path: a library may open it by name), and renamed to `final_path` once `write` succeeded, as `existing`
-/// says; otherwise it is removed and the error answered.
-pub fn write_via(final_path: &Path, existing: Existing, write: impl FnOnce(&Path) -> Result<()>) -> Result<()> {
+/// A new empty file under a temporary name beside `final_path`.
+fn temporary_beside(final_path: &Path) -> Result<NamedTempFile> {
     let (directory, prefix) = place_of(final_path)?;
-    let file = builder(&prefix, 0o666).tempfile_in(&directory).with_context(|| {
+    builder(&prefix, 0o666).tempfile_in(&directory).with_context(|| {
         format!("cannot create a temporary file for {} in {}", final_path.display(), directory.display())
-    })?;
-    write(file.path())?;
+    })
+}
+
+/// Renames the complete temporary `file` to `final_path`, as `existing` says.
+fn place(file: NamedTempFile, final_path: &Path, existing: Existing) -> Result<()> {
     let persisted = match existing {
         Existing::Replace => file.persist(final_path),
         Existing::Keep => file.persist_noclobber(final_path),
@@ -64,13 +65,21 @@ pub fn write_via(final_path: &Path, existing: Existing, write: impl FnOnce(&Path
     })
 }
 
+/// Makes `final_path` whole or not at all: a new empty file under a temporary name beside it is given to `write`
+/// by path (a library writes it by name), and renamed to `final_path` once `write` succeeded, as `existing` says;
+/// otherwise it is removed and the error answered.
+pub fn write_via(final_path: &Path, existing: Existing, write: impl FnOnce(&Path) -> Result<()>) -> Result<()> {
+    let file = temporary_beside(final_path)?;
+    write(file.path())?;
+    place(file, final_path, existing)
+}
+
 /// Writes `bytes` as the whole content of `path`, flushed to the disk, replacing a file of that name.
 pub fn write(path: &Path, bytes: &[u8]) -> Result<()> {
-    let written = write_via(path, Existing::Replace, |temporary| {
-        let mut file = std::fs::OpenOptions::new().write(true).open(temporary)?;
-        file.write_all(bytes)?;
-        file.sync_data()?;
-        Ok(())
+    let written = temporary_beside(path).and_then(|mut file| {
+        file.as_file_mut().write_all(bytes)?;
+        file.as_file().sync_data()?;
+        place(file, path, Existing::Replace)
     });
     written.with_context(|| format!("cannot write {}", path.display()))
 }
@@ -106,9 +115,8 @@ pub fn skel_temporary(path: &Path, token: &temporary::Token) -> PathBuf {
 
 /// An unused file's temporary name for `path`'s tests: a `NamedTempFile` kept in scope removes itself.
 #[cfg(test)]
-fn temporary_for(path: &Path) -> tempfile::NamedTempFile {
-    let (directory, prefix) = place_of(path).unwrap();
-    builder(&prefix, 0o666).tempfile_in(directory).unwrap()
+fn temporary_for(path: &Path) -> NamedTempFile {
+    temporary_beside(path).unwrap()
 }
 
 #[cfg(test)]

@@ -7,7 +7,6 @@
 use super::plan::Plan;
 use crate::whole;
 use anyhow::{Context as _, Result};
-use lpai_direct::job::RESULT_PREFIX;
 use lpai_direct::temporary::Token;
 use std::collections::{HashMap, HashSet};
 use std::os::unix::fs::MetadataExt as _;
@@ -19,7 +18,8 @@ type Identity = (u64, u64);
 /// What the output directory held, before a job, of the places the job writes.
 #[derive(Debug, Default)]
 pub struct Before {
-    /// The `Result_<i>` directories in the job's range that existed.
+    /// In runs of several graphs, the indices in the job's range whose `Result_<i>` directory existed (it holds the
+    /// graphs' own directories).
     tops: HashSet<usize>,
     /// For each result directory of the job's range that existed (`Result_<i>`, or `Result_<i>/<graph>` in runs of
     /// several graphs), the identity of each of the job's output files there, in the job's order.
@@ -32,23 +32,20 @@ fn identity(path: &Path) -> Option<Identity> {
 }
 
 impl Before {
-    /// Looks at the result directories `results` (by index) in `output_dir`: one listing of the directory, and the
-    /// job's output files in those of them that exist.
+    /// Looks at the result directories `results` (by index) in `output_dir`, one by one (a listing of the output
+    /// directory would grow with every result a long run adds): whether each exists, and the job's output files in
+    /// those that do.
     pub fn look(plan: &Plan<'_>, output_dir: &Path, results: std::ops::Range<usize>) -> Before {
         let mut before = Before::default();
-        if results.is_empty() {
-            return before;
-        }
-        let Ok(entries) = std::fs::read_dir(output_dir) else { return before };
-        for entry in entries.flatten() {
-            let name = entry.file_name();
-            let index = name.to_str().and_then(|name| name.strip_prefix(RESULT_PREFIX)?.parse::<usize>().ok());
-            let Some(index) = index.filter(|index| results.contains(index)) else { continue };
-            before.tops.insert(index);
+        for index in results {
             let directory = plan.result_directory(output_dir, index);
             if directory.is_dir() {
                 let files = plan.kinds.outputs.iter().map(|output| identity(&directory.join(&output.file_name)));
                 before.directories.insert(index, files.collect());
+            }
+            let top = directory.parent().filter(|_| plan.result_subdir.is_some());
+            if top.is_some_and(Path::is_dir) {
+                before.tops.insert(index);
             }
         }
         before
