@@ -51,16 +51,24 @@ fn job_token() -> u32 {
     hasher.finish() as u32
 }
 
-/// Reads and removes the job's record file: the records of the inferences the skel committed, in order (none when
-/// the skel made no file).
-fn take_records(record_file: &Path) -> Result<Vec<Record>> {
-    let bytes = match std::fs::read(record_file) {
-        Ok(bytes) => bytes,
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(error) => return Err(error).with_context(|| format!("cannot read {}", record_file.display())),
-    };
-    std::fs::remove_file(record_file).with_context(|| format!("cannot remove {}", record_file.display()))?;
-    Ok(job::records(&bytes).collect())
+/// Reads the job's record file: the records of the inferences the skel committed, in order (none when the skel
+/// made no file).
+fn read_records(record_file: &Path) -> Result<Vec<Record>> {
+    match std::fs::read(record_file) {
+        Ok(bytes) => Ok(job::records(&bytes).collect()),
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
+        Err(error) => Err(error).with_context(|| format!("cannot read {}", record_file.display())),
+    }
+}
+
+/// Removes the job's record file once read; why not, in words that follow a failed job's own error.
+fn remove_records(record_file: &Path) -> Result<(), String> {
+    match std::fs::remove_file(record_file) {
+        Err(error) if error.kind() != std::io::ErrorKind::NotFound => {
+            Err(format!("the job's record file {} could not be removed: {error}", record_file.display()))
+        }
+        _ => Ok(()),
+    }
 }
 
 /// Writes the times and spans files from the records (whole or not at all: another run may be reading them).
@@ -129,7 +137,14 @@ pub fn run_job(
     let directory = PathBuf::from(&directory);
     let record_file = whole::skel_temporary(&directory.join(RECORD_FILE_NAME), &token);
     let ran = stub.run_job(&bytes);
-    let records = take_records(&record_file)?;
+    let records = read_records(&record_file)?;
+    // A failed job's error comes first; a record file that cannot be removed (an output directory made read-only
+    // meanwhile) follows it.
+    let removed = remove_records(&record_file);
+    let and_removed = |line: String| match &removed {
+        Ok(()) => anyhow::anyhow!(line),
+        Err(leftover) => anyhow::anyhow!("{line}; {leftover}"),
+    };
     let report = match ran {
         Ok(report) => report,
         Err(error) if error.code().is_some_and(first_contact::is_pd_restart) => {
@@ -140,10 +155,12 @@ pub fn run_job(
                 unfinished::remove(plan, output_dir, during, &token, &before)?;
             }
             let how = "the stub removed what the PD left of it";
-            bail!("{} ({error})", first_contact::pd_restarted(first_result..kept(end), during, how));
+            let line = first_contact::pd_restarted(first_result..kept(end), during, how);
+            return Err(and_removed(format!("{line} ({error})")));
         }
-        Err(error) => bail!("running the job on the skel: {error}"),
+        Err(error) => return Err(and_removed(format!("running the job on the skel: {error}"))),
     };
+    removed.map_err(anyhow::Error::msg)?;
     if records.len() != count || report.inferences as usize != count {
         bail!(
             "the skel ran {} of {count} inferences and committed {} of them to {}",
