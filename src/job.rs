@@ -17,7 +17,8 @@
 //! 32      output_count     output files per inference, 1 to MAX_TENSORS
 //! 36      input_count      input files per inference, 1 to MAX_TENSORS
 //! 40      inference_count  at least 1
-//! 44      output_dir       a path
+//! 44      token            the job's token: its temporary names carry it (`crate::temporary::Token`)
+//! 48      output_dir       a path
 //!  .      result_subdir    a name, or empty for none (results go to Result_<i>/<name>/, for runs of several graphs)
 //!  .      output_count outputs, each:
 //!           index          the output's index in graph output order
@@ -31,12 +32,17 @@
 //! absolutely: the skel's current directory is not the caller's); a name is a path without `/`. [`Job::parse`] checks every field once, so
 //! the accessors walk a job they know is whole; a job it refuses is named by the byte offset of the field at fault.
 //!
-//! The skel writes `<output_dir>/Result_<i>/<file name>` for every inference `i` and, last, the execute time of each
-//! inference on the DSP clock in [`TIMES_FILE_NAME`] beside the results: little-endian `u32` microseconds, one per
-//! inference; then [`SPANS_FILE_NAME`]: per inference two little-endian `u32` microseconds, the in-memory span
-//! (inputs in memory to outputs in memory: input conversion, execute, output conversion) and the file I/O (reading
-//! the inputs, creating `Result_<i>/`, writing the outputs). The report stays [`REPORT_BYTES`] long however many
-//! inferences the job has.
+//! The skel writes `<output_dir>/Result_<i>/<file name>` for every inference `i` whole or not at all, each through
+//! its temporary name under the job's token (`<file name>.<token>.partial`, [`crate::temporary`]). Once an
+//! inference's results are whole (or not kept) it commits the inference: it appends one record of [`RECORD_BYTES`]
+//! to the job's record file, [`RECORD_FILE_NAME`]'s temporary name under the token in the output directory, three
+//! little-endian `u32` microseconds on the DSP clock: the execute time, the in-memory span (inputs in memory to
+//! outputs in memory: input conversion, execute, output conversion) and the file I/O (reading the inputs, creating
+//! `Result_<i>/`, writing the outputs). Its whole records are the inferences that completed, in order: the stub
+//! reads it after the job, a failed one or one a PD restart ended included, and never guesses from the files there.
+//! From it the stub writes [`TIMES_FILE_NAME`] (one `u32` execute time per inference) and [`SPANS_FILE_NAME`] (two
+//! `u32` per inference: the in-memory span and the file I/O) beside the results, then removes it. The report stays
+//! [`REPORT_BYTES`] long however many inferences the job has.
 
 use crate::bytes::{self, Sink};
 use crate::wire::{EXECUTE_FLOAT_INPUTS, EXECUTE_FLOAT_OUTPUTS};
@@ -44,14 +50,17 @@ use crate::wire::{EXECUTE_FLOAT_INPUTS, EXECUTE_FLOAT_OUTPUTS};
 /// The first bytes of a job.
 pub const MAGIC: [u8; 4] = *b"LPJB";
 /// The job layout's version, after [`MAGIC`].
-pub const VERSION: u32 = 1;
+pub const VERSION: u32 = 2;
 /// The file (in the output directory) holding each inference's DSP execute time, `u32` microseconds.
 pub const TIMES_FILE_NAME: &str = "lpai_dsp_execute_us.bin";
 /// The file (in the output directory) holding, per inference, the in-memory span and the file I/O time, two `u32`
-/// microseconds each (written after [`TIMES_FILE_NAME`]; skels from before it leave it out).
+/// microseconds each.
 pub const SPANS_FILE_NAME: &str = "lpai_dsp_spans_us.bin";
-/// Bytes per inference in [`SPANS_FILE_NAME`].
-pub const SPAN_RECORD_BYTES: usize = 8;
+/// The job's record file, written under the job's temporary name only (`lpai_dsp_job.bin.<token>.partial`): one
+/// [`Record`] per completed inference.
+pub const RECORD_FILE_NAME: &str = "lpai_dsp_job.bin";
+/// Bytes of one inference's record in the job's record file.
+pub const RECORD_BYTES: usize = 12;
 /// Most outputs a job selects (and most inputs an inference names).
 pub const MAX_TENSORS: usize = 32;
 /// Longest path or name a job carries, in bytes without a NUL: the skel's paths are at most 512 bytes with theirs.
@@ -83,6 +92,8 @@ pub struct Job<'t> {
     pub result_subdir: Option<&'t [u8]>,
     /// The first inference's results go to `Result_<first_result>`.
     pub first_result: u32,
+    /// The job's token, which its temporary names carry.
+    pub token: u32,
     outputs: &'t [u8],
     inferences: &'t [u8],
     /// How many inferences there are.
@@ -165,7 +176,7 @@ impl<'t> Job<'t> {
         if job.0.take(MAGIC.len()) != Some(&MAGIC[..]) {
             return Err(JobError { offset: 0, what: "not a job: it does not start with `LPJB`" });
         }
-        job.number(VERSION, VERSION, "the job's version is not 1")?;
+        job.number(VERSION, VERSION, "the job's version is not 2")?;
         let mut words = [0u32; 6];
         for word in words.iter_mut() {
             *word = job.field()?;
@@ -175,6 +186,7 @@ impl<'t> Job<'t> {
         let output_count = job.number(1, most, "output_count is not 1 to 32")?;
         let input_count = job.number(1, most, "input_count is not 1 to 32")?;
         let inference_count = job.number(1, u32::MAX, "inference_count is 0")?;
+        let token = job.field()?;
         let output_dir = job.path(false, false)?.unwrap_or_default();
         let result_subdir = job.path(true, true)?;
         let outputs_start = job.0.position();
@@ -202,6 +214,7 @@ impl<'t> Job<'t> {
             native_inputs,
             result_subdir,
             first_result,
+            token,
             outputs: bytes.get(outputs_start..inferences_start).unwrap_or_default(),
             inferences: bytes.get(inferences_start..).unwrap_or_default(),
             inference_count,
@@ -273,11 +286,13 @@ pub struct Fields<'f> {
     pub result_subdir: Option<&'f str>,
     /// The first inference's results go to `Result_<first_result>`.
     pub first_result: u32,
+    /// The job's token, which its temporary names carry: unique to the job among those writing the directory.
+    pub token: u32,
 }
 
 impl<'f> Fields<'f> {
     /// The fields of a job on `graph` of `context` writing under `output_dir`: native files, every inference's
-    /// results kept, no subdirectory, results from `Result_0`.
+    /// results kept, no subdirectory, results from `Result_0`, token 0.
     pub const fn new(context: i32, graph: u32, output_dir: &'f str) -> Fields<'f> {
         Fields {
             context,
@@ -288,6 +303,7 @@ impl<'f> Fields<'f> {
             native_inputs: 0,
             result_subdir: None,
             first_result: 0,
+            token: 0,
         }
     }
 }
@@ -325,7 +341,7 @@ pub fn encode<'p>(
     inferences: &[&[&'p str]],
     out: &mut dyn FnMut(&[u8]),
 ) -> Result<(), EncodeError<'p>> {
-    let Fields { context, graph, flags, output_dir, keep, native_inputs, result_subdir, first_result } = *fields;
+    let Fields { context, graph, flags, output_dir, keep, native_inputs, result_subdir, first_result, token } = *fields;
     let job = |what| EncodeError { subject: "the job", value: "", what };
     let input_count = inferences.first().map_or(0, |paths| paths.len());
     if outputs.is_empty() || outputs.len() > MAX_TENSORS {
@@ -355,7 +371,7 @@ pub fn encode<'p>(
     // Checked above: every count and length fits a u32.
     let header = [VERSION, context as u32, graph, flags, keep.unwrap_or(u32::MAX), native_inputs, first_result];
     out.put(&MAGIC);
-    for value in header.into_iter().chain([outputs.len() as u32, input_count as u32, inference_count]) {
+    for value in header.into_iter().chain([outputs.len() as u32, input_count as u32, inference_count, token]) {
         out.u32(value);
     }
     out.sized(output_dir.as_bytes());
@@ -413,39 +429,35 @@ impl<'s> ResultPath<'s> {
 
 /// What each results directory's name starts with.
 pub const RESULT_PREFIX: &str = "Result_";
-/// Bytes per inference in [`TIMES_FILE_NAME`]: its execute time in microseconds, a `u32`.
-pub const TIME_RECORD_BYTES: usize = 4;
+/// One inference's record in the job's record file: microseconds on the DSP clock.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Record {
+    /// The execute time.
+    pub execute_us: u32,
+    /// The in-memory span: input conversion, execute, output conversion.
+    pub in_memory_us: u32,
+    /// The file I/O: reading the inputs, creating `Result_<i>/`, writing the outputs.
+    pub file_io_us: u32,
+}
 
-/// Puts inference `index`'s execute time (µs) into the times file's bytes; out of range is left out.
-pub fn put_time(times: &mut [u8], index: usize, micros: u32) {
-    if let Some(at) = index.checked_mul(TIME_RECORD_BYTES) {
-        bytes::Writer::at_offset(times, at).u32(micros);
+impl Record {
+    /// The record's bytes, as the skel appends them.
+    pub fn to_bytes(&self) -> [u8; RECORD_BYTES] {
+        let mut bytes = [0u8; RECORD_BYTES];
+        let mut writer = bytes::Writer::new(&mut bytes);
+        for word in [self.execute_us, self.in_memory_us, self.file_io_us] {
+            writer.u32(word);
+        }
+        bytes
     }
 }
 
-/// Puts inference `index`'s in-memory span and file I/O (µs) into the spans file's bytes; out of range is left out.
-pub fn put_span(spans: &mut [u8], index: usize, in_memory: u32, file_io: u32) {
-    if let Some(at) = index.checked_mul(SPAN_RECORD_BYTES) {
-        let mut writer = bytes::Writer::at_offset(spans, at);
-        writer.u32(in_memory);
-        writer.u32(file_io);
-    }
-}
-
-/// The times file's execute times, one per inference; `None` unless it holds exactly `inferences` of them.
-pub fn times(bytes: &[u8], inferences: usize) -> Option<impl Iterator<Item = u32> + '_> {
-    (Some(bytes.len()) == inferences.checked_mul(TIME_RECORD_BYTES)).then(|| {
-        let mut reader = bytes::Reader::new(bytes);
-        core::iter::from_fn(move || reader.u32())
-    })
-}
-
-/// The spans file's (in-memory span, file I/O) pairs, one per inference; `None` unless it holds exactly
-/// `inferences` of them.
-pub fn spans(bytes: &[u8], inferences: usize) -> Option<impl Iterator<Item = (u32, u32)> + '_> {
-    (Some(bytes.len()) == inferences.checked_mul(SPAN_RECORD_BYTES)).then(|| {
-        let mut reader = bytes::Reader::new(bytes);
-        core::iter::from_fn(move || Some((reader.u32()?, reader.u32()?)))
+/// The whole records of a job's record file, in order (a record cut short at its end, by a write the PD did not
+/// finish, is not one).
+pub fn records(bytes: &[u8]) -> impl Iterator<Item = Record> + '_ {
+    bytes.chunks_exact(RECORD_BYTES).filter_map(|chunk| {
+        let mut reader = bytes::Reader::new(chunk);
+        Some(Record { execute_us: reader.u32()?, in_memory_us: reader.u32()?, file_io_us: reader.u32()? })
     })
 }
 
@@ -463,7 +475,7 @@ pub struct Report {
     pub attempts: u32,
     /// Bytes read from input files.
     pub bytes_read: u64,
-    /// Bytes written to output files (the times file included).
+    /// Bytes written to output files (the job's record file included).
     pub bytes_written: u64,
     /// Ticks the context's load took (binary placed, context created, graphs finalized).
     pub load_ticks: u64,
@@ -536,6 +548,7 @@ mod tests {
         native_inputs: 2,
         result_subdir: Some("g"),
         first_result: 7,
+        token: 0x5eed,
     };
     const OUTPUTS: [OutputFile<&str>; 3] = [
         OutputFile { index: 1, file_name: "probs.raw", float: true },
@@ -600,31 +613,32 @@ mod tests {
     }
 
     #[test]
-    fn result_paths_and_the_times_files_are_laid_out_once() {
+    fn result_paths_and_the_record_file_are_laid_out_once() {
         let joined = |path: ResultPath<'_>| path.parts().concat();
         assert_eq!(joined(ResultPath::new(0, None)), b"Result_0");
         assert_eq!(joined(ResultPath::new(4_294_967_295, Some(b"kws"))), b"Result_4294967295/kws");
-        let mut times_file = [0u8; 8];
-        put_time(&mut times_file, 1, 77);
-        put_time(&mut times_file, 2, 9);
-        assert_eq!(times(&times_file, 2).unwrap().collect::<Vec<_>>(), [0, 77]);
-        assert!(times(&times_file, 3).is_none(), "another count of records");
-        let mut spans_file = [0u8; 16];
-        put_span(&mut spans_file, 1, 5, 6);
-        assert_eq!(spans(&spans_file, 2).unwrap().collect::<Vec<_>>(), [(0, 0), (5, 6)]);
+        let first = Record { execute_us: 77, in_memory_us: 80, file_io_us: 5 };
+        let second = Record { execute_us: 9, in_memory_us: 11, file_io_us: 0x0102_0304 };
+        assert_eq!(first.to_bytes(), [77, 0, 0, 0, 80, 0, 0, 0, 5, 0, 0, 0]);
+        let mut file: Vec<u8> = [first, second].iter().flat_map(Record::to_bytes).collect();
+        assert_eq!(records(&file).collect::<Vec<_>>(), [first, second]);
+        // A record the PD did not finish appending is not one.
+        file.extend_from_slice(&[1, 2, 3]);
+        assert_eq!(records(&file).collect::<Vec<_>>(), [first, second]);
+        assert_eq!(records(&file[..RECORD_BYTES - 1]).count(), 0);
     }
 
     #[test]
     fn a_job_round_trips() {
         let bytes = example();
         assert_eq!(&bytes[..4], b"LPJB");
-        let header: Vec<u32> = (1..11).map(|word| word_at(&bytes, 4 * word)).collect();
-        assert_eq!(header, [VERSION, (-3i32) as u32, 2, 3, 1, 2, 7, 3, 2, 2]);
+        let header: Vec<u32> = (1..12).map(|word| word_at(&bytes, 4 * word)).collect();
+        assert_eq!(header, [VERSION, (-3i32) as u32, 2, 3, 1, 2, 7, 3, 2, 2, 0x5eed]);
         let job = Job::parse(&bytes).unwrap();
         assert_eq!((job.context, job.graph, job.flags, job.keep, job.native_inputs), (-3, 2, 3, 1, 2));
         assert_eq!(
-            (job.output_dir, job.result_subdir, job.first_result),
-            (&b"/out dir\twith a tab"[..], Some(&b"g"[..]), 7)
+            (job.output_dir, job.result_subdir, job.first_result, job.token),
+            (&b"/out dir\twith a tab"[..], Some(&b"g"[..]), 7, 0x5eed)
         );
         assert_eq!((job.inference_count, job.output_count, job.input_count), (2, 3, 2));
         assert_eq!((job.input_is_float(0), job.input_is_float(1), job.input_is_float(40)), (true, false, true));
@@ -679,8 +693,11 @@ mod tests {
         let mut bytes = example();
         bytes[3] = b'T';
         assert_eq!(refused(&bytes).offset, 0);
-        let bytes = with_word(&example(), 4, 2);
-        assert_eq!(refused(&bytes), JobError { offset: 4, what: "the job's version is not 1" });
+        // A job of version 1 (before the token) and one of a later version.
+        for version in [1, 3] {
+            let bytes = with_word(&example(), 4, version);
+            assert_eq!(refused(&bytes), JobError { offset: 4, what: "the job's version is not 2" });
+        }
     }
 
     #[test]
@@ -688,7 +705,7 @@ mod tests {
         let (bytes, at) = replaced(&example(), "probs.raw", b"prob/.raw");
         assert_eq!(refused(&bytes), JobError { offset: at, what: "a file or directory name holds a `/`" });
         // result_subdir, after output_dir.
-        let subdir = 44 + 4 + FIELDS.output_dir.len();
+        let subdir = 48 + 4 + FIELDS.output_dir.len();
         let mut bytes = example();
         assert_eq!((word_at(&bytes, subdir), bytes[subdir + 4]), (1, b'g'));
         bytes[subdir + 4] = b'/';
@@ -706,7 +723,7 @@ mod tests {
         let (bytes, at) = replaced(&example(), "/in/1_a.raw", b"/in/1\0a.raw");
         assert_eq!(refused(&bytes), JobError { offset: at, what: "a path or name holds a NUL byte" });
         let (bytes, _) = replaced(&example(), "/out dir", b"/out\0dir");
-        assert_eq!(refused(&bytes).offset, 44);
+        assert_eq!(refused(&bytes).offset, 48);
         let inferences: [&[&str]; 1] = [&["/in/a\0.raw", "/b"]];
         let error = encoded(&FIELDS, &OUTPUTS, &inferences).unwrap_err();
         assert_eq!(
@@ -767,8 +784,8 @@ mod tests {
     fn lengths_that_overflow_are_refused() {
         let bytes = example();
         // output_dir's length: past every limit, just past the limit, and in the limit but past the end.
-        assert_eq!(refused(&with_word(&bytes, 44, u32::MAX)), JobError { offset: 44, what: TOO_LONG });
-        assert_eq!(refused(&with_word(&bytes, 44, MAX_PATH_LEN as u32 + 1)), JobError { offset: 44, what: TOO_LONG });
+        assert_eq!(refused(&with_word(&bytes, 48, u32::MAX)), JobError { offset: 48, what: TOO_LONG });
+        assert_eq!(refused(&with_word(&bytes, 48, MAX_PATH_LEN as u32 + 1)), JobError { offset: 48, what: TOO_LONG });
         let last = find(&bytes, b"/in/1_b.raw") - 4;
         assert_eq!(refused(&with_word(&bytes, last, MAX_PATH_LEN as u32)), JobError { offset: last, what: ENDS_EARLY });
         assert_eq!(refused(&with_word(&bytes, last, 0)), JobError { offset: last, what: "a path or name is empty" });

@@ -18,6 +18,7 @@ pub mod qnn;
 pub mod quantize;
 pub mod sha256;
 pub mod shell_frame;
+pub mod temporary;
 pub mod version;
 pub mod wire;
 

@@ -142,12 +142,14 @@ fn failures_on_the_skels_side_name_the_file_and_leave_nothing_half_written() {
     let error = stub.run_job(b"lpai-job 1\n").unwrap_err().to_string();
     assert!(error.contains("run_job: byte 0 of the job: not a job"), "{error}");
     let error = stub.run_job(&job(context, &output, &[&good])[..50]).unwrap_err().to_string();
-    assert!(error.contains("run_job: byte 44 of the job: the job ends inside this field"), "{error}");
+    assert!(error.contains("run_job: byte 48 of the job: the job ends inside this field"), "{error}");
     // A good job after the failures runs, and reports what it did.
     let fine = work.path().join("fine");
     let report = stub.run_job(&job(context, &fine, &[&good, &good])).unwrap();
     assert_eq!((report.inferences, report.bytes_read), (2, 2 * 490));
-    assert_eq!(std::fs::read(fine.join("lpai_dsp_execute_us.bin")).unwrap().len(), 8);
+    // Each inference committed to the job's record file, under the job's token (0 here).
+    let record = std::fs::read(fine.join("lpai_dsp_job.bin.00000000.partial")).unwrap();
+    assert_eq!((record.len(), job::records(&record).filter(|record| record.execute_us > 0).count()), (24, 2));
     stub.close().unwrap();
 }
 

@@ -4,7 +4,9 @@
 //! needs unprivileged user namespaces", and so does the test command in CI's output, which also makes the test
 //! fail rather than skip where its probe finds them). Each in the traditional mode and in direct
 //! mode on the local transport (the host skel on the real libQnnHtp.so, kws_conv), and in direct mode on the
-//! virtual aDSP (the Hexagon skel under the PD shell, on the Hexagon contract model, contract_single).
+//! virtual aDSP (the Hexagon skel under the PD shell, on the Hexagon contract model, contract_single). And other
+//! runs writing the same output directory at once: four runs of one list, three traditional and one direct, all
+//! succeed and leave only whole files, each having written under temporary names of its own.
 //!
 //! What must hold every time: `lpai-net-run` ends with exit status 1 (never a signal) and one error line naming
 //! the file at fault and why; no `.partial` file is left anywhere; every result file that exists is whole (the
@@ -323,7 +325,11 @@ fn check_failed_run(
         );
     }
     let files = if output.exists() { common::files_below(output) } else { Vec::new() };
-    let partial: Vec<_> = files.iter().filter(|file| file.to_string_lossy().contains(".partial")).collect();
+    // A direct-mode job's record file stays only where the output directory no longer lets it go, and the line says
+    // so.
+    let named = |file: &PathBuf| line.contains(&format!("{} could not be removed", output.join(file).display()));
+    let partial: Vec<_> =
+        files.iter().filter(|file| file.to_string_lossy().contains(".partial") && !named(file)).collect();
     assert!(partial.is_empty(), "{who}: half-written files left: {partial:?}");
     let clean = clean_results(setup, lines);
     let results = common::result_files(output);
@@ -541,14 +547,19 @@ fn a_full_disk_stops_the_run_naming_the_file_and_leaves_nothing_half_written() {
         assert_eq!(written, 0, "{}", setup.label());
         cases += 1;
 
-        // A limit that takes every result but not the direct-mode job's times file (4 bytes per inference).
+        // A limit that takes every result but not the direct-mode job's record file (12 bytes per inference, each
+        // appended once the inference's results are whole): the ninth inference's record does not fit.
         if setup.direct() {
             let lines = 30;
             let list = write_list(work.path(), &format!("times-{setup:?}.txt"), setup, lines, None);
             let output = work.path().join(format!("times-{setup:?}"));
             let (outcome, _) = run_child(&net_run(), &setup.args(&list, &output), limited(100), || false);
-            assert!(result_bytes <= 100 && lines * 4 > 100);
-            let fragments = [format!("{}/lpai_dsp_execute_us.bin", output.display()), "file too large".to_string()];
+            assert!(result_bytes <= 100 && 8 * 12 <= 100 && 9 * 12 > 100);
+            let fragments = [
+                "inference 9: ".to_string(),
+                format!("{}/lpai_dsp_job.bin.", output.display()),
+                "file too large".to_string(),
+            ];
             let written = check_failed_run(
                 setup,
                 "file-size limit 100 bytes",
@@ -558,7 +569,7 @@ fn a_full_disk_stops_the_run_naming_the_file_and_leaves_nothing_half_written() {
                 &fragments,
                 Record::Unwritable,
             );
-            assert_eq!(written, lines, "{}: every result is written before the times file", setup.label());
+            assert_eq!(written, 9, "{}: the results of the first nine inferences are written", setup.label());
             cases += 1;
         }
     }
@@ -603,7 +614,11 @@ fn a_full_tmpfs_stops_the_run_naming_the_file_and_leaves_nothing_half_written() 
             let named = format!("{}/result_", output.display()).to_lowercase();
             assert!(line.contains(&named) && line.contains(&format!("/{result_name}")), "{who}: {line}");
             assert!(line.contains("no space left on device"), "{who}: {line}");
-            assert!(line.contains("the run's record could not be written either"), "{who}: {line}");
+            // A direct-mode job's record file held a page, which the stub frees after the job: the run's record
+            // fits then. In traditional mode nothing frees one.
+            let unrecorded = line.contains("the run's record could not be written either");
+            assert_eq!(unrecorded, !setup.direct(), "{who}: {line}");
+            assert_eq!(files.contains_key(Path::new("lpai_net_run.json")), setup.direct(), "{who}: {files:?}");
             assert!(!files.keys().any(|file| file.to_string_lossy().contains(".partial")), "{who}: {files:?}");
             let results: Vec<_> =
                 files.iter().filter(|(file, _)| file.to_string_lossy().starts_with("Result_")).collect();
@@ -616,4 +631,43 @@ fn a_full_tmpfs_stops_the_run_naming_the_file_and_leaves_nothing_half_written() 
     }
     assert_eq!(cases, SETUPS.len());
     println!("malformed files: {cases} full-tmpfs cases");
+}
+
+#[test]
+fn runs_writing_one_output_directory_at_once_leave_only_whole_files() {
+    // Four runs of one list into one output directory at once: three traditional (the HLOS side writes each result)
+    // and one direct (the host skel writes them), each with temporary names of its own. Every run succeeds, every
+    // result file and times file is whole, and no temporary file is left. (With one temporary name per file, as
+    // before, runs writing one result at once wrote into one temporary file: nearly every such run failed.)
+    let work = tempfile::tempdir().unwrap();
+    let lines = 300;
+    let setups = [Setup::LocalTraditional, Setup::LocalTraditional, Setup::LocalTraditional, Setup::LocalDirect];
+    let list = write_list(work.path(), "shared.txt", Setup::LocalTraditional, lines, None);
+    let output = work.path().join("shared");
+    let clean = clean_results(Setup::LocalTraditional, lines);
+    let outcomes: Vec<Outcome> = std::thread::scope(|scope| {
+        let runs: Vec<_> = setups
+            .iter()
+            .map(|setup| {
+                let args = setup.args(&list, &output);
+                scope.spawn(move || run_child(&net_run(), &args, Limits::default(), || false).0)
+            })
+            .collect();
+        runs.into_iter().map(|run| run.join().unwrap()).collect()
+    });
+    for (setup, outcome) in setups.iter().zip(&outcomes) {
+        assert!(outcome.status.success(), "{}: the run failed:\n{}", setup.label(), outcome.stderr);
+    }
+    let files = common::files_below(&output);
+    let temporary: Vec<_> = files.iter().filter(|file| file.to_string_lossy().contains(".partial")).collect();
+    assert!(temporary.is_empty(), "temporary files left: {temporary:?}");
+    assert_eq!(common::result_files(&output), clean.keys().cloned().collect::<Vec<_>>());
+    for (file, expected) in &clean {
+        assert!(std::fs::read(output.join(file)).unwrap() == *expected, "{} is not whole", file.display());
+    }
+    assert_eq!(std::fs::read(output.join("lpai_dsp_execute_us.bin")).unwrap().len(), 4 * lines);
+    assert_eq!(std::fs::read(output.join("lpai_dsp_spans_us.bin")).unwrap().len(), 8 * lines);
+    let record: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(output.join("lpai_net_run.json")).unwrap()).unwrap();
+    assert_eq!(record["inferences"], lines);
 }

@@ -65,8 +65,16 @@ fn text(output: &Output) -> (String, String) {
     (String::from_utf8_lossy(&output.stdout).into_owned(), String::from_utf8_lossy(&output.stderr).into_owned())
 }
 
-fn partial_of(output: &Path) -> PathBuf {
-    output.with_file_name(format!("{}.partial", output.file_name().unwrap().to_str().unwrap()))
+/// The temporary directories a stage of `output` left beside it (`<name>.<token>.partial`, lpai_direct::temporary).
+fn temporaries_of(output: &Path) -> Vec<PathBuf> {
+    let name = output.file_name().unwrap().to_str().unwrap();
+    let Ok(entries) = std::fs::read_dir(output.parent().unwrap()) else { return Vec::new() };
+    let of_output =
+        |entry: &str| lpai_direct::temporary::split(entry).is_some_and(|(final_name, _)| final_name == name);
+    entries
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| of_output(path.file_name().unwrap().to_str().unwrap()))
+        .collect()
 }
 
 /// The run line the commands end with, for a staged contract_single with the given extra flags.
@@ -111,7 +119,7 @@ fn the_contract_fixture_is_staged_whole_with_its_list_config_and_commands() {
     .map(PathBuf::from)
     .collect();
     assert_eq!(common::files_below(&output), expected);
-    assert!(!partial_of(&output).exists());
+    assert_eq!(temporaries_of(&output), Vec::<PathBuf>::new());
 
     // Every copied file is its source, byte for byte.
     let fixture = common::fixture("contract_single");
@@ -285,7 +293,7 @@ fn push_without_adb_on_path_fails_before_staging_anything() {
     let (stdout, stderr) = text(&ran);
     assert_eq!(ran.status.code(), Some(1), "{stdout}{stderr}");
     assert!(stderr.contains("--push runs adb, which is not on PATH"), "{stderr}");
-    assert!(!output.exists() && !partial_of(&output).exists());
+    assert!(!output.exists() && temporaries_of(&output).is_empty());
 }
 
 #[test]
@@ -432,7 +440,7 @@ fn refusals_name_the_file_or_setting_at_fault_and_stage_nothing() {
         let (stdout, stderr) = text(&ran);
         assert_eq!(ran.status.code(), Some(1), "{args:?}: {stdout}{stderr}");
         assert!(stderr.contains(&expected), "{args:?}: expected {expected:?} in {stderr}");
-        assert!(!output.exists() && !partial_of(&output).exists(), "{args:?}: something was staged");
+        assert!(!output.exists() && temporaries_of(&output).is_empty(), "{args:?}: something was staged");
     }
 
     // A directory that exists is never replaced.

@@ -253,6 +253,12 @@ fn every_pd_service_answers_a_library_initializer() {
         "fremove again = 2",
         "fremove of the directory = 0",
         "fremove of null = 22",
+        "fopen for appending = 0",
+        "fwrite appended = 0",
+        "fclose of the appended file = 0",
+        "fopen to append again = 0",
+        "fwrite appended again = 0",
+        "fclose after appending again = 0",
         "qtimer runs = 1",
         "malloc is 16-aligned = 1",
         "malloc is zeroed = 1",
@@ -274,6 +280,7 @@ fn every_pd_service_answers_a_library_initializer() {
     assert_eq!(answers, expected, "{stderr}");
     assert_eq!(std::fs::read(work.path().join("probe-output.txt")).unwrap(), b"", "fopen \"wb\" creates the file");
     assert!(!work.path().join("probe-dir").exists(), "fremove removes the probe's file and directory");
+    assert_eq!(std::fs::read(work.path().join("probe-record.bin")).unwrap(), b"onetwo", "fopen \"ab\" appends");
     let missing = format!(
         "lpai-pd-shell: dlopen libno_such_library.so: not found in /no/such/directory, {}, {} (the --library-path \
          directories, then the skel's)",

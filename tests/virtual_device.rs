@@ -8,6 +8,7 @@
 mod common;
 
 use lpai_direct::version::{Record, Version, INTERFACE};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
@@ -15,6 +16,15 @@ use std::process::Output;
 const DEVICE: &str = "/data/local/tmp/LPAI";
 /// The contract fixtures, with their reference results.
 const CONTRACT_FIXTURES: [&str; 2] = ["contract_single", "contract_stream"];
+/// Events of the virtual device's PD (`LPAI_VD_RESTART_AFTER`, FastRPC invocations and apps_std calls) in a
+/// direct-mode run of contract_stream into a directory holding an earlier run's results (where each result
+/// directory's mkdir answers EEXIST and is followed by a fileExists): with --keep_num_outputs 2, one inside its
+/// inference 3; without, three in its inference 1: before the renames of Result_1's files (mixed.raw, then
+/// energy.raw), between them, and after both, before the inference's record is appended.
+const KEEP_POINT: u32 = 94;
+const INFERENCE_1_POINTS: [u32; 3] = [74, 77, 81];
+/// In a traditional run of contract_stream with --profiling_level: the profile read after inference 1.
+const PROFILE_AFTER_INFERENCE_1: u32 = 10;
 
 /// The release build of lpai-net-run for this machine, which stages.
 fn stager() -> PathBuf {
@@ -613,12 +623,12 @@ fn a_binary_for_another_backend_version_names_both_versions() {
 #[test]
 fn a_pd_restart_during_a_run_leaves_the_whole_results_and_nothing_partial() {
     // contract_stream has 4 lines. The PD's events (FastRPC invocations and apps_std file calls) are open,
-    // version, configure, load, describe, then in direct mode run_job and about 20 file calls per inference after
-    // the job's checks, in traditional mode one execute per inference: these points land in the first, middle and
-    // last inferences.
+    // version, configure, load, describe, then in direct mode run_job and 20 file calls per inference after the
+    // job's checks (reading the next one's inputs, writing the previous one's results, appending its record), in
+    // traditional mode one execute per inference: these points land in the first, middle and last inferences.
     let staged = stage("contract_stream", &StageWith::default());
     let reference = common::fixture("contract_stream").join("reference/float");
-    for (direct, points) in [(true, [60, 75, 100]), (false, [7, 8, 9])] {
+    for (direct, points) in [(true, [62, 85, 105]), (false, [7, 8, 9])] {
         let mut inferences_hit = Vec::new();
         for point in points {
             let output = output_of(&staged);
@@ -658,6 +668,125 @@ fn a_pd_restart_during_a_run_leaves_the_whole_results_and_nothing_partial() {
             nothing_but_results_and_the_record(&output, line);
         }
         assert_eq!(inferences_hit, [1, 2, 3], "direct={direct}: where the restarts landed");
+    }
+}
+
+/// Every file below `output`, relative to it, with its identity (device and inode: a file renamed over another
+/// has a new one).
+fn identities(output: &Path) -> BTreeMap<PathBuf, (u64, u64)> {
+    use std::os::unix::fs::MetadataExt as _;
+    let identity = |file: &PathBuf| {
+        let metadata = std::fs::metadata(output.join(file)).unwrap();
+        (metadata.dev(), metadata.ino())
+    };
+    files(output).into_iter().map(|file| (identity(&file), file)).map(|(identity, file)| (file, identity)).collect()
+}
+
+/// The result index of a file below the output directory (`Result_<i>/...`), if it is a result.
+fn result_index(file: &Path) -> Option<usize> {
+    file.iter().next()?.to_str()?.strip_prefix("Result_")?.parse().ok()
+}
+
+#[test]
+fn a_pd_restart_is_placed_by_the_skels_record_and_leaves_an_earlier_runs_results_alone() {
+    // The output directory holds an earlier run's 12 results (contract_stream's 4 lines, three times over); a run of
+    // the 4 lines into it is ended by a PD restart: without --keep_num_outputs at points through its inference 1
+    // (before, between and after the renames of Result_1's two files), and with --keep_num_outputs 2 in its
+    // inference 3. The line
+    // names the inference from the skel's record, never from the files there; the results this run kept are its
+    // own and whole; the earlier run's files are untouched, except the files of the unfinished inference this run
+    // had already renamed over, which are removed with nothing else.
+    let staged = stage("contract_stream", &StageWith::default());
+    let reference = common::fixture("contract_stream").join("reference/float");
+    let cases: [(Option<usize>, &[u32], usize); 2] = [(None, &INFERENCE_1_POINTS, 1), (Some(2), &[KEEP_POINT], 3)];
+    let mut unfinished_states = Vec::new();
+    for (keep, points, during) in cases {
+        for &point in points {
+            let output = output_of(&staged);
+            let _ = std::fs::remove_dir_all(&output);
+            let earlier = run_seed(&staged, &[], &[], true, false, &["--num_inferences", "12"]);
+            assert_eq!(earlier.status, Some(0), "the earlier run:\n{}", earlier.stderr);
+            let before = identities(&output);
+            assert_eq!(before.keys().filter(|file| result_index(file).is_some()).count(), 24);
+            let keep_flag = keep.map(|keep| format!("--keep_num_outputs={keep}"));
+            let ran = run_seed(
+                &staged,
+                &[("LPAI_VD_RESTART_AFTER", &point.to_string())],
+                &[],
+                true,
+                false,
+                &keep_flag.iter().map(String::as_str).collect::<Vec<_>>(),
+            );
+            let line = ran.error_line();
+            let kept = keep.unwrap_or(during).min(during);
+            let whole = match kept {
+                1 => "Result_0 is whole".to_string(),
+                _ => format!("Result_0..Result_{} are whole", kept - 1),
+            };
+            let said = format!(
+                "the DSP's PD restarted during inference {during}: {whole}, and nothing of inference {during} is left"
+            );
+            assert!(line.contains(&said), "keep={keep:?} after {point} events: {line}");
+            let after = identities(&output);
+            let temporary: Vec<&PathBuf> =
+                after.keys().filter(|file| file.to_string_lossy().contains(".partial")).collect();
+            assert!(temporary.is_empty(), "after {point} events: {temporary:?}");
+            let mut unfinished = Vec::new();
+            for (file, identity) in &before {
+                let index = result_index(file);
+                let now = after.get(file);
+                match index {
+                    Some(index) if index < kept => {
+                        assert!(now.is_some_and(|now| now != identity), "{}: this run's", file.display());
+                        let (got, wanted) = (std::fs::read(output.join(file)), std::fs::read(reference.join(file)));
+                        assert!(got.unwrap() == wanted.unwrap(), "{} is not whole", file.display());
+                    }
+                    Some(index) if index == during && keep.is_none() => {
+                        assert!(
+                            now.is_none() || now == Some(identity),
+                            "{}: the earlier run's or none",
+                            file.display()
+                        );
+                        unfinished.push(now.is_some());
+                    }
+                    Some(_) => assert_eq!(now, Some(identity), "after {point} events: {} was touched", file.display()),
+                    None => {}
+                }
+            }
+            let results_after = after.keys().filter(|file| result_index(file).is_some());
+            assert!(results_after.clone().all(|file| before.contains_key(file)), "{:?}", after.keys());
+            unfinished_states.extend((keep.is_none()).then_some(unfinished));
+            nothing_but_results_and_the_record(&output, line);
+        }
+    }
+    // The points through inference 1 met both: its files all still the earlier run's, and one renamed over (then
+    // removed).
+    assert!(unfinished_states.iter().any(|state| state.iter().all(|&kept| kept)), "{unfinished_states:?}");
+    assert!(unfinished_states.iter().any(|state| state.contains(&false)), "{unfinished_states:?}");
+}
+
+#[test]
+fn a_profile_read_that_fails_loses_no_result() {
+    // Traditional mode with --profiling_level: the PD dies at the profile read after inference 1. Its results are
+    // written before the read, the failed read is one warning line, and the run stops at the next execute.
+    let staged = stage("contract_stream", &StageWith::default());
+    let reference = common::fixture("contract_stream").join("reference/float");
+    let output = output_of(&staged);
+    let restart = PROFILE_AFTER_INFERENCE_1.to_string();
+    let ran =
+        run_seed(&staged, &[("LPAI_VD_RESTART_AFTER", &restart)], &[], false, false, &["--profiling_level=basic"]);
+    let warnings: Vec<&str> = ran.stderr.lines().filter(|line| line.starts_with("lpai-net-run: warning: ")).collect();
+    assert_eq!(warnings.len(), 1, "{}", ran.stderr);
+    assert!(
+        warnings[0].starts_with("lpai-net-run: warning: reading the profile after inference 1 failed"),
+        "{}",
+        warnings[0]
+    );
+    let line = ran.error_line();
+    assert!(line.contains("the DSP's PD restarted during inference 2: Result_0..Result_1 are whole"), "{line}");
+    for file in ["Result_0/energy.raw", "Result_0/mixed.raw", "Result_1/energy.raw", "Result_1/mixed.raw"] {
+        let got = std::fs::read(output.join(file)).unwrap_or_else(|error| panic!("{file}: {error}"));
+        assert!(got == std::fs::read(reference.join(file)).unwrap(), "{file} is not whole");
     }
 }
 
@@ -701,5 +830,6 @@ fn stage_refuses_a_skel_of_another_major_version() {
     assert!(!output.status.success());
     assert!(stderr.contains("speaks interface 2.0") && stderr.contains(&format!("speaks {INTERFACE}")), "{stderr}");
     assert!(stderr.contains("a stub and a skel of different major versions cannot talk"), "{stderr}");
-    assert!(!work.path().join("staged").exists() && !work.path().join("staged.partial").exists());
+    let left: Vec<_> = std::fs::read_dir(work.path()).unwrap().map(|entry| entry.unwrap().file_name()).collect();
+    assert!(left.iter().all(|name| !name.to_string_lossy().starts_with("staged")), "{left:?}");
 }

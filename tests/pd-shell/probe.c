@@ -121,6 +121,14 @@ __attribute__((constructor)) static void probe_services(void) {
     report("fremove of the directory", apps_std_fremove("probe-dir"));
     report("fremove of null", apps_std_fremove(0));
 
+    /* Appending as the skel commits each inference: mode "ab" creates the file, then writes at its end. */
+    report("fopen for appending", apps_std_fopen("probe-record.bin", "ab", &file));
+    report("fwrite appended", apps_std_fwrite(file, (const unsigned char *)"one", 3, &written, &end));
+    report("fclose of the appended file", apps_std_fclose(file));
+    report("fopen to append again", apps_std_fopen("probe-record.bin", "ab", &file));
+    report("fwrite appended again", apps_std_fwrite(file, (const unsigned char *)"two", 3, &written, &end));
+    report("fclose after appending again", apps_std_fclose(file));
+
     uint64_t before = HAP_perf_get_qtimer_count();
     uint64_t after = HAP_perf_get_qtimer_count();
     report("qtimer runs", before > 0 && after >= before);

@@ -4,6 +4,7 @@ use super::{Level, LibraryHandle, Platform, PlatformError, Woken};
 use core::ffi::{c_void, CStr};
 use core::ptr::NonNull;
 use libloading::os::unix::{Library, RTLD_LOCAL, RTLD_NOW};
+use lpai_direct::temporary::Token;
 use std::io::{Read, Write};
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
@@ -106,9 +107,10 @@ impl Platform for Host {
         }
     }
 
-    fn write_file(path: &CStr, bytes: &[u8]) -> Result<(), PlatformError> {
+    fn write_file(path: &CStr, token: &Token, bytes: &[u8]) -> Result<(), PlatformError> {
         super::write_through_partial(
             path,
+            token,
             bytes,
             |partial, bytes| {
                 let mut options = std::fs::OpenOptions::new();
@@ -121,6 +123,13 @@ impl Platform for Host {
                 let _ = std::fs::remove_file(path_of(partial));
             },
         )
+    }
+
+    fn append_file(path: &CStr, bytes: &[u8]) -> Result<(), PlatformError> {
+        super::check_path_length(path)?;
+        let mut options = std::fs::OpenOptions::new();
+        options.append(true).create(true).mode(0o644);
+        options.open(path_of(path)).and_then(|mut file| file.write_all(bytes)).map_err(io_error)
     }
 
     fn open_library(path: &CStr) -> Result<LibraryHandle, PlatformError> {

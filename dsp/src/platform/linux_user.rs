@@ -5,6 +5,7 @@ use core::arch::asm;
 use core::ffi::{c_void, CStr};
 use core::ptr::NonNull;
 use core::sync::atomic::{AtomicU32, Ordering};
+use lpai_direct::temporary::Token;
 
 // The process entry of a static qemu-hexagon program: align the stack and call the program's
 // `extern "C" fn lpai_program_main(initial_stack: *const u32) -> !` (the self-test, the bench and the PD shell
@@ -82,6 +83,8 @@ pub const O_WRONLY: i32 = 1;
 pub const O_CREAT: i32 = 0o100;
 /// `openat` flags: truncate an existing file.
 pub const O_TRUNC: i32 = 0o1000;
+/// `openat` flags: every write goes to the end of the file.
+pub const O_APPEND: i32 = 0o2000;
 /// `openat` flags: close the descriptor on `execve`.
 pub const O_CLOEXEC: i32 = 0o2000000;
 /// `openat` flags: fail unless the path is a directory.
@@ -296,9 +299,10 @@ impl Platform for LinuxUser {
         }
     }
 
-    fn write_file(path: &CStr, bytes: &[u8]) -> Result<(), PlatformError> {
+    fn write_file(path: &CStr, token: &Token, bytes: &[u8]) -> Result<(), PlatformError> {
         super::write_through_partial(
             path,
+            token,
             bytes,
             |partial, bytes| {
                 let file = File::open_with(partial, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)?;
@@ -317,6 +321,14 @@ impl Platform for LinuxUser {
                 unsafe { syscall(SYS_UNLINKAT, AT_FDCWD, partial.as_ptr() as i32, 0, 0) };
             },
         )
+    }
+
+    fn append_file(path: &CStr, bytes: &[u8]) -> Result<(), PlatformError> {
+        super::check_path_length(path)?;
+        let file = File::open_with(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)?;
+        let written = file.write_all(bytes);
+        let closed = file.close();
+        written.and(closed)
     }
 
     fn open_library(_path: &CStr) -> Result<LibraryHandle, PlatformError> {

@@ -12,6 +12,7 @@ use crate::say;
 use core::ffi::{c_void, CStr};
 use core::ptr::NonNull;
 use core::sync::atomic::{AtomicU32, Ordering};
+use lpai_direct::temporary::{self, Token};
 
 #[cfg(not(target_arch = "hexagon"))]
 pub mod host;
@@ -175,11 +176,14 @@ pub trait Platform {
     /// file services cannot tell a file from a directory, any existing entry of that name is accepted (writing
     /// into it then fails).
     fn create_directory(path: &CStr) -> Result<(), PlatformError>;
-    /// Writes `bytes` as the whole content of `path`, or leaves `path` untouched: writes `<path>.partial`, then
-    /// renames it over `path`; on any failure the partial file is removed ([`write_through_partial`]). A
-    /// directory of the path that does not exist gives `NotFound`; a path longer than [`MAX_PATH_BYTES`] is
-    /// refused with [`NAME_TOO_LONG`].
-    fn write_file(path: &CStr, bytes: &[u8]) -> Result<(), PlatformError>;
+    /// Writes `bytes` as the whole content of `path`, or leaves `path` untouched: writes its temporary name under
+    /// `token` (`<path>.<token>.partial`, `lpai_direct::temporary`), then renames it over `path`; on any failure
+    /// the temporary file is removed ([`write_through_partial`]). A directory of the path that does not exist
+    /// gives `NotFound`; a path longer than [`MAX_PATH_BYTES`] is refused with [`NAME_TOO_LONG`].
+    fn write_file(path: &CStr, token: &Token, bytes: &[u8]) -> Result<(), PlatformError>;
+    /// Appends `bytes` to `path`, creating it (mode 0644) when it does not exist; the file is closed (on the aDSP:
+    /// flushed to the HLOS) before this answers. `NotFound` when its directory does not exist.
+    fn append_file(path: &CStr, bytes: &[u8]) -> Result<(), PlatformError>;
     /// Loads a shared library.
     fn open_library(path: &CStr) -> Result<LibraryHandle, PlatformError>;
     /// Looks up a symbol in a loaded library.
@@ -282,9 +286,6 @@ pub const MAX_PATH_BYTES: usize = 512;
 /// The answer to a path longer than [`MAX_PATH_BYTES`]: ENAMETOOLONG.
 pub const NAME_TOO_LONG: PlatformError = PlatformError::Failed(36);
 
-/// What [`Platform::write_file`] appends to a file's name while it writes the file.
-pub const PARTIAL_SUFFIX: &[u8] = b".partial";
-
 /// Refuses a path longer than [`MAX_PATH_BYTES`] (NUL included) with [`NAME_TOO_LONG`].
 pub fn check_path_length(path: &CStr) -> Result<(), PlatformError> {
     if path.to_bytes_with_nul().len() > MAX_PATH_BYTES {
@@ -293,33 +294,41 @@ pub fn check_path_length(path: &CStr) -> Result<(), PlatformError> {
     Ok(())
 }
 
-/// Bytes of the buffer [`partial_name`] fills: the longest path with its suffix and NUL.
-pub const PARTIAL_PATH_BYTES: usize = MAX_PATH_BYTES + PARTIAL_SUFFIX.len();
+/// Bytes of the buffer [`partial_name`] fills: the longest path with a token's `.<token>.partial` and NUL.
+pub const PARTIAL_PATH_BYTES: usize = MAX_PATH_BYTES + 1 + temporary::TOKEN_CHARS + temporary::SUFFIX.len();
 
-/// Writes `<path>.partial` with its NUL into `buffer` and answers it: the name a file is written under before it
-/// is renamed into place. [`NAME_TOO_LONG`] when `path` is longer than [`MAX_PATH_BYTES`].
-pub fn partial_name<'a>(path: &CStr, buffer: &'a mut [u8; PARTIAL_PATH_BYTES]) -> Result<&'a CStr, PlatformError> {
+/// Writes `path`'s temporary name under `token` (`<path>.<token>.partial`) with its NUL into `buffer` and answers
+/// it: the name a file is written under before it is renamed into place. [`NAME_TOO_LONG`] when `path` is longer
+/// than [`MAX_PATH_BYTES`].
+pub fn partial_name<'a>(
+    path: &CStr,
+    token: &Token,
+    buffer: &'a mut [u8; PARTIAL_PATH_BYTES],
+) -> Result<&'a CStr, PlatformError> {
     check_path_length(path)?;
-    let name = path.to_bytes().iter().chain(PARTIAL_SUFFIX).chain(&[0]);
+    let [dot, digits, suffix] = token.after_name();
+    let name = path.to_bytes().iter().chain(dot).chain(digits).chain(suffix).chain(&[0]);
     for (slot, byte) in buffer.iter_mut().zip(name) {
         *slot = *byte;
     }
-    // The name and its NUL fit (at most MAX_PATH_BYTES - 1 + the suffix + 1 bytes), so this always finds the NUL.
+    // The name and its NUL fit (at most MAX_PATH_BYTES - 1 + the token's part + 1 bytes): this finds the NUL.
     CStr::from_bytes_until_nul(buffer).map_err(|_| NAME_TOO_LONG)
 }
 
 /// The whole-or-nothing write every platform's [`Platform::write_file`] does, on the platform's own services:
 /// `write` puts `bytes` into a new (or truncated) file, `rename` moves a file over another, `remove` deletes one.
-/// Writes `<path>.partial`, renames it to `path`, and removes the partial file when either step fails.
+/// Writes `path`'s temporary name under `token`, renames it to `path`, and removes the temporary file when either
+/// step fails.
 pub fn write_through_partial(
     path: &CStr,
+    token: &Token,
     bytes: &[u8],
     write: impl FnOnce(&CStr, &[u8]) -> Result<(), PlatformError>,
     rename: impl FnOnce(&CStr, &CStr) -> Result<(), PlatformError>,
     remove: impl FnOnce(&CStr),
 ) -> Result<(), PlatformError> {
     let mut buffer = [0u8; PARTIAL_PATH_BYTES];
-    let partial = partial_name(path, &mut buffer)?;
+    let partial = partial_name(path, token, &mut buffer)?;
     let written = write(partial, bytes).and_then(|()| rename(partial, path));
     if written.is_err() {
         remove(partial);

@@ -6,6 +6,7 @@
 use super::{Level, LibraryHandle, Platform, PlatformError, Woken};
 use core::ffi::{c_char, c_int, c_void, CStr};
 use core::ptr::NonNull;
+use lpai_direct::temporary::Token;
 
 /// The QuRT implementation of [`Platform`].
 pub struct Qurt;
@@ -209,9 +210,10 @@ impl Platform for Qurt {
         made
     }
 
-    fn write_file(path: &CStr, bytes: &[u8]) -> Result<(), PlatformError> {
+    fn write_file(path: &CStr, token: &Token, bytes: &[u8]) -> Result<(), PlatformError> {
         super::write_through_partial(
             path,
+            token,
             bytes,
             |partial, bytes| {
                 let file = File::open_with(partial, c"wb")?;
@@ -226,6 +228,14 @@ impl Platform for Qurt {
                 unsafe { apps_std_fremove(partial.as_ptr()) };
             },
         )
+    }
+
+    fn append_file(path: &CStr, bytes: &[u8]) -> Result<(), PlatformError> {
+        super::check_path_length(path)?;
+        let file = File::open_with(path, c"ab")?;
+        let written = file.write_all(bytes);
+        let closed = file.close();
+        written.and(closed)
     }
 
     fn open_library(path: &CStr) -> Result<LibraryHandle, PlatformError> {

@@ -1,8 +1,8 @@
 //! `run_job`: a whole net-run job on the DSP (direct mode). The skel checks every input file of the job, then for
 //! each inference reads the inputs through the platform's files, converts, executes, converts back, writes
-//! `Result_<i>/<name>.raw` whole or not at all and keeps the DSP execute time, the in-memory span (conversions
-//! and execute) and the file I/O time apart; last it writes the times files. One
-//! call runs the whole job, so no HLOS round trip happens per inference; the report stays fixed-size.
+//! `Result_<i>/<name>.raw` whole or not at all and commits the inference: it appends its record (the DSP execute
+//! time, the in-memory span of conversions and execute, the file I/O time) to the job's record file, which the stub
+//! reads. One call runs the whole job, so no HLOS round trip happens per inference; the report stays fixed-size.
 
 // A failure carries the runtime's error and where it happened; there is no heap to box it in, and it is built at
 // most once per job.
@@ -16,8 +16,8 @@ use crate::runtime::{AsyncGraph, Graph, RuntimeError};
 use crate::say;
 use lpai_direct::aee::{EBADPARM, EFAILED, ENOMEMORY};
 use lpai_direct::codec::{self, Decoded};
-use lpai_direct::job::{self, Job, Report, ResultPath, MAX_PATH_LEN, SPANS_FILE_NAME, SPAN_RECORD_BYTES};
-use lpai_direct::job::{TIMES_FILE_NAME, TIME_RECORD_BYTES};
+use lpai_direct::job::{Job, Record, Report, ResultPath, MAX_PATH_LEN, RECORD_BYTES, RECORD_FILE_NAME};
+use lpai_direct::temporary::Token;
 use lpai_direct::wire::io_bytes;
 
 // A job's paths and names fit the skel's paths, with their NUL.
@@ -75,8 +75,8 @@ enum File<'t> {
     ResultDirectory,
     /// A result file of the inference, by name.
     Result(&'t [u8]),
-    /// A times file, by name.
-    Times(&'static str),
+    /// The job's record file.
+    Record,
 }
 
 /// A failure, where it happened: the inference (1-based, 0 before any) and the file.
@@ -95,30 +95,32 @@ impl<'t> Failure<'t> {
 /// A failure's file as a path, for messages.
 struct Named<'f, 't> {
     failure: &'f Failure<'t>,
-    output_dir: &'t [u8],
+    job: &'f Job<'t>,
 }
 
 impl Say for Named<'_, '_> {
     fn say(&self, f: &mut Line) {
         let show = |f: &mut Line, bytes: &[u8]| f.text(core::str::from_utf8(bytes).unwrap_or("(a path)"));
+        let output_dir = self.job.output_dir;
         let result_directory = |f: &mut Line| {
-            show(f, self.output_dir);
+            show(f, output_dir);
             say!(f, "/Result_", self.failure.line.saturating_sub(1));
         };
         match self.failure.file {
             File::None => return,
             File::Input(path) => show(f, path),
-            File::OutputDirectory => show(f, self.output_dir),
+            File::OutputDirectory => show(f, output_dir),
             File::ResultDirectory => result_directory(f),
             File::Result(name) => {
                 result_directory(f);
                 f.text("/");
                 show(f, name);
             }
-            File::Times(name) => {
-                show(f, self.output_dir);
+            File::Record => {
+                show(f, output_dir);
                 f.text("/");
-                f.text(name);
+                f.text(RECORD_FILE_NAME);
+                Token::of(self.job.token).after_name().iter().for_each(|part| show(f, part));
             }
         }
         f.text(": ");
@@ -263,12 +265,13 @@ fn take_outputs<'t>(job: &Job<'t>, graph: &Graph<'_>, staging: &mut [u8], line: 
     Ok(())
 }
 
-/// Writes inference `number`'s result files from their places in `staging`. Answers the bytes written.
+/// Writes inference `number`'s result files from their places in `staging`, each through its temporary name under
+/// `token`. Answers the bytes written.
 fn write_outputs<'t>(
     job: &Job<'t>,
     graph: &Graph<'_>,
     staging: &[u8],
-    (line, number): (u32, u32),
+    (line, number, token): (u32, u32, &Token),
     path: &mut CPath,
 ) -> Result<u64, Failure<'t>> {
     let output_dir = job.output_dir;
@@ -295,7 +298,7 @@ fn write_outputs<'t>(
         let file = path
             .set(&[output_dir, b"/", prefix, digits, slash, subdir, b"/", name])
             .ok_or(failed(Cause::PathTooLong))?;
-        Current::write_file(file, part).map_err(|error| failed(Cause::Platform(error)))?;
+        Current::write_file(file, token, part).map_err(|error| failed(Cause::Platform(error)))?;
         written = written.saturating_add(part.len() as u64);
     }
     Ok(written)
@@ -314,28 +317,43 @@ fn overlap(first: u64, first_end: u64, second: u64, second_end: u64) -> u64 {
 /// An inference whose results wait in the staging buffer to be written.
 struct Pending {
     number: u32,
-    /// Its in-memory span (loading the inputs, execute, taking the outputs) and the ticks reading its inputs took.
+    /// Its execute ticks, its in-memory span (loading the inputs, execute, taking the outputs) and the ticks
+    /// reading its inputs took.
+    execute: u64,
     in_memory: u64,
     read: u64,
 }
 
-/// Writes `pending`'s results (when the job keeps them) and records its times and counts.
+/// Writes `pending`'s results (when the job keeps them), then commits it: appends its record to the job's record
+/// file (`<output_dir>/lpai_dsp_job.bin.<token>.partial`), so that what the file holds is what completed, whatever
+/// stops the job; counts it in the report.
 fn finish_inference<'t>(
     job: &Job<'t>,
     graph: &Graph<'_>,
     staging: &[u8],
     pending: Pending,
-    (report, spans): (&mut Report, &mut [u8]),
+    report: &mut Report,
     path: &mut CPath,
 ) -> Result<(), Failure<'t>> {
     let writing = Current::now_ticks();
+    let line = pending.number.saturating_add(1);
+    let token = Token::of(job.token);
     if pending.number < job.keep {
-        let line = pending.number.saturating_add(1);
-        let written = write_outputs(job, graph, staging, (line, pending.number), path)?;
+        let written = write_outputs(job, graph, staging, (line, pending.number, &token), path)?;
         report.bytes_written = report.bytes_written.saturating_add(written);
     }
     let file_io = pending.read.saturating_add(Current::now_ticks().saturating_sub(writing));
-    job::put_span(spans, pending.number as usize, micros_u32(pending.in_memory), micros_u32(file_io));
+    let record = Record {
+        execute_us: micros_u32(pending.execute),
+        in_memory_us: micros_u32(pending.in_memory),
+        file_io_us: micros_u32(file_io),
+    };
+    let failed = |cause| Failure::new(line, File::Record, cause);
+    let [dot, digits, suffix] = token.after_name();
+    let file = path.set(&[job.output_dir, b"/", RECORD_FILE_NAME.as_bytes(), dot, digits, suffix]);
+    let file = file.ok_or(failed(Cause::PathTooLong))?;
+    Current::append_file(file, &record.to_bytes()).map_err(|error| failed(Cause::Platform(error)))?;
+    report.bytes_written = report.bytes_written.saturating_add(RECORD_BYTES as u64);
     report.inferences += 1;
     Ok(())
 }
@@ -347,9 +365,10 @@ fn finish_inference<'t>(
 /// inference *i+1*'s input files into the input staging buffer; then it waits for *i*, takes its outputs into the
 /// staging buffer, moves *i+1*'s inputs into the tensors and starts it. The results are written in order, each
 /// whole or not at all, and a failure stops the job with the same files written as one inference at a time would
-/// leave (a frame in flight is waited for first). The execute time and the in-memory span (loading the inputs,
-/// execute, taking the outputs) go to [`TIMES_FILE_NAME`] and [`SPANS_FILE_NAME`], the file I/O beside the span,
-/// and the file I/O that overlapped an execution to the report's `file_io_hidden_us`.
+/// leave (a frame in flight is waited for first). Each inference whose results are written is committed to the
+/// job's record file ([`finish_inference`]): its execute time, its in-memory span (loading the inputs, execute,
+/// taking the outputs) and its file I/O; the file I/O that overlapped an execution goes to the report's
+/// `file_io_hidden_us`.
 fn run<'t>(job: &Job<'t>, graph: &mut AsyncGraph<'_, '_>) -> Result<Report, Failure<'t>> {
     let before_any = |cause| Failure::new(0, File::None, cause);
     if job.outputs().any(|file| file.index as usize >= graph.output_count()) {
@@ -358,24 +377,16 @@ fn run<'t>(job: &Job<'t>, graph: &mut AsyncGraph<'_, '_>) -> Result<Report, Fail
     let mut path = CPath::new();
     let bytes_read = check_inputs(job, graph, &mut path)?;
     let mut report = Report { bytes_read, finalize_ticks: graph.finalize_ticks(), ..Report::default() };
-    // One staging buffer (inputs, then outputs) and one for the times, allocated once for the job.
+    // One staging buffer (inputs, then outputs), allocated once for the job.
     let input_bytes = staged_input_bytes(job, graph).ok_or(before_any(Cause::NoMemory))?;
     let output_bytes = staged_output_bytes(job, graph).ok_or(before_any(Cause::NoMemory))?;
     let staging_bytes = input_bytes.checked_add(output_bytes).ok_or(before_any(Cause::NoMemory))?;
-    let count = job.inference_count as usize;
-    let times_bytes = count.checked_mul(TIME_RECORD_BYTES).ok_or(before_any(Cause::NoMemory))?;
-    let spans_bytes = count.checked_mul(SPAN_RECORD_BYTES).ok_or(before_any(Cause::NoMemory))?;
-    let all_bytes = times_bytes.checked_add(spans_bytes).ok_or(before_any(Cause::NoMemory))?;
     let mut staging = Memory::allocate(staging_bytes).ok_or(before_any(Cause::NoMemory))?;
-    let mut times = Memory::allocate(all_bytes).ok_or(before_any(Cause::NoMemory))?;
-    let output_dir = job.output_dir;
-    let directory = path.set(&[output_dir]).ok_or(Failure::new(0, File::OutputDirectory, Cause::PathTooLong))?;
+    let directory = path.set(&[job.output_dir]).ok_or(Failure::new(0, File::OutputDirectory, Cause::PathTooLong))?;
     Current::create_directory(directory)
         .map_err(|error| Failure::new(0, File::OutputDirectory, Cause::Platform(error)))?;
     let staging = staging.bytes_mut().get_mut(..staging_bytes).ok_or(before_any(Cause::NoMemory))?;
     let (staged_inputs, staged_outputs) = staging.split_at_mut(input_bytes);
-    let times = times.bytes_mut().get_mut(..all_bytes).ok_or(before_any(Cause::NoMemory))?;
-    let (execute_times, spans) = times.split_at_mut(times_bytes);
     let mut inferences = (0u32..).zip(job.inferences());
     let mut next = inferences.next();
     let mut read = 0u64;
@@ -397,14 +408,14 @@ fn run<'t>(job: &Job<'t>, graph: &mut AsyncGraph<'_, '_>) -> Result<Report, Fail
         if let Err(failure) = loaded {
             // Nothing in flight; one inference at a time would have written the previous results first.
             if let Some(previous) = pending.take() {
-                finish_inference(job, graph, staged_outputs, previous, (&mut report, spans), &mut path)?;
+                finish_inference(job, graph, staged_outputs, previous, &mut report, &mut path)?;
             }
             return Err(failure);
         }
         // While inference `number` executes: the previous one's results out, the next one's inputs in.
         let window = Current::now_ticks();
         let written = match pending.take() {
-            Some(previous) => finish_inference(job, graph, staged_outputs, previous, (&mut report, spans), &mut path),
+            Some(previous) => finish_inference(job, graph, staged_outputs, previous, &mut report, &mut path),
             None => Ok(()),
         };
         next = inferences.next();
@@ -424,28 +435,21 @@ fn run<'t>(job: &Job<'t>, graph: &mut AsyncGraph<'_, '_>) -> Result<Report, Fail
         take_outputs(job, graph, staged_outputs, line)?;
         let taken = Current::now_ticks();
         report.attempts = report.attempts.saturating_add(attempts);
-        job::put_time(execute_times, number as usize, micros_u32(ticks));
         let in_memory =
             started.saturating_sub(loading).saturating_add(ticks).saturating_add(taken.saturating_sub(taking));
-        pending = Some(Pending { number, in_memory, read });
+        pending = Some(Pending { number, execute: ticks, in_memory, read });
         read = window_end.saturating_sub(reading);
         if let Err(failure) = next_read {
             if let Some(previous) = pending.take() {
-                finish_inference(job, graph, staged_outputs, previous, (&mut report, spans), &mut path)?;
+                finish_inference(job, graph, staged_outputs, previous, &mut report, &mut path)?;
             }
             return Err(failure);
         }
     }
     if let Some(last) = pending.take() {
-        finish_inference(job, graph, staged_outputs, last, (&mut report, spans), &mut path)?;
+        finish_inference(job, graph, staged_outputs, last, &mut report, &mut path)?;
     }
     report.file_io_hidden_us = micros_u32(hidden);
-    for (name, bytes) in [(TIMES_FILE_NAME, &*execute_times), (SPANS_FILE_NAME, &*spans)] {
-        let failed = |cause| Failure::new(0, File::Times(name), cause);
-        let file = path.set(&[output_dir, b"/", name.as_bytes()]).ok_or(failed(Cause::PathTooLong))?;
-        Current::write_file(file, bytes).map_err(|error| failed(Cause::Platform(error)))?;
-        report.bytes_written = report.bytes_written.saturating_add(bytes.len() as u64);
-    }
     Ok(report)
 }
 
@@ -476,7 +480,7 @@ pub(super) fn run_job(session: &mut Session, call: &mut Decoded<'_>) -> Result<(
                 Cause::Mismatch(_) | Cause::Size { .. } | Cause::PathTooLong => EBADPARM,
                 Cause::Platform(_) | Cause::Runtime(_) => EFAILED,
             };
-            let named = Named { failure: &failure, output_dir: job.output_dir };
+            let named = Named { failure: &failure, job: &job };
             fail!(session, "run_job: inference ", failure.line, ": ", named, failure.cause);
             return Err(SkelError::aee(code));
         }

@@ -5,6 +5,10 @@ use crate::platform::PARTIAL_PATH_BYTES;
 use crate::platform::{partial_name, ticks_to_micros, Current, Hex, Line};
 use crate::platform::{Platform, PlatformError, VendorCalls, LOG_LINE_BYTES, MAX_PATH_BYTES, NAME_TOO_LONG};
 use core::ffi::CStr;
+use lpai_direct::temporary::Token;
+
+/// The token the file self-tests write under: its temporary names end `.0000beef.partial`.
+const TOKEN: Token = Token::of(0xbeef);
 
 /// 300 characters, longer than a log line.
 const LONG_TEXT: &str = concat!(
@@ -101,9 +105,9 @@ crate::self_tests! {
         let directory = fresh_test_directory();
         let directory = directory.as_str().as_bytes();
         let (top, file) = (test_path(&[directory]), test_path(&[directory, b"/out.raw"]));
-        let partial = test_path(&[directory, b"/out.raw.partial"]);
+        let partial = test_path(&[directory, b"/out.raw.0000beef.partial"]);
         let (missing_directory, missing) = (test_path(&[directory, b"/missing"]), test_path(&[directory, b"/missing/out.raw"]));
-        let missing_partial = test_path(&[directory, b"/missing/out.raw.partial"]);
+        let missing_partial = test_path(&[directory, b"/missing/out.raw.0000beef.partial"]);
         let deeper = test_path(&[directory, b"/missing/deeper"]);
         let (top, file, partial) = (c_path(&top), c_path(&file), c_path(&partial));
         let (missing_directory, missing, missing_partial) =
@@ -113,34 +117,45 @@ crate::self_tests! {
         check!(Current::create_directory(top) == Ok(()));
         let mut read = [0u8; 64];
         let first: &[u8] = b"the first content, the longer one";
-        check!(Current::write_file(file, first) == Ok(()));
+        check!(Current::write_file(file, &TOKEN, first) == Ok(()));
         check!(Current::file_size(file) == Ok(first.len() as u64));
         check!(Current::read_file(file, &mut read).ok().and_then(|length| read.get(..length)) == Some(first));
-        check!(Current::write_file(file, b"short") == Ok(()));
+        check!(Current::write_file(file, &TOKEN, b"short") == Ok(()));
         check!(Current::read_file(file, &mut read).ok().and_then(|length| read.get(..length)) == Some(&b"short"[..]));
         check!(Current::file_size(partial) == Err(PlatformError::NotFound));
-        check!(Current::write_file(file, b"") == Ok(()));
+        check!(Current::write_file(file, &TOKEN, b"") == Ok(()));
         check!(Current::file_size(file) == Ok(0));
 
         // A rename that fails (a directory is in the way) removes the partial file and leaves the directory.
         let (taken, inside) = (test_path(&[directory, b"/taken"]), test_path(&[directory, b"/taken/inside.raw"]));
-        let taken_partial = test_path(&[directory, b"/taken.partial"]);
+        let taken_partial = test_path(&[directory, b"/taken.0000beef.partial"]);
         let (taken, inside, taken_partial) = (c_path(&taken), c_path(&inside), c_path(&taken_partial));
         check!(Current::create_directory(taken) == Ok(()));
-        check!(Current::write_file(inside, b"kept") == Ok(()));
-        check!(matches!(Current::write_file(taken, b"refused"), Err(PlatformError::Failed(_))));
+        check!(Current::write_file(inside, &TOKEN, b"kept") == Ok(()));
+        check!(matches!(Current::write_file(taken, &TOKEN, b"refused"), Err(PlatformError::Failed(_))));
         check!(Current::file_size(taken_partial) == Err(PlatformError::NotFound));
         check!(Current::file_size(inside) == Ok(4));
         // A file is in the way of a directory.
         check!(Current::create_directory(file).is_err());
 
-        check!(Current::write_file(missing, b"lost") == Err(PlatformError::NotFound));
+        check!(Current::write_file(missing, &TOKEN, b"lost") == Err(PlatformError::NotFound));
+        check!(Current::append_file(missing, b"lost") == Err(PlatformError::NotFound));
         check!(Current::file_size(missing) == Err(PlatformError::NotFound));
         check!(Current::file_size(missing_partial) == Err(PlatformError::NotFound));
         check!(Current::file_size(missing_directory) == Err(PlatformError::NotFound));
         check!(Current::create_directory(c_path(&deeper)) == Err(PlatformError::NotFound));
 
-        for entry in [inside, taken, file, top] {
+        // Appending creates the file, then adds to its end; each append is closed before it answers.
+        let record = test_path(&[directory, b"/record.bin"]);
+        let record = c_path(&record);
+        check!(Current::append_file(record, b"first ") == Ok(()));
+        check!(Current::append_file(record, b"") == Ok(()));
+        check!(Current::append_file(record, b"second") == Ok(()));
+        let appended = Current::read_file(record, &mut read).ok().and_then(|length| read.get(..length));
+        check!(appended == Some(&b"first second"[..]));
+        check!(Current::append_file(top, b"refused").is_err());
+
+        for entry in [record, inside, taken, file, top] {
             remove_test_entry(entry);
         }
         check!(Current::file_size(top) == Err(PlatformError::NotFound));
@@ -165,7 +180,7 @@ crate::self_tests! {
         let _ = longest.push(0);
         check!(longest.len() == MAX_PATH_BYTES);
         let longest_path = c_path(&longest);
-        check!(Current::write_file(longest_path, b"fits") == Ok(()));
+        check!(Current::write_file(longest_path, &TOKEN, b"fits") == Ok(()));
         check!(Current::file_size(longest_path) == Ok(4));
         remove_test_entry(longest_path);
 
@@ -175,12 +190,14 @@ crate::self_tests! {
         let _ = too_long.extend_from_slice(b"g\0");
         check!(too_long.len() == MAX_PATH_BYTES + 1);
         let too_long = c_path(&too_long);
-        check!(Current::write_file(too_long, b"refused") == Err(NAME_TOO_LONG));
+        check!(Current::write_file(too_long, &TOKEN, b"refused") == Err(NAME_TOO_LONG));
         check!(Current::create_directory(too_long) == Err(NAME_TOO_LONG));
         let mut buffer = [0u8; PARTIAL_PATH_BYTES];
-        check!(partial_name(too_long, &mut buffer) == Err(NAME_TOO_LONG));
-        let longest_partial = partial_name(longest_path, &mut buffer).ok().map(CStr::to_bytes);
-        check!(longest_partial.is_some_and(|name| name.len() == PARTIAL_PATH_BYTES - 1 && name.ends_with(b"f.partial")));
+        check!(Current::append_file(too_long, b"refused") == Err(NAME_TOO_LONG));
+        check!(partial_name(too_long, &TOKEN, &mut buffer) == Err(NAME_TOO_LONG));
+        let longest_partial = partial_name(longest_path, &TOKEN, &mut buffer).ok().map(CStr::to_bytes);
+        let whole = |name: &[u8]| name.len() == PARTIAL_PATH_BYTES - 1 && name.ends_with(b"f.0000beef.partial");
+        check!(longest_partial.is_some_and(whole));
         check!(Current::file_size(too_long) == Err(PlatformError::NotFound));
         remove_test_entry(top);
         check!(Current::file_size(top) == Err(PlatformError::NotFound));

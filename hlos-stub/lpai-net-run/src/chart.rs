@@ -11,9 +11,9 @@
 //! record's frame budget (its `profile.budget`, when the run profiled with an fps) is a vertical line, the axis
 //! stretched to reach it when it is at most twice the longest time; a budget farther off is named in the legend.
 
-use crate::output;
 use crate::profile::Stats;
 use crate::run_record;
+use crate::whole;
 use anyhow::{bail, Context, Result};
 use serde::Deserialize;
 use std::fmt::Write as _;
@@ -138,7 +138,7 @@ pub fn read(dir: &Path) -> Result<Chart> {
 pub fn render(dir: &Path) -> Result<PathBuf> {
     let chart = read(dir)?;
     let path = dir.join(FILE_NAME);
-    output::write_whole(&path, svg(&chart).as_bytes())?;
+    whole::write(&path, svg(&chart).as_bytes())?;
     Ok(path)
 }
 

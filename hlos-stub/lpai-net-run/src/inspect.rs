@@ -7,8 +7,8 @@
 //! when its PD has no libQnnSystem.
 
 use crate::metadata::{self, BinaryFacts};
-use crate::output;
 use crate::settings;
+use crate::whole;
 use anyhow::{anyhow, bail, Context as _, Result};
 use lpai_direct::metadata::{Quantization, Record, TensorMeta};
 use lpai_direct::qnn::{lpai, Version, BACKEND_ID_NULL};
@@ -344,7 +344,7 @@ pub fn examine(settings: &InspectSettings, load: Option<&LoadSettings>) -> Resul
         });
     }
     if let Some(file) = &settings.emit_metadata {
-        output::write_whole(file, &read.record)?;
+        whole::write(file, &read.record)?;
     }
     Ok(inspection)
 }

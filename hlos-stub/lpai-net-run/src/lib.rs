@@ -30,3 +30,4 @@ pub mod stage;
 pub mod summary;
 pub mod times;
 pub mod trace;
+pub mod whole;

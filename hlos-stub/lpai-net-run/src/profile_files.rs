@@ -1,14 +1,17 @@
 //! A profiled run's files for Qualcomm's tools, in the output directory: `qnn-profiling-data_<n>.log` (the binary
 //! log qnn-profile-viewer reads, as qnn-net-run names it; [`crate::profile_log`]) and `qnn-profiling-data_<n>.csv`
 //! (ORT's CSV; [`crate::profile_csv`]), with the first `n` from 0 for which neither name is taken, so that an
-//! earlier run's files are kept. Each is written whole or not at all: under a hidden temporary name in the output
-//! directory, renamed into place once complete. Neither file fails the run: a library without the System Profile
-//! API gets one info line and the CSV only, a failure one warning line naming the file and the error.
+//! earlier run's files are kept. Each is written whole or not at all ([`crate::whole`]), and never over a file
+//! that took its name after the number was chosen (another run's). Neither file fails the run: a library without
+//! the System Profile API gets one info line and the CSV only, a failure one warning line naming the file and the
+//! error.
 
 use crate::metadata::HostSystemLibrary;
 use crate::profile_csv;
 use crate::profile_log::{self, Context, Readout};
-use std::path::{Path, PathBuf};
+use crate::whole::{self, Existing};
+use anyhow::{anyhow, bail};
+use std::path::Path;
 
 /// The files' name before `_<n>`.
 pub const STEM: &str = "qnn-profiling-data";
@@ -26,46 +29,26 @@ pub fn free_index(directory: &Path) -> Option<u64> {
     })
 }
 
-/// The hidden temporary name, in the same directory, that `file_name` is written under before its rename.
-pub fn temporary_name(file_name: &str) -> String {
-    format!(".{file_name}.partial-{}", std::process::id())
-}
-
-/// Writes `directory/file_name` whole or not at all: `write` is given the directory and a fresh hidden temporary
-/// name (a stale file of that name is removed first, since libQnnSystem appends), and the file is renamed into
-/// place only when `write` succeeded; otherwise the temporary file is removed and `write`'s error answered.
+/// Writes `directory/file_name` whole through `write` (given the temporary file's directory and name), never over
+/// a file of that name; answers why not, in one line.
 pub fn write_whole_via(
     directory: &Path,
     file_name: &str,
     write: impl FnOnce(&Path, &str) -> Result<(), String>,
-) -> Result<PathBuf, String> {
-    let temporary = temporary_name(file_name);
-    let (partial, path) = (directory.join(&temporary), directory.join(file_name));
-    let _ = std::fs::remove_file(&partial);
-    let written = write(directory, &temporary).and_then(|()| {
-        if !partial.is_file() {
-            return Err(format!("nothing was written to {}", partial.display()));
+) -> Result<(), String> {
+    let written = whole::write_via(&directory.join(file_name), Existing::Keep, |temporary| {
+        let (Some(parent), Some(name)) = (temporary.parent(), temporary.file_name().and_then(|name| name.to_str()))
+        else {
+            bail!("{} is no file name", temporary.display());
+        };
+        write(parent, name).map_err(|error| anyhow!(error))?;
+        // The log's library may report success and write nothing: that is no log.
+        if std::fs::metadata(temporary).map(|metadata| metadata.len()).unwrap_or(0) == 0 {
+            bail!("nothing was written to {}", temporary.display());
         }
-        place(&partial, &path)
-            .map_err(|error| format!("cannot move {} to {}: {error}", partial.display(), path.display()))
+        Ok(())
     });
-    match written {
-        Ok(()) => Ok(path),
-        Err(error) => {
-            let _ = std::fs::remove_file(&partial);
-            Err(error)
-        }
-    }
-}
-
-/// Gives `partial` the name `path` unless a file has taken it since the number was chosen: a hard link, which
-/// refuses an existing name, then the temporary name removed; a plain rename on a file system without hard links.
-fn place(partial: &Path, path: &Path) -> std::io::Result<()> {
-    match std::fs::hard_link(partial, path) {
-        Ok(()) => std::fs::remove_file(partial),
-        Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => Err(error),
-        Err(_) => std::fs::rename(partial, path),
-    }
+    written.map_err(|error| format!("{error:#}"))
 }
 
 /// What [`write()`] wrote: the file names, in the output directory.
@@ -144,11 +127,10 @@ mod tests {
             names.sort();
             names
         };
-        // A stale temporary file is not appended to, and a refusal after a partial write leaves nothing.
-        std::fs::write(dir.path().join(temporary_name("a.log")), b"stale").unwrap();
+        // A refusal after a partial write leaves nothing; the writer is given a new, empty temporary file.
         let refused = write_whole_via(dir.path(), "a.log", |directory, temporary| {
             let path = directory.join(temporary);
-            assert!(!path.exists(), "the stale temporary file was removed first");
+            assert_eq!(std::fs::read(&path).unwrap(), b"", "a new temporary file");
             std::fs::write(path, b"header only").unwrap();
             Err("systemProfileCreateSerializationTarget answered QNN_COMMON_ERROR_NOT_SUPPORTED (1000)".into())
         });
@@ -157,20 +139,21 @@ mod tests {
             "systemProfileCreateSerializationTarget answered QNN_COMMON_ERROR_NOT_SUPPORTED (1000)"
         );
         assert!(listing().is_empty(), "{:?}", listing());
-        // Success without a file is a failure too.
+        // Success without a byte written is a failure too.
         let empty = write_whole_via(dir.path(), "a.log", |_, _| Ok(()));
         assert!(empty.unwrap_err().starts_with("nothing was written to "));
+        assert!(listing().is_empty(), "{:?}", listing());
         let written = write_whole_via(dir.path(), "a.log", |directory, temporary| {
             std::fs::write(directory.join(temporary), b"whole").map_err(|error| error.to_string())
         });
-        assert_eq!(written.unwrap(), dir.path().join("a.log"));
+        assert_eq!(written, Ok(()));
         assert_eq!(listing(), ["a.log"]);
         assert_eq!(std::fs::read(dir.path().join("a.log")).unwrap(), b"whole");
         // A file that took the name meanwhile is kept, and the new one dropped.
         let taken = write_whole_via(dir.path(), "a.log", |directory, temporary| {
             std::fs::write(directory.join(temporary), b"later").map_err(|error| error.to_string())
         });
-        assert!(taken.unwrap_err().starts_with("cannot move "));
+        assert!(taken.unwrap_err().starts_with("cannot rename "));
         assert_eq!(
             (listing(), std::fs::read(dir.path().join("a.log")).unwrap()),
             (vec!["a.log".to_string()], b"whole".to_vec())

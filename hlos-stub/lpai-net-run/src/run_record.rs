@@ -3,10 +3,10 @@
 //! comparisons of the two modes) read the file; its field names are kept. The record also holds what only the
 //! closing lines print (never written).
 
-use crate::output;
 use crate::profile::Profile;
 use crate::profile_files::Written;
 use crate::times::Times;
+use crate::whole;
 use anyhow::{Context, Result};
 use lpai_direct::qnn::lpai;
 use lpai_direct_stub::stub::{Named, TransportKind};
@@ -147,7 +147,7 @@ fn transport_name<S: Serializer>(transport: &TransportKind, serializer: S) -> Re
 pub fn write(output_dir: &Path, record: &RunRecord) -> Result<()> {
     std::fs::create_dir_all(output_dir).with_context(|| format!("cannot create {}", output_dir.display()))?;
     let text = serde_json::to_string_pretty(record)?;
-    output::write_whole(&output_dir.join(FILE_NAME), text.as_bytes())
+    whole::write(&output_dir.join(FILE_NAME), text.as_bytes())
 }
 
 #[cfg(test)]

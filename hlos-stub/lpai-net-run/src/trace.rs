@@ -14,8 +14,8 @@
 //! last step it is. In direct mode the host made one call for the whole list, whose time is not recorded: the DSP
 //! executes follow the load end to end, and the host track holds the load only.
 
-use crate::output;
 use crate::run_record::RunRecord;
+use crate::whole;
 use anyhow::{Context, Result};
 use lpai_direct_stub::stub::Named;
 use serde_json::{json, Value};
@@ -122,7 +122,7 @@ pub fn write_if_profiled(output_dir: &Path, record: &RunRecord) -> Result<Option
     std::fs::create_dir_all(output_dir).with_context(|| format!("cannot create {}", output_dir.display()))?;
     let path = output_dir.join(FILE_NAME);
     let text = serde_json::to_string(&document(record))?;
-    output::write_whole(&path, text.as_bytes())?;
+    whole::write(&path, text.as_bytes())?;
     Ok(Some(path))
 }
 

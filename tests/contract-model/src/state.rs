@@ -164,6 +164,7 @@ pub(crate) struct BackendSlot {
     /// graphExecuteAsync is supported (false: `LPAI_CONTRACT_NO_EXECUTE_ASYNC=1` at backendCreate, host only).
     pub(crate) execute_async: bool,
     /// Its executions' notifications are withheld (`LPAI_CONTRACT_WITHHOLD_NOTIFY=1` at backendCreate, host only).
+    #[cfg_attr(target_arch = "hexagon", expect(dead_code, reason = "Hexagon's executions notify inside the call"))]
     pub(crate) withhold_notify: bool,
     pub(crate) packages: [PackageSlot; MAX_PACKAGES],
 }

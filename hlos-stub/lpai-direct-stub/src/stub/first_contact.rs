@@ -126,18 +126,22 @@ pub fn invoke_failure(code: u32, domain: Domain) -> Option<String> {
     })
 }
 
-/// The line for a PD restart during inference `during`: which inference, and that the results before it (from
-/// `first`) are whole.
-pub fn pd_restarted(first: usize, during: usize, how: &str) -> String {
-    let whole = match during.checked_sub(1) {
-        Some(last) if last > first => format!("Result_{first}..Result_{last} are whole"),
-        Some(last) if last == first => format!("Result_{first} is whole"),
-        _ => "no result was written".to_string(),
+/// The line for a PD restart during inference `during` (`None`: after the last one, before the call answered):
+/// which inference, and which results this run wrote whole (`results`: from its first to the last it kept, which
+/// `--keep_num_outputs` may end before `during`).
+pub fn pd_restarted(results: core::ops::Range<usize>, during: Option<usize>, how: &str) -> String {
+    let whole = match results.len() {
+        0 => "no result was written".to_string(),
+        1 => format!("Result_{} is whole", results.start),
+        _ => format!("Result_{}..Result_{} are whole", results.start, results.end - 1),
     };
-    format!(
-        "the DSP's PD restarted during inference {during}: {whole}, and nothing of inference {during} is left \
-         ({how}); run again once the DSP is back"
-    )
+    match during {
+        Some(during) => format!(
+            "the DSP's PD restarted during inference {during}: {whole}, and nothing of inference {during} is left \
+             ({how}); run again once the DSP is back"
+        ),
+        None => format!("the DSP's PD restarted after the last inference: {whole}; run again once the DSP is back"),
+    }
 }
 
 /// Whether the PD's library loads are served from this process, so that this process's search path is its loader's:

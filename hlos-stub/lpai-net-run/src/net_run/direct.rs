@@ -1,11 +1,15 @@
-//! Direct mode on the HLOS side: turns a checked input list into one job for the skel's `run_job`, and reads back
-//! what the skel wrote beside the results (each inference's DSP execute time, and its in-memory span and file I/O
-//! time).
+//! Direct mode on the HLOS side: turns a checked input list into one job for the skel's `run_job`, under a token of
+//! its own that the skel's temporary names carry, and reads back what the skel committed: the job's record file
+//! (each completed inference's DSP execute time, in-memory span and file I/O time), which it writes out as the times
+//! and spans files beside the results. After a PD restart that record alone says how far the job came.
 
 use super::plan::Plan;
+use super::unfinished::{self, Before};
 use crate::times::Times;
+use crate::whole;
 use anyhow::{bail, Context as _, Result};
-use lpai_direct::job::{self, OutputFile, Report, SPANS_FILE_NAME, TIMES_FILE_NAME};
+use lpai_direct::job::{self, OutputFile, Record, Report, RECORD_FILE_NAME, SPANS_FILE_NAME, TIMES_FILE_NAME};
+use lpai_direct::temporary::Token;
 use lpai_direct_stub::stub::{first_contact, Stub};
 use std::path::{Path, PathBuf};
 
@@ -17,10 +21,9 @@ pub struct JobOutcome {
     /// Each inference's execute time on the DSP clock, in microseconds.
     pub execute_micros: Vec<u64>,
     /// Each inference's in-memory span on the DSP clock (input conversion, execute, output conversion), in
-    /// microseconds; empty when the skel wrote no spans file (a skel from before it).
+    /// microseconds.
     pub in_memory_micros: Vec<u64>,
-    /// Each inference's file I/O on the DSP clock (reading its inputs, writing its results), in microseconds;
-    /// empty when `in_memory_micros` is.
+    /// Each inference's file I/O on the DSP clock (reading its inputs, writing its results), in microseconds.
     pub file_io_micros: Vec<u64>,
 }
 
@@ -40,19 +43,41 @@ impl JobOutcome {
     }
 }
 
-/// The spans file's (in-memory span, file I/O) pairs, one per inference: both empty when the skel wrote none (a skel
-/// from before it), an error when it holds another count of records than `inferences`.
-fn read_spans(directory: &Path, inferences: usize) -> Result<(Vec<u64>, Vec<u64>)> {
-    let spans_file = directory.join(SPANS_FILE_NAME);
-    let spans = match std::fs::read(&spans_file) {
-        Ok(spans) => spans,
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok((Vec::new(), Vec::new())),
-        Err(error) => return Err(error).with_context(|| format!("cannot read {}", spans_file.display())),
-    };
-    let Some(pairs) = job::spans(&spans, inferences) else {
-        bail!("the skel wrote {} bytes of spans to {} for {inferences} inferences", spans.len(), spans_file.display());
-    };
-    Ok(pairs.map(|(in_memory, file_io)| (u64::from(in_memory), u64::from(file_io))).unzip())
+/// A token for a job: random, so that two runs writing one directory do not share the skel's temporary names.
+fn job_token() -> u32 {
+    use std::hash::{BuildHasher as _, Hasher as _};
+    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+    hasher.write_u32(std::process::id());
+    hasher.finish() as u32
+}
+
+/// Reads the job's record file: the records of the inferences the skel committed, in order (none when the skel
+/// made no file).
+fn read_records(record_file: &Path) -> Result<Vec<Record>> {
+    match std::fs::read(record_file) {
+        Ok(bytes) => Ok(job::records(&bytes).collect()),
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
+        Err(error) => Err(error).with_context(|| format!("cannot read {}", record_file.display())),
+    }
+}
+
+/// Removes the job's record file once read; why not, in words that follow a failed job's own error.
+fn remove_records(record_file: &Path) -> Result<(), String> {
+    match std::fs::remove_file(record_file) {
+        Err(error) if error.kind() != std::io::ErrorKind::NotFound => {
+            Err(format!("the job's record file {} could not be removed: {error}", record_file.display()))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Writes the times and spans files from the records (whole or not at all: another run may be reading them).
+fn write_times(directory: &Path, records: &[Record]) -> Result<()> {
+    let times: Vec<u8> = records.iter().flat_map(|record| record.execute_us.to_le_bytes()).collect();
+    let spans: Vec<u8> =
+        records.iter().flat_map(|record| [record.in_memory_us, record.file_io_us]).flat_map(u32::to_le_bytes).collect();
+    whole::write(&directory.join(TIMES_FILE_NAME), &times)?;
+    whole::write(&directory.join(SPANS_FILE_NAME), &spans)
 }
 
 /// An absolute path for the job: the skel's current directory is not ours. [`job::encode`] checks its length.
@@ -62,46 +87,9 @@ fn job_path(path: &Path, what: &str) -> Result<String> {
     Ok(text.to_string())
 }
 
-/// After the PD died inside a job: keeps the whole results (every output file there, none `.partial`) from
-/// `first_result` on, removes the first unfinished one and everything after it, and the partial times files; answers
-/// how many results are whole.
-fn remove_unfinished(plan: &Plan<'_>, output_dir: &Path, first_result: usize, inferences: usize) -> Result<usize> {
-    let result_subdir = plan.result_subdir;
-    let is_partial = |path: &Path| path.extension().is_some_and(|extension| extension == "partial");
-    let whole_result = |directory: &Path| {
-        let files: Vec<PathBuf> = match std::fs::read_dir(directory) {
-            Ok(entries) => entries.filter_map(|entry| entry.ok().map(|entry| entry.path())).collect(),
-            Err(_) => return false,
-        };
-        !files.iter().any(|file| is_partial(file))
-            && plan.kinds.outputs.iter().all(|output| directory.join(&output.file_name).is_file())
-    };
-    let mut whole = 0;
-    while whole < inferences && whole_result(&plan.result_directory(output_dir, first_result + whole)) {
-        whole += 1;
-    }
-    for index in first_result + whole..first_result + inferences {
-        let result = plan.result_directory(output_dir, index);
-        if result.exists() {
-            std::fs::remove_dir_all(&result).with_context(|| format!("cannot remove {}", result.display()))?;
-        }
-        // Results of several graphs share Result_<i>/: it goes only when this graph's part was all it held.
-        let top = result.parent().filter(|_| result_subdir.is_some());
-        if let Some(top) = top.filter(|top| std::fs::read_dir(top).is_ok_and(|mut entries| entries.next().is_none())) {
-            std::fs::remove_dir(top).with_context(|| format!("cannot remove {}", top.display()))?;
-        }
-    }
-    for name in [TIMES_FILE_NAME, SPANS_FILE_NAME] {
-        let partial = output_dir.join(format!("{name}.partial"));
-        if partial.exists() {
-            std::fs::remove_file(&partial).with_context(|| format!("cannot remove {}", partial.display()))?;
-        }
-    }
-    Ok(whole)
-}
-
 /// Runs the whole list as one job: the skel reads the inputs, executes and writes `Result_<i>/` under
-/// `output_dir` (created here, then named absolutely), numbering results from `first_result`.
+/// `output_dir` (created here, then named absolutely), numbering results from `first_result`. After a PD restart
+/// the skel's record names the inference it stopped in, and only what this job wrote of it is removed.
 pub fn run_job(
     stub: &mut Stub,
     plan: &Plan<'_>,
@@ -121,6 +109,7 @@ pub fn run_job(
     let inferences: Vec<&[&str]> = line_refs.iter().map(Vec::as_slice).collect();
     let (flags, native_inputs) = kinds.job_flags();
     let as_u32 = |count: usize| u32::try_from(count).unwrap_or(u32::MAX);
+    let token = job_token();
     let fields = job::Fields {
         context,
         graph: graph_index as u32,
@@ -130,6 +119,7 @@ pub fn run_job(
         native_inputs,
         result_subdir,
         first_result: as_u32(first_result),
+        token,
     };
     let outputs: Vec<OutputFile<&str>> = kinds
         .outputs
@@ -139,29 +129,49 @@ pub fn run_job(
     let mut bytes = Vec::new();
     job::encode(&fields, &outputs, &inferences, &mut |part| bytes.extend_from_slice(part))
         .map_err(|error| anyhow::anyhow!("a direct-mode job cannot carry this run: {error}"))?;
-    let report = match stub.run_job(&bytes) {
+    // The results this job keeps, and what their places held before it.
+    let count = list.lines.len();
+    let kept = |end: usize| keep.map_or(end, |keep| keep.clamp(first_result, end));
+    let before = Before::look(plan, output_dir, first_result..kept(first_result + count));
+    let token = Token::of(token);
+    let directory = PathBuf::from(&directory);
+    let record_file = whole::skel_temporary(&directory.join(RECORD_FILE_NAME), &token);
+    let ran = stub.run_job(&bytes);
+    let records = read_records(&record_file)?;
+    // A failed job's error comes first; a record file that cannot be removed (an output directory made read-only
+    // meanwhile) follows it.
+    let removed = remove_records(&record_file);
+    let and_removed = |line: String| match &removed {
+        Ok(()) => anyhow::anyhow!(line),
+        Err(leftover) => anyhow::anyhow!("{line}; {leftover}"),
+    };
+    let report = match ran {
         Ok(report) => report,
         Err(error) if error.code().is_some_and(first_contact::is_pd_restart) => {
-            let whole = remove_unfinished(plan, output_dir, first_result, list.lines.len())?;
-            let line =
-                first_contact::pd_restarted(first_result, first_result + whole, "the stub removed what the PD left");
-            bail!("{line} ({error})");
+            // The inference the PD died in, from the skel's record: none when every one was committed.
+            let during = (records.len() < count).then_some(first_result + records.len());
+            let end = during.unwrap_or(first_result + count);
+            if let Some(during) = during.filter(|&during| during < kept(first_result + count)) {
+                unfinished::remove(plan, output_dir, during, &token, &before)?;
+            }
+            let how = "the stub removed what the PD left of it";
+            let line = first_contact::pd_restarted(first_result..kept(end), during, how);
+            return Err(and_removed(format!("{line} ({error})")));
         }
-        Err(error) => bail!("running the job on the skel: {error}"),
+        Err(error) => return Err(and_removed(format!("running the job on the skel: {error}"))),
     };
-    let times_file = PathBuf::from(&directory).join(TIMES_FILE_NAME);
-    let times = std::fs::read(&times_file).with_context(|| format!("cannot read {}", times_file.display()))?;
-    let execute_micros: Option<Vec<u64>> =
-        job::times(&times, list.lines.len()).map(|times| times.map(u64::from).collect());
-    let (Some(execute_micros), true) = (execute_micros, report.inferences as usize == list.lines.len()) else {
+    removed.map_err(anyhow::Error::msg)?;
+    if records.len() != count || report.inferences as usize != count {
         bail!(
-            "the skel ran {} of {} inferences and wrote {} bytes of times to {}",
+            "the skel ran {} of {count} inferences and committed {} of them to {}",
             report.inferences,
-            list.lines.len(),
-            times.len(),
-            times_file.display()
+            records.len(),
+            record_file.display()
         );
-    };
-    let (in_memory_micros, file_io_micros) = read_spans(Path::new(&directory), list.lines.len())?;
+    }
+    write_times(&directory, &records)?;
+    let execute_micros = records.iter().map(|record| u64::from(record.execute_us)).collect();
+    let in_memory_micros = records.iter().map(|record| u64::from(record.in_memory_us)).collect();
+    let file_io_micros = records.iter().map(|record| u64::from(record.file_io_us)).collect();
     Ok(JobOutcome { report, execute_micros, in_memory_micros, file_io_micros })
 }

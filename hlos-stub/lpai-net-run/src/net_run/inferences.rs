@@ -92,7 +92,8 @@ fn run_inferences(
                 let keep = settings.keep_num_outputs;
                 let started_us = monotonic_us();
                 let ran = direct::run_job(stub, plan, &settings.output_dir, keep, first_result)?.add_to(times);
-                readouts.read(stub, plan.context, started_us, monotonic_us())?;
+                let what = format_args!("the direct-mode job from inference {first_result}");
+                readouts.read(stub, plan.context, what, (started_us, monotonic_us()));
                 ran
             }
             Mode::Traditional => {

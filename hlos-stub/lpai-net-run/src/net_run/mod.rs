@@ -11,6 +11,7 @@ mod plan;
 mod readouts;
 mod traditional;
 pub mod transport;
+mod unfinished;
 
 pub use crate::run_record::RunRecord;
 pub use crate::settings::Settings;
@@ -28,7 +29,7 @@ use inferences::{failed, run_lists};
 use lists::Lists;
 use lpai_direct_stub::stub::GraphDescription;
 use open::{LoadInputs, Opened};
-use profile_log::Readout;
+use readouts::Held;
 use std::path::PathBuf;
 
 /// What the up-front checks found: everything the run needs before it meets the skel.
@@ -54,8 +55,8 @@ struct Checked {
 struct Ran {
     /// The run's outcome, its last step (closing the skel) included.
     outcome: Result<()>,
-    /// The profile read after each stub call that ran QNN, when the run profiled.
-    readouts: Vec<Readout>,
+    /// The profile read after each stub call that ran QNN, when the run profiled (a window of a long run's).
+    readouts: Held,
     /// Whether the run profiled.
     profiling: bool,
 }
@@ -133,7 +134,7 @@ fn execute(settings: &Settings, checked: &Checked, transport: ChosenTransport, r
     // The close that ends the run counts too.
     record.skel_calls = stub.calls() + 1;
     let closed = stub.close().map_err(failed("closing the skel".into()));
-    Ok(Ran { outcome: ran.and(closed), profiling: readouts.profiling, readouts: readouts.list })
+    Ok(Ran { outcome: ran.and(closed), profiling: readouts.profiling, readouts: readouts.into_held() })
 }
 
 /// What the closing lines print of the graphs that run: where the skel runs, their names, and the first one's
@@ -172,10 +173,18 @@ fn record_run(
     record.error = ran.outcome.as_ref().err().map(|error| format!("{error:#}"));
     if ran.profiling {
         // The record keeps the last call's events (the last inference's, or the load's when none ran), as before.
-        let last = ran.readouts.last().map_or(&[][..], |readout| readout.events.as_slice());
+        let Held { list, left_out } = &ran.readouts;
+        let last = list.last().map_or(&[][..], |readout| readout.events.as_slice());
         record.profile = Some(profile::of(&record.times, config.lpai.perf.map(|perf| perf.fps), last));
+        if *left_out > 0 {
+            eprintln!(
+                "lpai-net-run: info: the QNN profile files hold {} calls' events, the first and the latest: {left_out} \
+                 calls between were left out to bound the run's memory",
+                list.len()
+            );
+        }
         let context = profile_log::Context { graph_name: &record.graph_names };
-        record.qnn_profile_files = profile_files::write(&settings.output_dir, system_library, &ran.readouts, &context);
+        record.qnn_profile_files = profile_files::write(&settings.output_dir, system_library, list, &context);
     }
     let written = run_record::write(&settings.output_dir, &record);
     let traced = trace::write_if_profiled(&settings.output_dir, &record);

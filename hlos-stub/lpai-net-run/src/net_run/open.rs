@@ -153,9 +153,7 @@ pub fn open_and_load(
     };
     let load_us = load_started.elapsed().as_micros() as u64;
     let mut readouts = Readouts::new(configuration.profiling_level != 0);
-    if let Err(error) = readouts.read(&mut stub, context, load_started_us, monotonic_us()) {
-        return Err(OpenFailure { load_us, ..fail(&mut stub, error) });
-    }
+    readouts.read(&mut stub, context, "the load", (load_started_us, monotonic_us()));
     let mut graphs = Vec::new();
     for index in 0..graph_count {
         match stub.describe(context, index) {

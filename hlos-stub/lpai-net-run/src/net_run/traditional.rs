@@ -7,6 +7,7 @@ use crate::graph_io;
 use crate::output;
 use crate::settings::Settings;
 use crate::times::{monotonic_us, Times};
+use crate::whole;
 use anyhow::{anyhow, bail, Context as _, Result};
 use lpai_direct_stub::stub::{first_contact, flags, Stub};
 use std::path::Path;
@@ -29,8 +30,9 @@ fn read_input(file: &Path, destination: &mut [u8]) -> Result<()> {
 }
 
 /// The traditional loop: one `execute` call per inference, inputs read and results written here; results are
-/// numbered from `first_result`, and the profile read after each when the run profiles. With a deadline (start,
-/// seconds) it stops after the inference that reaches it. Answers how many inferences ran.
+/// numbered from `first_result`, and the profile read after each (once its results are written: a failed read
+/// loses nothing) when the run profiles. With a deadline (start, seconds) it stops after the inference that reaches
+/// it. Answers how many inferences ran.
 pub fn run_traditional(
     stub: &mut Stub,
     plan: &Plan<'_>,
@@ -75,10 +77,11 @@ pub fn run_traditional(
         let executed = match stub.execute(context, graph_index as u32, execute_flags, &inputs, &mut outputs) {
             Ok(executed) => executed,
             Err(error) if error.code().is_some_and(first_contact::is_pd_restart) => {
-                let (first, during) = (first_result, first_result + position);
+                let during = first_result + position;
+                let kept = settings.keep_num_outputs.map_or(during, |keep| keep.clamp(first_result, during));
                 bail!(
                     "{} (input list line {}; {error})",
-                    first_contact::pd_restarted(first, during, "written here"),
+                    first_contact::pd_restarted(first_result..kept, Some(during), "written here"),
                     line.number
                 )
             }
@@ -86,7 +89,7 @@ pub fn run_traditional(
         };
         times.host_round_trip_us.push(started.elapsed().as_micros() as u64);
         times.dsp_execute_us.push(graph.micros(executed.dsp_ticks));
-        readouts.read(stub, context, started_us, monotonic_us())?;
+        let stopped_us = monotonic_us();
         progress.inc(1);
         ran += 1;
         let result_index = first_result + position;
@@ -98,13 +101,14 @@ pub fn run_traditional(
                 let slot = &outputs[output_offsets[index]..output_offsets[index] + output_sizes[index]];
                 let path = directory.join(&file.file_name);
                 if float_out || !file.float {
-                    output::write_whole(&path, slot)?;
+                    whole::write(&path, slot)?;
                 } else {
                     let bytes = file_kinds::output_file_bytes(&graph.outputs[index], file, slot)?;
-                    output::write_whole(&path, &bytes)?;
+                    whole::write(&path, &bytes)?;
                 }
             }
         }
+        readouts.read(stub, context, format_args!("inference {result_index}"), (started_us, stopped_us));
         if deadline.is_some_and(|(start, seconds)| start.elapsed().as_secs_f64() >= seconds) {
             break;
         }

@@ -1,5 +1,6 @@
 //! Assembling the staged directory whole or not at all: every file gets a place of its own, the directory is built
-//! beside its final name and renamed into place, and a failure removes what was built.
+//! under a temporary name beside its final one and renamed into place ([`crate::whole::directory_via`]), and a
+//! failure removes what was built.
 
 use super::layout::{ADSP_DIR, INPUTS_DIR, OUTPUT_DIR};
 use anyhow::{bail, Context as _, Result};
@@ -60,26 +61,15 @@ pub fn files_below(directory: &Path) -> Result<Vec<PathBuf>> {
     Ok(found)
 }
 
-/// Builds the directory beside `output_dir` (its name plus `.partial`, removed first when an interrupted stage left
-/// it) and renames it into place; on any failure removes it, so nothing half-made remains.
+/// Builds the directory under a temporary name beside `output_dir` (`<name>.<token>.partial`, its token unique to
+/// this stage) and renames it into place; on any failure removes it, so nothing half-made remains.
 pub fn assemble(output_dir: &Path, placed: &[Placed], written: &[(&str, String)]) -> Result<PathBuf> {
-    let mut partial_name = output_dir.file_name().context("--output_dir has no directory name")?.to_os_string();
-    partial_name.push(".partial");
-    let partial = output_dir.with_file_name(partial_name);
-    if partial.exists() {
-        std::fs::remove_dir_all(&partial)
-            .with_context(|| format!("cannot remove {} (left by an interrupted stage)", partial.display()))?;
-    }
-    let built = build(&partial, output_dir, placed, written);
-    if let Err(error) = built {
-        let _ = std::fs::remove_dir_all(&partial);
-        return Err(error);
-    }
+    crate::whole::directory_via(output_dir, |partial| build(partial, placed, written))?;
     Ok(output_dir.to_path_buf())
 }
 
-/// Copies and writes every file into `partial`, then renames it to `output_dir`.
-fn build(partial: &Path, output_dir: &Path, placed: &[Placed], written: &[(&str, String)]) -> Result<()> {
+/// Copies and writes every file into `partial`.
+fn build(partial: &Path, placed: &[Placed], written: &[(&str, String)]) -> Result<()> {
     std::fs::create_dir_all(partial.join(ADSP_DIR)).with_context(|| format!("cannot create {}", partial.display()))?;
     for file in placed {
         let destination = partial.join(&file.destination);
@@ -95,8 +85,7 @@ fn build(partial: &Path, output_dir: &Path, placed: &[Placed], written: &[(&str,
         let destination = partial.join(name);
         std::fs::write(&destination, text).with_context(|| format!("cannot write {}", destination.display()))?;
     }
-    std::fs::rename(partial, output_dir)
-        .with_context(|| format!("cannot rename {} to {}", partial.display(), output_dir.display()))
+    Ok(())
 }
 
 fn set_mode(path: &Path, mode: u32) -> Result<()> {

@@ -54,7 +54,8 @@ fn status(result: Result<(), c_int>) -> c_int {
 }
 
 /// `int apps_std_fopen(const char* name, const char* mode, apps_std_FILE* file)`: 0, 2 when the file does not
-/// exist, else the errno. Modes "r" and "rb" read; "w" and "wb" create or truncate (0644).
+/// exist, else the errno. Modes "r" and "rb" read; "w" and "wb" create or truncate (0644); "a" and "ab" create
+/// (0644) or append to the end.
 ///
 /// # Safety
 /// `name` and `mode` must be null or NUL-terminated; `file` null or writable.
@@ -73,6 +74,7 @@ pub unsafe extern "C" fn apps_std_fopen(name: *const c_char, mode: *const c_char
     let flags = match mode {
         b"r" | b"rb" => linux::O_RDONLY,
         b"w" | b"wb" => linux::O_WRONLY | linux::O_CREAT | linux::O_TRUNC,
+        b"a" | b"ab" => linux::O_WRONLY | linux::O_CREAT | linux::O_APPEND,
         _ => return EINVAL,
     };
     let fd = match system::open(path.with_nul(), flags | linux::O_CLOEXEC, 0o644) {
