@@ -16,7 +16,7 @@
 //!   ([`crate::platform::signals`]), which outlives every arena, and names it in the state word; the notifier learns
 //!   it from the same swap that publishes the completion, so no wake-up is lost. A set that arrives after the slot
 //!   changed hands only wakes its next holder early, who looks at its own state again.
-//! - **Every wait has an end.** [`Completion::wait`] is bounded; a timeout or a failed platform wait leaves the frame
+//! - **Every wait has an end.** `Completion::wait` is bounded; a timeout or a failed platform wait leaves the frame
 //!   in flight, to poll or wait for again, never stuck.
 //! - **The notify is typed.** Safe code gives a `&'static` callable (`Fn(u32) + Sync`); a C function and its
 //!   argument come only through the `unsafe` [`FrameNotify::from_c`].

@@ -254,6 +254,39 @@ crate::self_tests! {
     }
 }
 
+/// Runs the test at `path` (below this crate) as a child process with `CHILD` and the contract model's `setting`
+/// (a variable it reads at backendCreate) in its environment, killing it after a minute; answers its stderr once it
+/// passed. A child that still runs then is a wait without end, and fails the test.
+#[cfg(test)]
+fn run_child(path: &str, setting: &str) -> std::string::String {
+    let this = std::env::current_exe().unwrap_or_else(|error| panic!("current_exe: {error}"));
+    let mut child = std::process::Command::new(this)
+        .args(["--exact", path, "--nocapture", "--test-threads=1"])
+        .env(CHILD, "1")
+        .env(setting, "1")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|error| panic!("running the child: {error}"));
+    let started = std::time::Instant::now();
+    while child.try_wait().ok().flatten().is_none() {
+        if started.elapsed() > std::time::Duration::from_secs(60) {
+            let _ = child.kill();
+            panic!("{path}: the child still runs after a minute: a wait without end");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let output = child.wait_with_output().unwrap_or_else(|error| panic!("the child's output: {error}"));
+    let stdout = std::string::String::from_utf8_lossy(&output.stdout);
+    let stderr = std::string::String::from_utf8_lossy(&output.stderr).into_owned();
+    assert!(output.status.success() && stdout.contains("1 passed"), "child failed:\n{stdout}\n{stderr}");
+    stderr
+}
+
+/// Set in the environment of a child test process ([`run_child`]).
+#[cfg(test)]
+const CHILD: &str = "LPAI_ASYNC_CHILD";
+
 /// The fallback on the host: a backend that answers QNN_COMMON_ERROR_NOT_SUPPORTED to graphExecuteAsync (the
 /// contract model with `LPAI_CONTRACT_NO_EXECUTE_ASYNC=1`, read at backendCreate, so in a process of its own).
 #[cfg(test)]
@@ -262,7 +295,6 @@ mod fallback {
     use crate::platform::{set_log_level, Level};
     use std::string::ToString;
 
-    const CHILD: &str = "LPAI_ASYNC_FALLBACK_CHILD";
     const LINE: &str = "the backend executes synchronously (it answered QNN_COMMON_ERROR_NOT_SUPPORTED";
 
     /// In the child: four started frames on the synchronous path, with the right outputs.
@@ -293,17 +325,8 @@ mod fallback {
             run_frames_synchronously().unwrap_or_else(|error| panic!("child: {error}"));
             return;
         }
-        let this = std::env::current_exe().unwrap_or_else(|error| panic!("current_exe: {error}"));
         let name = "testing::asynchronous::fallback::a_backend_without_execute_async_runs_frames_synchronously_with_one_info_line";
-        let output = std::process::Command::new(this)
-            .args(["--exact", name, "--nocapture", "--test-threads=1"])
-            .env(CHILD, "1")
-            .env("LPAI_CONTRACT_NO_EXECUTE_ASYNC", "1")
-            .output()
-            .unwrap_or_else(|error| panic!("running the child: {error}"));
-        let stderr = std::string::String::from_utf8_lossy(&output.stderr);
-        let stdout = std::string::String::from_utf8_lossy(&output.stdout);
-        assert!(output.status.success() && stdout.contains("1 passed"), "child failed:\n{stdout}\n{stderr}");
+        let stderr = run_child(name, "LPAI_CONTRACT_NO_EXECUTE_ASYNC");
         assert_eq!(stderr.matches(LINE).count(), 1, "one fallback line for four frames, stderr:\n{stderr}");
     }
 }
@@ -317,36 +340,6 @@ mod withheld {
     use crate::platform::{set_log_level, Level};
     use crate::runtime::TEARDOWN_WAIT_MS;
     use std::string::{String, ToString};
-
-    const CHILD: &str = "LPAI_ASYNC_WITHHELD_CHILD";
-
-    /// Runs `name` (a test of this module) as a child with `LPAI_CONTRACT_WITHHOLD_NOTIFY=1`, killing it after a
-    /// minute; answers its stderr once it passed.
-    fn run_child(name: &str) -> String {
-        let this = std::env::current_exe().unwrap_or_else(|error| panic!("current_exe: {error}"));
-        let mut child = std::process::Command::new(this)
-            .args(["--exact", &std::format!("testing::asynchronous::withheld::{name}"), "--nocapture"])
-            .args(["--test-threads=1"])
-            .env(CHILD, "1")
-            .env("LPAI_CONTRACT_WITHHOLD_NOTIFY", "1")
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .unwrap_or_else(|error| panic!("running the child: {error}"));
-        let started = std::time::Instant::now();
-        while child.try_wait().ok().flatten().is_none() {
-            if started.elapsed() > std::time::Duration::from_secs(60) {
-                let _ = child.kill();
-                panic!("{name}: the child still runs after a minute: a wait without end");
-            }
-            std::thread::sleep(std::time::Duration::from_millis(20));
-        }
-        let output = child.wait_with_output().unwrap_or_else(|error| panic!("the child's output: {error}"));
-        let stdout = String::from_utf8_lossy(&output.stdout);
-        let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
-        assert!(output.status.success() && stdout.contains("1 passed"), "child failed:\n{stdout}\n{stderr}");
-        stderr
-    }
 
     /// In the child: a frame the backend never notifies; dropping its embedding returns after the bound, naming the
     /// graph, and leaks the arena (the backend may still write it) rather than free it.
@@ -380,8 +373,8 @@ mod withheld {
             drop_with_a_frame_never_notified().unwrap_or_else(|error| panic!("child: {error}"));
             return;
         }
-        let stderr =
-            run_child("dropping_an_embedding_whose_frame_is_never_notified_returns_after_the_bound_naming_the_graph");
+        let name = "testing::asynchronous::withheld::dropping_an_embedding_whose_frame_is_never_notified_returns_after_the_bound_naming_the_graph";
+        let stderr = run_child(name, "LPAI_CONTRACT_WITHHOLD_NOTIFY");
         let line = std::format!("graph single: a frame is still executing {TEARDOWN_WAIT_MS} ms after its context");
         assert_eq!(stderr.matches(&line).count(), 1, "one line naming the graph and the bound, stderr:\n{stderr}");
     }
@@ -439,7 +432,8 @@ mod withheld {
             load_while_a_drop_waits().unwrap_or_else(|error| panic!("child: {error}"));
             return;
         }
-        let stderr = run_child("another_handle_loads_while_a_drop_waits_for_a_frame");
+        let name = "testing::asynchronous::withheld::another_handle_loads_while_a_drop_waits_for_a_frame";
+        let stderr = run_child(name, "LPAI_CONTRACT_WITHHOLD_NOTIFY");
         assert!(!stderr.contains("a frame is still executing"), "the drop was not given its frame:\n{stderr}");
     }
 }
