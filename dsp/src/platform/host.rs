@@ -43,8 +43,15 @@ impl Host {
     }
 }
 
-/// The thread that holds the vendor-calls lock, if any, and the condition its waiters sleep on.
-static VENDOR_LOCKED: Mutex<Option<std::thread::ThreadId>> = Mutex::new(None);
+/// The thread that holds the vendor-calls lock, if any (its `pthread_self`), and the condition its waiters sleep on.
+static VENDOR_LOCKED: Mutex<Option<usize>> = Mutex::new(None);
+
+extern "C" {
+    /// The calling thread's `pthread_t` (an unsigned long on Linux). Not `std::thread::current`: that registers a
+    /// thread-local destructor in this library, which a thread would run after the library was unloaded (the audio
+    /// module's host build is such a library).
+    fn pthread_self() -> usize;
+}
 static VENDOR_RELEASED: Condvar = Condvar::new();
 
 /// The host's completion signal: a flag under a mutex, and the condition its waiter sleeps on.
@@ -172,7 +179,8 @@ impl Platform for Host {
     }
 
     fn lock_vendor_calls() {
-        let me = std::thread::current().id();
+        // SAFETY: no preconditions; it answers the calling thread's id.
+        let me = unsafe { pthread_self() };
         let mut holder = VENDOR_LOCKED.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         // The lock is not re-entrant: on the device a second lock by its holder would hang the PD for good, so
         // here (tests) it is a panic that names the mistake.
