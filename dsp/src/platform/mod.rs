@@ -307,12 +307,17 @@ pub fn partial_name<'a>(
 ) -> Result<&'a CStr, PlatformError> {
     check_path_length(path)?;
     let [dot, digits, suffix] = token.after_name();
-    let name = path.to_bytes().iter().chain(dot).chain(digits).chain(suffix).chain(&[0]);
-    for (slot, byte) in buffer.iter_mut().zip(name) {
-        *slot = *byte;
+    let mut end = 0usize;
+    for part in [path.to_bytes(), dot, digits, suffix, &[0]] {
+        // The name and its NUL fit (at most MAX_PATH_BYTES - 1 + the token's part + 1 bytes).
+        let slot = end.checked_add(part.len()).and_then(|next| buffer.get_mut(end..next)).ok_or(NAME_TOO_LONG)?;
+        slot.copy_from_slice(part);
+        end += part.len();
     }
-    // The name and its NUL fit (at most MAX_PATH_BYTES - 1 + the token's part + 1 bytes): this finds the NUL.
-    CStr::from_bytes_until_nul(buffer).map_err(|_| NAME_TOO_LONG)
+    let name = buffer.get(..end).ok_or(NAME_TOO_LONG)?;
+    // SAFETY: a C string's bytes, then a token of letters and digits, `.` and the suffix (no NUL among them), then
+    // one NUL: exactly the `end` bytes just written.
+    Ok(unsafe { CStr::from_bytes_with_nul_unchecked(name) })
 }
 
 /// The whole-or-nothing write every platform's [`Platform::write_file`] does, on the platform's own services:
