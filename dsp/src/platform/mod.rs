@@ -311,7 +311,7 @@ pub fn partial_name<'a>(
     for part in [path.to_bytes(), dot, digits, suffix, &[0]] {
         // The name and its NUL fit (at most MAX_PATH_BYTES - 1 + the token's part + 1 bytes).
         let slot = end.checked_add(part.len()).and_then(|next| buffer.get_mut(end..next)).ok_or(NAME_TOO_LONG)?;
-        slot.copy_from_slice(part);
+        lpai_direct::codec::copy_prefix(slot, part);
         end += part.len();
     }
     let name = buffer.get(..end).ok_or(NAME_TOO_LONG)?;
