@@ -21,14 +21,20 @@ fn main() -> Result<(), Box<dyn Error>> {
 
 /// The build id every library's version record carries (`lpai_direct::version::BUILD_ID`): `LPAI_DIRECT_BUILD_ID`
 /// when set (a release sets its commit; an ordinary build does not, so a commit does not rebuild everything), else
-/// `lpai-direct` and the crate's version.
+/// `lpai-direct` and the crate's version; then `+m` and a hash of the message table (`src/message/table.rs`), so
+/// that a stub and a skel whose tables differ never carry the same build id.
 fn build_id() {
+    const TABLE: &str = "src/message/table.rs";
     println!("cargo:rerun-if-env-changed=LPAI_DIRECT_BUILD_ID");
-    let id = std::env::var("LPAI_DIRECT_BUILD_ID")
+    println!("cargo:rerun-if-changed={TABLE}");
+    let base = std::env::var("LPAI_DIRECT_BUILD_ID")
         .ok()
         .filter(|id| !id.is_empty())
         .unwrap_or_else(|| format!("lpai-direct {}", env!("CARGO_PKG_VERSION")));
-    println!("cargo:rustc-env=LPAI_DIRECT_BUILD_ID={id}");
+    let table = std::fs::read(TABLE).unwrap_or_else(|error| panic!("{TABLE}: {error}"));
+    // FNV-1a, 32 bits: enough to tell two tables apart.
+    let hash = table.iter().fold(0x811c_9dc5u32, |hash, &byte| (hash ^ u32::from(byte)).wrapping_mul(0x0100_0193));
+    println!("cargo:rustc-env=LPAI_DIRECT_BUILD_ID={base}+m{hash:08x}");
 }
 
 /// Reads `idl/lpai_direct.idl` and writes the generated codec and interface table to `$OUT_DIR`; an IDL the

@@ -12,6 +12,7 @@ pub mod codec;
 pub mod farf;
 pub mod job;
 pub mod layout;
+pub mod message;
 pub mod metadata;
 pub mod op_package;
 pub mod qnn;

@@ -37,7 +37,7 @@
 //! or free vendor objects at the same time; frames do not take it.
 
 use crate::log;
-use crate::platform::Level;
+use crate::platform::{Level, Message};
 use crate::runtime::{Backend, Context, Execution, Footing, Graph, Owner, RuntimeError, TensorInfo};
 pub use crate::runtime::{Binary, Borrowed, Libraries, LoadRequest, PersistentBinary};
 use core::ffi::CStr;
@@ -89,20 +89,10 @@ impl<'a, F: Footing<'a>> Embed<F> {
         self.owner.load(request)?;
         self.graph = 0;
         self.last = None;
-        log!(
-            Level::Info,
-            "embed: loaded ",
-            self.graph_count(),
-            " graph(s), binary ",
-            if self.binary_in_place() == Some(true) { "in place" } else { "copied" },
-            ", metadata from ",
-            if request.record.is_some() { "a record" } else { "libQnnSystem" },
-            ", arena used ",
-            self.arena_used(),
-            " of ",
-            self.arena_capacity(),
-            " B"
-        );
+        let binary = if self.binary_in_place() == Some(true) { Message::InPlace } else { Message::Copied };
+        let metadata = if request.record.is_some() { Message::ARecord } else { Message::LibQnnSystem };
+        let (graphs, used, capacity) = (self.graph_count(), self.arena_used(), self.arena_capacity());
+        log!(Level::Info, Message::EmbedLoaded, graphs, binary, metadata, used, capacity);
         Ok(())
     }
 }

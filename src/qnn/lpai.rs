@@ -336,6 +336,5 @@ impl CoreAffinity {
     }
 }
 
-/// Why a `core_selection` of several bits is refused, wherever the setting enters.
-pub const CORE_MIX_UNSUPPORTED: &str = "selects more than one core, which LPAI does not yet support (QnnLpaiGraph.h: \
-     with several bits set the behaviour is undefined); select one core (one bit, 1 << core) or any core (0)";
+/// Why a `core_selection` of several bits is refused, wherever the setting enters (the message table holds it once).
+pub const CORE_MIX_UNSUPPORTED: &str = crate::message::Message::CoreMixUnsupported.template();

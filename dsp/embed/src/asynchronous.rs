@@ -1,6 +1,7 @@
 //! Asynchronous frames: the input sets a load gives, starting a frame (with an optional completion callback),
 //! polling for it and waiting for it.
 
+use lpai_direct_skel::platform::Message;
 use crate::call::{checked_call, query};
 use crate::errors::{code, ERROR_INVALID_ARGUMENT, ERROR_STATE, OK};
 use crate::handle::{state, CallerArena, EmbedHandle};
@@ -30,10 +31,10 @@ pub unsafe extern "C" fn lpai_direct_embed_set_input_sets(embed: *mut EmbedHandl
         return ERROR_INVALID_ARGUMENT;
     };
     if state.embed.as_ref().is_some_and(|embedding| embedding.is_loaded()) {
-        return state.refuse(ERROR_STATE, "set_input_sets: a context binary is loaded; the sets apply to a load");
+        return state.refuse(ERROR_STATE, Message::EmbedSetsAfterLoad);
     }
     if !(1..=2).contains(&sets) {
-        return state.refuse(ERROR_INVALID_ARGUMENT, "set_input_sets: a graph has 1 input set, or 2");
+        return state.refuse(ERROR_INVALID_ARGUMENT, Message::EmbedSetsCount);
     }
     state.input_sets = sets;
     OK
@@ -56,7 +57,7 @@ pub unsafe extern "C" fn lpai_direct_embed_start_frame(
     let notify = done.map(|function| unsafe { FrameNotify::from_c(function, user) });
     let start = |embedding: &mut Embed<CallerArena>| embedding.start_frame_with(notify);
     // SAFETY: the caller's promise about the handle.
-    unsafe { checked_call(embed, || Some(()), "", |state, ()| code(state.run("start_frame", start))) }
+    unsafe { checked_call(embed, || Some(()), Message::Nothing, |state, ()| code(state.run("start_frame", start))) }
 }
 
 /// Writes what the started frame has come to (`LPAI_DIRECT_EMBED_FRAME_*`) to `state`, without blocking.
@@ -67,7 +68,7 @@ pub unsafe extern "C" fn lpai_direct_embed_start_frame(
 pub unsafe extern "C" fn lpai_direct_embed_poll_frame(embed: *mut EmbedHandle, frame: *mut c_int) -> c_int {
     // SAFETY: the caller's promises about the handle and `frame`.
     unsafe {
-        query(embed, "poll_frame", frame, "poll_frame: null or misaligned frame", |embedding| {
+        query(embed, "poll_frame", frame, Message::EmbedPollFrameArgument, |embedding| {
             Ok(match embedding.poll_frame()? {
                 FrameState::Pending => FRAME_PENDING,
                 FrameState::Ready(_) => FRAME_READY,
@@ -86,7 +87,7 @@ pub unsafe extern "C" fn lpai_direct_embed_poll_frame(embed: *mut EmbedHandle, f
 pub unsafe extern "C" fn lpai_direct_embed_wait_frame(embed: *mut EmbedHandle, ready: *mut c_int) -> c_int {
     // SAFETY: the caller's promises about the handle and `ready`.
     unsafe {
-        query(embed, "wait_frame", ready, "wait_frame: null or misaligned ready", |embedding| {
+        query(embed, "wait_frame", ready, Message::EmbedWaitFrameArgument, |embedding| {
             Ok(c_int::from(embedding.wait_frame()?.is_some()))
         })
     }

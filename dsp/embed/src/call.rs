@@ -2,6 +2,7 @@
 //! most calls share (the handle checked, then the other arguments, then the loaded embedding asked and its answer
 //! written back).
 
+use lpai_direct_skel::platform::Message;
 use crate::errors::{code, ERROR_INVALID_ARGUMENT};
 use crate::handle::{state, CallerArena, EmbedHandle, State};
 use core::ffi::{c_char, c_int, CStr};
@@ -79,7 +80,7 @@ impl<A, B> Destination<(A, B)> for (Out<A>, Out<B>) {
 pub(crate) unsafe fn checked_call<A>(
     embed: *mut EmbedHandle,
     arguments: impl FnOnce() -> Option<A>,
-    refusal: &str,
+    refusal: Message,
     body: impl FnOnce(&mut State, A) -> c_int,
 ) -> c_int {
     // SAFETY: the caller's promise about the handle.
@@ -102,7 +103,7 @@ pub(crate) unsafe fn answer<A, T, D: Destination<T>>(
     embed: *mut EmbedHandle,
     call: &str,
     arguments: impl FnOnce() -> Option<(A, D)>,
-    refusal: &str,
+    refusal: Message,
     action: impl FnOnce(&mut Embed<CallerArena>, A) -> Result<T, RuntimeError>,
 ) -> c_int {
     // SAFETY: the caller's promise about the handle.
@@ -121,7 +122,7 @@ pub(crate) unsafe fn query<T>(
     embed: *mut EmbedHandle,
     call: &str,
     out: *mut T,
-    refusal: &str,
+    refusal: Message,
     action: impl FnOnce(&mut Embed<CallerArena>) -> Result<T, RuntimeError>,
 ) -> c_int {
     // SAFETY: the caller's promises about the handle and `out`.

@@ -2,6 +2,8 @@
 //! (`lpai_direct_embed_last_error` hands it to the caller).
 
 use core::ffi::{c_char, c_int};
+use core::sync::atomic::{AtomicPtr, Ordering};
+use lpai_direct_skel::platform::Line;
 use lpai_direct_skel::runtime::RuntimeError;
 
 /// Success.
@@ -64,37 +66,61 @@ pub(crate) fn code(result: Result<(), c_int>) -> c_int {
     }
 }
 
-/// Bytes of the last error message, its NUL included.
-const MESSAGE_BYTES: usize = lpai_direct_skel::platform::LOG_LINE_BYTES + 1;
+/// Bytes of the last error's text, its NUL included: a record rendered in words (at most 256 bytes), or the record
+/// itself as a log line (`lpai:` and its bytes in hex) when no message table was given.
+const MESSAGE_BYTES: usize = lpai_direct::message::log_line_capacity(lpai_direct_skel::platform::LOG_LINE_BYTES);
 
-/// The last failure's message, NUL-terminated (empty after a success).
-pub(crate) struct Message([u8; MESSAGE_BYTES]);
+/// Renders a record in words into `out` (at most `capacity` bytes, NUL included); answers the text's length: the
+/// optional message table's `lpai_direct_messages_render`.
+pub type Renderer = unsafe extern "C" fn(record: *const u8, length: usize, out: *mut c_char, capacity: usize) -> usize;
 
-impl Message {
-    /// An empty message.
-    pub(crate) const fn new() -> Message {
-        Message([0; MESSAGE_BYTES])
+/// The renderer [`lpai_direct_embed_use_messages`] gave, if any (for every handle of the program).
+static RENDERER: AtomicPtr<()> = AtomicPtr::new(core::ptr::null_mut());
+
+/// Renders every handle's last error in words with `render` (the optional message library's
+/// `lpai_direct_messages_render`); NULL goes back to the record in hex. See the header.
+///
+/// # Safety
+/// `render`, if not null, behaves as `lpai_direct_messages_render` does and stays callable for as long as any
+/// handle may fail.
+#[no_mangle]
+pub unsafe extern "C" fn lpai_direct_embed_use_messages(render: Option<Renderer>) {
+    RENDERER.store(render.map_or(core::ptr::null_mut(), |render| render as *mut ()), Ordering::Release);
+}
+
+/// The last failure's text, NUL-terminated (empty after a success).
+pub(crate) struct LastError([u8; MESSAGE_BYTES]);
+
+impl LastError {
+    /// An empty text.
+    pub(crate) const fn new() -> LastError {
+        LastError([0; MESSAGE_BYTES])
     }
 
-    /// Empties the message.
+    /// Empties the text.
     pub(crate) fn clear(&mut self) {
         self.0[0] = 0;
     }
 
-    /// Keeps `text`, cut to what fits before the NUL.
-    pub(crate) fn record(&mut self, text: &str) {
-        let limit = MESSAGE_BYTES - 1;
-        let mut length = 0;
-        for (slot, &byte) in self.0.iter_mut().zip(text.as_bytes().iter().take(limit)) {
-            *slot = byte;
-            length += 1;
+    /// Keeps `line` as text: rendered by the message table, if one was given, else as a log line.
+    pub(crate) fn record(&mut self, line: &Line) {
+        let record = line.record();
+        let render = RENDERER.load(Ordering::Acquire);
+        if !render.is_null() {
+            // SAFETY: only `lpai_direct_embed_use_messages` stores a pointer, and it stores a `Renderer`.
+            let render = unsafe { core::mem::transmute::<*mut (), Renderer>(render) };
+            // SAFETY: the record is readable for its length and the text buffer writable for its size (the
+            // renderer's contract: `lpai_direct_embed_use_messages`'s caller's promise).
+            unsafe { render(record.as_ptr(), record.len(), self.0.as_mut_ptr().cast(), self.0.len()) };
+            if let Some(last) = self.0.last_mut() {
+                *last = 0;
+            }
+            return;
         }
-        if let Some(end) = self.0.get_mut(length) {
-            *end = 0;
-        }
+        lpai_direct::message::log_line(record, &mut self.0);
     }
 
-    /// The message as a NUL-terminated C string, valid while the message is neither changed nor moved.
+    /// The text as a NUL-terminated C string, valid while it is neither changed nor moved.
     pub(crate) fn as_ptr(&self) -> *const c_char {
         self.0.as_ptr().cast()
     }

@@ -1,6 +1,7 @@
 //! Frames: the selected graph's input and output buffers, executing it on a frame, and what running it costs
 //! (the last execution's time, the arena used).
 
+use lpai_direct_skel::platform::Message;
 use crate::call::{answer, checked_call, query, Out};
 use crate::errors::{ERROR_STATE, OK};
 use crate::handle::EmbedHandle;
@@ -22,8 +23,8 @@ unsafe fn bind<P>(
     pointer: impl FnOnce(NonNull<u8>) -> P,
 ) -> c_int {
     let (call, refusal) = match direction {
-        Direction::Input => ("input", "input: null or misaligned data or bytes"),
-        Direction::Output => ("output", "output: null or misaligned data or bytes"),
+        Direction::Input => ("input", Message::EmbedInputArgument),
+        Direction::Output => ("output", Message::EmbedOutputArgument),
     };
     // SAFETY: the caller's promises about the handle, `data` and `bytes`.
     unsafe {
@@ -85,7 +86,7 @@ pub unsafe extern "C" fn lpai_direct_embed_output(
 pub unsafe extern "C" fn lpai_direct_embed_execute_frame(embed: *mut EmbedHandle, ready: *mut c_int) -> c_int {
     // SAFETY: the caller's promises about the handle and `ready`.
     unsafe {
-        query(embed, "execute_frame", ready, "execute_frame: null or misaligned ready", |embedding| {
+        query(embed, "execute_frame", ready, Message::EmbedExecuteFrameArgument, |embedding| {
             Ok(c_int::from(embedding.execute_frame()?.is_some()))
         })
     }
@@ -102,13 +103,13 @@ pub unsafe extern "C" fn lpai_direct_embed_last_execute_us(embed: *mut EmbedHand
         checked_call(
             embed,
             || Out::new(micros),
-            "last_execute_us: null or misaligned micros",
+            Message::EmbedLastExecuteArgument,
             |state, micros| match state.run("last_execute_us", |embedding| Ok(embedding.last_execute_us())) {
                 Ok(Some(last)) => {
                     micros.write(last);
                     OK
                 }
-                Ok(None) => state.refuse(ERROR_STATE, "last_execute_us: no frame has been ready yet"),
+                Ok(None) => state.refuse(ERROR_STATE, Message::EmbedNoFrameReady),
                 Err(code) => code,
             },
         )
@@ -125,7 +126,7 @@ pub unsafe extern "C" fn lpai_direct_embed_arena_used(
     used: *mut usize,
     capacity: *mut usize,
 ) -> c_int {
-    let refusal = "arena_used: null or misaligned used or capacity";
+    let refusal = Message::EmbedArenaUsedArgument;
     // SAFETY: the caller's promises about the handle, `used` and `capacity`.
     unsafe {
         checked_call(
@@ -136,7 +137,7 @@ pub unsafe extern "C" fn lpai_direct_embed_arena_used(
                 let whole = state.arena_end - state.arena_start;
                 let Some(embedding) = state.embed.as_ref() else {
                     return state
-                        .refuse(ERROR_STATE, "arena_used: the embedding was not created (see the create error)");
+                        .refuse(ERROR_STATE, Message::EmbedArenaUsedNotCreated);
                 };
                 // The handle, the libraries and their padding come before the embedding's own arena.
                 let handle_bytes = whole - embedding.arena_capacity();

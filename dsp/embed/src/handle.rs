@@ -2,7 +2,8 @@
 //! the caller gives [`lpai_direct_embed_create`](crate::lpai_direct_embed_create), where create puts it and the
 //! libraries, and how a call finds the state again from the handle.
 
-use crate::errors::{code_of, Message, ERROR_STATE};
+use crate::errors::{code_of, LastError, ERROR_STATE};
+use lpai_direct_skel::platform::{Line, Message};
 use core::ffi::c_int;
 use core::mem::{align_of, size_of};
 use core::ptr;
@@ -31,7 +32,7 @@ pub(crate) struct State {
     /// `None` after a failed create.
     pub(crate) embed: Option<Embed<CallerArena>>,
     /// The last failure's message.
-    pub(crate) message: Message,
+    pub(crate) message: LastError,
     /// Where the next load puts LPAI's memory pools (`lpai_direct_embed_set_memory_types`).
     pub(crate) memory: lpai_direct::qnn::lpai::MemoryPlacement,
     /// Input sets the next load gives each graph (`lpai_direct_embed_set_input_sets`).
@@ -86,7 +87,7 @@ impl State {
             arena_start,
             arena_end,
             embed: None,
-            message: Message::new(),
+            message: LastError::new(),
             memory: lpai_direct::qnn::lpai::MemoryPlacement::DEFAULT,
             input_sets: 1,
         }
@@ -97,16 +98,16 @@ impl State {
         self.message.clear();
     }
 
-    /// Records `text` as the last error and answers `code`.
-    pub(crate) fn refuse(&mut self, code: c_int, text: &str) -> c_int {
-        self.message.record(text);
+    /// Records `message` as the last error and answers `code`.
+    pub(crate) fn refuse(&mut self, code: c_int, message: Message) -> c_int {
+        self.message.record(&Line::of(&message));
         code
     }
 
     /// Records the runtime's message and answers its code.
     pub(crate) fn fail(&mut self, error: &RuntimeError) -> c_int {
-        let line = lpai_direct_skel::message!(error);
-        self.refuse(code_of(error), line.as_str())
+        self.message.record(&Line::of(error));
+        code_of(error)
     }
 
     /// `result`'s answer, with the message cleared; or its error's code, with the message recorded.
@@ -130,8 +131,9 @@ impl State {
         let result = match self.embed.as_mut() {
             Some(embedding) if embedding.is_loaded() => action(embedding),
             _ => {
-                let line = lpai_direct_skel::message!(call, ": no context binary is loaded");
-                return Err(self.refuse(ERROR_STATE, line.as_str()));
+                let line = lpai_direct_skel::message!(Message::EmbedNotLoaded, call);
+                self.message.record(&line);
+                return Err(ERROR_STATE);
             }
         };
         self.settle(result)

@@ -35,7 +35,7 @@ pub use asynchronous::{
     lpai_direct_embed_wait_frame, FrameDoneFn, FRAME_NEEDS_NEXT, FRAME_PENDING, FRAME_READY,
 };
 pub use errors::{
-    ERROR_ARENA_FULL, ERROR_BINARY, ERROR_FAILED, ERROR_INVALID_ARGUMENT, ERROR_LIBRARY, ERROR_QNN, ERROR_STATE, OK,
+    lpai_direct_embed_use_messages, Renderer, ERROR_ARENA_FULL, ERROR_BINARY, ERROR_FAILED, ERROR_INVALID_ARGUMENT, ERROR_LIBRARY, ERROR_QNN, ERROR_STATE, OK,
 };
 pub use frames::{
     lpai_direct_embed_arena_used, lpai_direct_embed_execute_frame, lpai_direct_embed_input,

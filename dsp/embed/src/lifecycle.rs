@@ -1,5 +1,6 @@
 //! The lifecycle of an embedding: create it in the caller's arena, load its one context binary, destroy it.
 
+use lpai_direct_skel::platform::Message;
 use crate::call::{c_string, Out};
 use crate::errors::{code, ERROR_ARENA_FULL, ERROR_INVALID_ARGUMENT, ERROR_STATE, OK};
 use crate::handle::{state, CallerArena, EmbedHandle, Layout, State};
@@ -35,13 +36,13 @@ pub unsafe extern "C" fn lpai_direct_embed_set_memory_types(
         return ERROR_INVALID_ARGUMENT;
     };
     if state.embed.as_ref().is_some_and(|embedding| embedding.is_loaded()) {
-        return state.refuse(ERROR_STATE, "set_memory_types: a context binary is loaded; the types apply to a load");
+        return state.refuse(ERROR_STATE, Message::EmbedMemoryTypesAfterLoad);
     }
     let known = |value: u32| lpai::MemType(value).name().map(|_| lpai::MemType(value));
     let (Some(scratch), Some(persistent)) = (known(scratch), known(persistent)) else {
         return state.refuse(
             ERROR_INVALID_ARGUMENT,
-            "set_memory_types: a memory type is LPAI_DIRECT_EMBED_MEMORY_DDR (1), _LLC (2), _TCM (3) or _PSRAM (4)",
+            Message::EmbedMemoryTypeUnknown,
         );
     };
     state.memory = lpai::MemoryPlacement { scratch, persistent };
@@ -68,15 +69,15 @@ pub unsafe extern "C" fn lpai_direct_embed_register_op_package(
     let (Some(path), Some(provider), true) = (path, provider, named_target.is_some() || target.is_null()) else {
         return state.refuse(
             ERROR_INVALID_ARGUMENT,
-            "register_op_package: the path and the interface provider are strings (the target may be NULL)",
+            Message::EmbedOpPackageArguments,
         );
     };
     let result = match state.embed.as_ref() {
-        None => return state.refuse(ERROR_STATE, "register_op_package: create failed; destroy the handle"),
+        None => return state.refuse(ERROR_STATE, Message::EmbedOpPackageNotCreated),
         Some(embedding) if embedding.is_loaded() => {
             return state.refuse(
                 ERROR_STATE,
-                "register_op_package: a context binary is loaded; op packages are registered before the load",
+                Message::EmbedOpPackageAfterLoad,
             )
         }
         Some(embedding) => embedding.libraries().register_op_package(path, provider, named_target),
@@ -249,10 +250,10 @@ unsafe fn load(
         return ERROR_INVALID_ARGUMENT;
     };
     let Some(embedding) = state.embed.as_mut() else {
-        return state.refuse(ERROR_STATE, "load: the embedding was not created (see the create error)");
+        return state.refuse(ERROR_STATE, Message::EmbedLoadNotCreated);
     };
     if embedding.is_loaded() {
-        return state.refuse(ERROR_STATE, "load: a context binary is already loaded (one per embedding)");
+        return state.refuse(ERROR_STATE, Message::EmbedLoadTwice);
     }
     let start = binary as usize;
     let end = start.checked_add(buffer_bytes);
@@ -260,22 +261,22 @@ unsafe fn load(
     let (false, Some(end), true) = (binary.is_null(), end, sizes_fit) else {
         return state.refuse(
             ERROR_INVALID_ARGUMENT,
-            "load: the binary is null, empty, larger than its buffer, or its buffer wraps around memory",
+            Message::EmbedLoadBinaryArgument,
         );
     };
     if start < state.arena_end && state.arena_start < end {
-        return state.refuse(ERROR_INVALID_ARGUMENT, "load: the binary overlaps the embedding's arena");
+        return state.refuse(ERROR_INVALID_ARGUMENT, Message::EmbedLoadOverlap);
     }
     let record = match record {
         None => None,
         Some((pointer, bytes)) => {
             if pointer.is_null() || bytes == 0 {
-                return state.refuse(ERROR_INVALID_ARGUMENT, "load_with_metadata: the record is null or empty");
+                return state.refuse(ERROR_INVALID_ARGUMENT, Message::EmbedRecordArgument);
             }
             if !outside_arena(state.arena_start, state.arena_end, pointer as usize, bytes) {
                 return state.refuse(
                     ERROR_INVALID_ARGUMENT,
-                    "load_with_metadata: the metadata record wraps around memory or overlaps the embedding's arena",
+                    Message::EmbedRecordOverlap,
                 );
             }
             // SAFETY: non-null, `bytes` readable bytes outside the arena that no one changes during this call (the
@@ -287,7 +288,7 @@ unsafe fn load(
     // promise), which is when the embedding that uses them ends.
     let memory: &'static [u8] = unsafe { core::slice::from_raw_parts(binary.cast::<u8>(), buffer_bytes) };
     let Some(persistent) = PersistentBinary::padded(memory, binary_bytes) else {
-        return state.refuse(ERROR_INVALID_ARGUMENT, "load: the binary is larger than its buffer");
+        return state.refuse(ERROR_INVALID_ARGUMENT, Message::EmbedLoadLarger);
     };
     let options = ContextOptions {
         graph: GraphOptions { memory: state.memory, input_sets: state.input_sets, ..GraphOptions::default() },
@@ -313,11 +314,7 @@ pub unsafe extern "C" fn lpai_direct_embed_destroy(embed: *mut EmbedHandle) -> c
         return ERROR_INVALID_ARGUMENT;
     };
     if state.embed.as_ref().is_some_and(|embedding| embedding.frame_in_flight()) {
-        return state.refuse(
-            ERROR_STATE,
-            "destroy: a frame is still executing (the backend writes its outputs): wait for it \
-             (lpai_direct_embed_wait_frame) first",
-        );
+        return state.refuse(ERROR_STATE, Message::EmbedDestroyInFlight);
     }
     state.embed = None;
     state.magic = 0;

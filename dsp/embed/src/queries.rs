@@ -1,6 +1,7 @@
 //! Queries about the handle and the loaded binary: the last failure's message, whether the backend runs the binary
 //! in place, its graphs (count, names, the selected one) and the selected graph's tensors.
 
+use lpai_direct_skel::platform::Message;
 use crate::call::{answer, c_string, query, Out};
 use crate::errors::{code, ERROR_INVALID_ARGUMENT};
 use crate::handle::{state, state_ref, EmbedHandle};
@@ -70,7 +71,7 @@ fn direction_of(direction: c_int) -> Option<Direction> {
 pub unsafe extern "C" fn lpai_direct_embed_binary_in_place(embed: *mut EmbedHandle, in_place: *mut c_int) -> c_int {
     // SAFETY: the caller's promises about the handle and `in_place`.
     unsafe {
-        query(embed, "binary_in_place", in_place, "binary_in_place: null or misaligned in_place", |embedding| {
+        query(embed, "binary_in_place", in_place, Message::EmbedInPlaceArgument, |embedding| {
             Ok(c_int::from(embedding.binary_in_place() == Some(true)))
         })
     }
@@ -84,7 +85,7 @@ pub unsafe extern "C" fn lpai_direct_embed_binary_in_place(embed: *mut EmbedHand
 pub unsafe extern "C" fn lpai_direct_embed_graph_count(embed: *mut EmbedHandle, count: *mut usize) -> c_int {
     // SAFETY: the caller's promises about the handle and `count`.
     unsafe {
-        query(embed, "graph_count", count, "graph_count: null or misaligned count", |embedding| {
+        query(embed, "graph_count", count, Message::EmbedGraphCountArgument, |embedding| {
             Ok(embedding.graph_count())
         })
     }
@@ -98,7 +99,7 @@ pub unsafe extern "C" fn lpai_direct_embed_graph_count(embed: *mut EmbedHandle, 
 pub unsafe extern "C" fn lpai_direct_embed_graph_name(embed: *mut EmbedHandle, name: *mut *const c_char) -> c_int {
     // SAFETY: the caller's promises about the handle and `name`.
     unsafe {
-        query(embed, "graph_name", name, "graph_name: null or misaligned name", |embedding| {
+        query(embed, "graph_name", name, Message::EmbedGraphNameArgument, |embedding| {
             Ok(embedding.graph_c_name()?.as_ptr())
         })
     }
@@ -133,7 +134,7 @@ pub unsafe extern "C" fn lpai_direct_embed_find_graph(
             embed,
             "find_graph",
             || Some((c_string(name)?.to_str().ok()?, Out::new(index)?)),
-            "find_graph: null or not UTF-8 name, or null index",
+            Message::EmbedFindGraphArgument,
             |embedding, name| embedding.graph_index(name).ok_or(RuntimeError::NoSuchGraph),
         )
     }
@@ -155,7 +156,7 @@ pub unsafe extern "C" fn lpai_direct_embed_tensor_count(
             embed,
             "tensor_count",
             || Some((direction_of(direction)?, Out::new(count)?)),
-            "tensor_count: direction not 0 or 1, or null count",
+            Message::EmbedTensorCountArgument,
             |embedding, direction| Ok(embedding.tensor_count(direction)),
         )
     }
@@ -179,7 +180,7 @@ pub unsafe extern "C" fn lpai_direct_embed_tensor_info(
             embed,
             "tensor_info",
             || Some((direction_of(direction)?, Out::new(info)?)),
-            "tensor_info: direction not 0 or 1, or null info",
+            Message::EmbedTensorInfoArgument,
             |embedding, direction| Ok(embedding.tensor(direction, index)?.into()),
         )
     }

@@ -25,9 +25,12 @@ static CONTRACT_MODEL: [BuiltinLibrary; 2] = [
     BuiltinLibrary { name: SYSTEM, symbols: &[BuiltinSymbol::system_providers(lpai_contract_model::system_providers)] },
 ];
 
-/// Registers the contract model as built-in libraries (again: fine).
+/// Registers the contract model as built-in libraries (again: fine), and the optional message table, so that
+/// last_error reads in words.
 fn register() {
     register_builtin_libraries(&CONTRACT_MODEL).unwrap();
+    // SAFETY: the table's renderer, callable for the life of the program.
+    unsafe { lpai_direct_embed_use_messages(Some(lpai_direct_messages::lpai_direct_messages_render)) };
 }
 
 /// Memory at the contract model's start alignment.

@@ -12,7 +12,7 @@ use super::model::{Freeing, Loading, Model, ModelError};
 use super::properties::{entries, word, Access, Payload};
 use super::stack::LoadStack;
 use crate::log;
-use crate::platform::{Level, Memory};
+use crate::platform::{Level, Memory, Message};
 use crate::runtime::{Binary, PersistentBinary};
 use core::ffi::CStr;
 use core::mem::{offset_of, size_of};
@@ -315,7 +315,7 @@ impl Module {
         let format = match format {
             Ok(format) => format,
             Err(error) => {
-                log!(Level::Error, "lpai-direct capi: input media format refused: ", error.what);
+                log!(Level::Error, Message::CapiFormatRefused, error.what);
                 return Err(error.code);
             }
         };
@@ -449,16 +449,8 @@ impl Module {
         let mut next = self.config.clone();
         if let Err(error) = next.update(data) {
             match error.entry {
-                Some(entry) => log!(
-                    Level::Error,
-                    "lpai-direct capi: configuration line ",
-                    error.line,
-                    ": op_packages entry ",
-                    entry,
-                    " ",
-                    error.what
-                ),
-                None => log!(Level::Error, "lpai-direct capi: configuration line ", error.line, ": ", error.what),
+                Some(entry) => log!(Level::Error, Message::CapiConfigEntry, error.line, entry, error.what),
+                None => log!(Level::Error, Message::CapiConfigLine, error.line, error.what),
             }
             return EBADPARAM;
         }
@@ -467,12 +459,7 @@ impl Module {
             return EBADPARAM;
         }
         if let Some(key) = self.model.as_ref().and(self.config.model_key_changed(&next)) {
-            log!(
-                Level::Error,
-                "lpai-direct capi: configuration key ",
-                key,
-                " changes the model: set it before PARAM_ID_LPAI_DIRECT_MODEL, or close the graph"
-            );
+            log!(Level::Error, Message::CapiModelKey, key);
             return EBADPARAM;
         }
         let restart = (next.channel, next.hop) != (self.config.channel, self.config.hop);
@@ -618,7 +605,7 @@ impl Module {
         let frame = match unsafe { Frame::read(&stream, format) } {
             Ok(frame) => frame,
             Err(what) => {
-                log!(Level::Error, "lpai-direct capi: frame refused: ", what);
+                log!(Level::Error, Message::CapiFrameRefused, what);
                 if let Some(output) = output {
                     // SAFETY: the output stream and its buffers (the caller's promise).
                     unsafe { frame::clear(output, format) };
@@ -663,7 +650,7 @@ impl Module {
                 }
                 Ok(None) => {}
                 Err(error) => {
-                    log!(Level::Error, "lpai-direct capi: inference failed: ", error);
+                    log!(Level::Error, Message::CapiInferenceFailed, error);
                     result |= EFAILED;
                 }
             }
@@ -727,7 +714,7 @@ unsafe fn first_stream(streams: *mut *mut StreamData) -> Option<NonNull<StreamDa
 
 /// Logs a channel the input format does not have.
 fn log_channel_beyond(channel: u32, channels: u32) {
-    log!(Level::Error, "lpai-direct capi: channel ", channel, " is not in a ", channels, "-channel format");
+    log!(Level::Error, Message::CapiChannelBeyond, channel, channels);
 }
 
 /// Logs why a model was not set; answers the code that says it.
@@ -735,15 +722,15 @@ fn log_channel_beyond(channel: u32, channels: u32) {
 fn model_error_code(error: &ModelError) -> CapiError {
     match error {
         ModelError::NoMemory => {
-            log!(Level::Error, "lpai-direct capi: the PD heap cannot hold the model");
+            log!(Level::Error, Message::CapiNoMemoryForModel);
             ENOMEMORY
         }
         ModelError::NotConvertible => {
-            log!(Level::Error, "lpai-direct capi: the model's first input or output is not convertible to float");
+            log!(Level::Error, Message::CapiNotConvertible);
             EBADPARAM
         }
         ModelError::Runtime(error) => {
-            log!(Level::Error, "lpai-direct capi: loading the model: ", error);
+            log!(Level::Error, Message::CapiLoadFailed, error);
             EFAILED
         }
     }
@@ -752,7 +739,7 @@ fn model_error_code(error: &ModelError) -> CapiError {
 /// Logs a load stack the PD heap could not give.
 #[inline(never)]
 fn log_no_load_stack(bytes: u32) {
-    log!(Level::Error, "lpai-direct capi: the PD heap cannot hold a load stack of ", bytes, " bytes (load_stack=)");
+    log!(Level::Error, Message::CapiNoLoadStack, bytes);
 }
 
 /// Logs what a load used of its `size`-byte stack: how much (info), over three quarters of it (a warning: set a
@@ -761,23 +748,9 @@ fn log_no_load_stack(bytes: u32) {
 fn log_load_stack(used: Result<usize, usize>, size: usize) {
     match used {
         Ok(used) if used.saturating_mul(4) <= size.saturating_mul(3) => {
-            log!(Level::Info, "lpai-direct capi: the load used ", used, " bytes of its ", size, "-byte stack")
+            log!(Level::Info, Message::CapiLoadStackUsed, used, size)
         }
-        Ok(used) => log!(
-            Level::Warn,
-            "lpai-direct capi: the load used ",
-            used,
-            " bytes of its ",
-            size,
-            "-byte stack, over three quarters: set a larger load_stack="
-        ),
-        Err(used) => log!(
-            Level::Error,
-            "lpai-direct capi: the load used ",
-            used,
-            " bytes, all of its ",
-            size,
-            "-byte stack: set a larger load_stack="
-        ),
+        Ok(used) => log!(Level::Warn, Message::CapiLoadStackHigh, used, size),
+        Err(used) => log!(Level::Error, Message::CapiLoadStackExhausted, used, size),
     }
 }

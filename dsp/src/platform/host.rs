@@ -1,6 +1,6 @@
 //! Host platform (x86_64, aarch64): std time and files, stderr logging, dlopen through libloading.
 
-use super::{Level, LibraryHandle, Platform, PlatformError, Woken};
+use super::{Level, LibraryHandle, Line, Platform, PlatformError, Woken};
 use core::ffi::{c_void, CStr};
 use core::ptr::NonNull;
 use libloading::os::unix::{Library, RTLD_LOCAL, RTLD_NOW};
@@ -80,8 +80,8 @@ impl Platform for Host {
         u64::try_from(nanos).unwrap_or(u64::MAX)
     }
 
-    fn log(level: Level, message: &str) {
-        std::eprintln!("lpai-direct[{}]: {message}", level.name());
+    fn log(level: Level, line: &Line) {
+        std::eprintln!("lpai-direct[{}]: {}", level.name(), line.rendered());
     }
 
     fn file_size(path: &CStr) -> Result<u64, PlatformError> {

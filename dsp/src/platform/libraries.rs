@@ -5,7 +5,7 @@
 //! registry is additive and append-only: each caller registers its own set, up to [`MAX_BUILTIN_LIBRARIES`] in
 //! all, and a registered name keeps meaning the same library for the life of the program.
 
-use super::{Current, LibraryHandle, Line, Platform, PlatformError, Say};
+use super::{Current, LibraryHandle, Line, Message, Platform, PlatformError, Say};
 use crate::say;
 use core::ffi::{c_void, CStr};
 use core::ptr::NonNull;
@@ -66,12 +66,11 @@ pub enum BuiltinRefused {
 impl Say for BuiltinRefused {
     fn say(&self, line: &mut Line) {
         match self {
-            BuiltinRefused::NameTaken(name) => say!(
-                line,
-                "another built-in library is registered as ",
-                name.to_str().unwrap_or("(a name that is not UTF-8)")
-            ),
-            BuiltinRefused::Full => say!(line, "the table of built-in libraries is full (", MAX_BUILTIN_LIBRARIES, ")"),
+            BuiltinRefused::NameTaken(name) => match name.to_str() {
+                Ok(name) => say!(line, Message::BuiltinNameTaken, name),
+                Err(_) => say!(line, Message::BuiltinNameTaken, Message::NotUtf8Name),
+            },
+            BuiltinRefused::Full => say!(line, Message::BuiltinTableFull, MAX_BUILTIN_LIBRARIES),
         }
     }
 }

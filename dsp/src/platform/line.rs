@@ -1,85 +1,162 @@
-//! One log line or message on the stack, said in parts (text, numbers, values that say themselves) and cut with
-//! `...` when full: no formatting machinery and no panic paths, so an error message costs the skel a call per part.
+//! One log line or message on the stack, as a record (`lpai_direct::message`): which message of the core's table it
+//! says and the values that fill it, never its words (the HLOS side renders them). No formatting machinery and no
+//! panic paths: a message costs a call per value, and one that outgrows the line is cut (it then renders with `...`).
 
-/// Capacity of one log line or message; longer ones are cut and end in `...`.
+use lpai_direct::message::encoding::{self, leb128};
+use lpai_direct::message::{Message, Rendered};
+
+/// Capacity of one record (its flags byte included); a longer message is cut.
 pub const LOG_LINE_BYTES: usize = 256;
 
-/// Room for text before a cut line's `...`.
-const ROOM: usize = LOG_LINE_BYTES - 3;
-
-/// A message being said: keeps what fits and ends a longer one in `...`.
+/// A message being said, as a record.
 pub struct Line {
-    text: heapless::String<LOG_LINE_BYTES>,
-    cut: bool,
+    /// The flags byte, then the items.
+    bytes: [u8; LOG_LINE_BYTES],
+    length: usize,
 }
 
 impl Line {
     /// An empty line.
     pub const fn new() -> Line {
-        Line { text: heapless::String::new(), cut: false }
+        Line { bytes: [0; LOG_LINE_BYTES], length: 1 }
+    }
+
+    /// A line saying `value`.
+    pub fn of(value: &(impl Say + ?Sized)) -> Line {
+        let mut line = Line::new();
+        value.say(&mut line);
+        line
     }
 
     /// Empties the line.
     pub fn clear(&mut self) {
-        self.text.clear();
-        self.cut = false;
+        self.bytes[0] = 0;
+        self.length = 1;
     }
 
-    /// The text so far.
-    pub fn as_str(&self) -> &str {
-        self.text.as_str()
+    /// Whether nothing was said.
+    pub fn is_empty(&self) -> bool {
+        self.length <= 1
     }
 
-    /// Adds `text`, or as much of it as fits (whole characters) and then `...`.
+    /// The record: the flags byte, then the items.
+    pub fn record(&self) -> &[u8] {
+        self.bytes.get(..self.length).unwrap_or_default()
+    }
+
+    /// The record in words, with the core's table (host tools and tests; a device build never renders).
+    pub fn rendered(&self) -> Rendered {
+        lpai_direct::message::render(self.record())
+    }
+
+    fn cut(&self) -> bool {
+        self.bytes[0] & encoding::CUT != 0
+    }
+
+    /// Appends `parts` whole, or marks the line cut and appends nothing more.
     #[inline(never)]
-    pub fn text(&mut self, text: &str) {
-        if self.cut {
+    fn push(&mut self, parts: &[&[u8]]) {
+        if self.cut() {
             return;
         }
-        let room = ROOM.saturating_sub(self.text.len());
-        if text.len() <= room {
-            let _ = self.text.push_str(text);
+        let length = parts.iter().fold(0usize, |total, part| total.saturating_add(part.len()));
+        let Some(room) = self.length.checked_add(length).and_then(|end| self.bytes.get_mut(self.length..end)) else {
+            self.bytes[0] |= encoding::CUT;
             return;
+        };
+        let mut at = 0;
+        for part in parts {
+            lpai_direct::codec::copy_prefix(room.get_mut(at..).unwrap_or_default(), part);
+            at += part.len();
         }
-        let mut end = room;
-        while !text.is_char_boundary(end) {
-            end = end.saturating_sub(1);
-        }
-        let _ = self.text.push_str(text.get(..end).unwrap_or(""));
-        let _ = self.text.push_str("...");
-        self.cut = true;
+        self.length += length;
     }
 
-    /// Adds `value` in decimal.
+    /// Starts `message`: the values said next fill its places, up to [`Line::end`].
+    #[inline(never)]
+    pub fn begin(&mut self, message: Message) {
+        let id = (message as u16).to_le_bytes();
+        self.push(&[&[encoding::MESSAGE], &id]);
+    }
+
+    /// Ends the message begun last.
+    #[inline(never)]
+    pub fn end(&mut self) {
+        self.push(&[&[encoding::END]]);
+    }
+
+    fn number(&mut self, tag: u8, value: u64) {
+        let mut digits = [0u8; 10];
+        let length = leb128(value, &mut digits);
+        self.push(&[&[tag], digits.get(..length).unwrap_or_default()]);
+    }
+
+    /// Says `value` in decimal.
     #[inline(never)]
     pub fn unsigned(&mut self, value: u64) {
-        self.digits(value, 10, 1);
+        self.number(encoding::UNSIGNED, value);
     }
 
-    /// Adds `value` in decimal, with a `-` when negative.
+    /// Says `value` in decimal, with a `-` when negative.
     #[inline(never)]
     pub fn signed(&mut self, value: i64) {
-        if value < 0 {
-            self.text("-");
-        }
-        self.unsigned(value.unsigned_abs());
+        self.number(encoding::SIGNED, encoding::zigzag(value));
     }
 
-    /// Adds `value`'s digits in `base` (10 or 16, lowercase), at least `width` of them.
-    fn digits(&mut self, value: u64, base: u64, width: usize) {
-        let mut digits = [b'0'; 20];
-        let (mut at, mut rest) = (digits.len(), value);
-        while at > 0 && (rest != 0 || digits.len() - at < width) {
-            at -= 1;
-            if let Some(slot) = digits.get_mut(at) {
-                *slot = b"0123456789abcdef".get((rest % base) as usize).copied().unwrap_or(b'?');
+    /// Says `value` after `0x` in at least `width` hex digits.
+    #[inline(never)]
+    pub fn hex(&mut self, value: u64, width: u8) {
+        let mut digits = [0u8; 10];
+        let length = leb128(value, &mut digits);
+        self.push(&[&[encoding::HEX, width], digits.get(..length).unwrap_or_default()]);
+    }
+
+    /// Says a QNN error code by its name.
+    #[inline(never)]
+    pub fn qnn_error(&mut self, code: u32) {
+        self.number(encoding::QNN_ERROR, u64::from(code));
+    }
+
+    /// Says a `Qnn_DataType_t` by its C name.
+    #[inline(never)]
+    pub fn data_type(&mut self, value: u32) {
+        self.number(encoding::DATA_TYPE, u64::from(value));
+    }
+
+    /// Says text known only at run time (a name, a path); as much of it as fits (whole characters), then the line
+    /// is cut.
+    #[inline(never)]
+    pub fn text(&mut self, text: &str) {
+        if self.cut() {
+            return;
+        }
+        let mut size = [0u8; 10];
+        let mut fitting = text.len();
+        loop {
+            let used = leb128(fitting as u64, &mut size);
+            let room = LOG_LINE_BYTES.saturating_sub(self.length).saturating_sub(1 + used);
+            if fitting <= room {
+                break;
             }
-            rest /= base;
+            fitting = room;
+            while !text.is_char_boundary(fitting) {
+                fitting -= 1;
+            }
         }
-        if at == digits.len() {
-            at -= 1;
+        let used = leb128(fitting as u64, &mut size);
+        let bytes = text.as_bytes().get(..fitting).unwrap_or_default();
+        self.push(&[&[encoding::TEXT], size.get(..used).unwrap_or_default(), bytes]);
+        if fitting < text.len() {
+            self.bytes[0] |= encoding::CUT;
         }
-        self.text(core::str::from_utf8(digits.get(at..).unwrap_or(&[])).unwrap_or("?"));
+    }
+
+    /// Appends another line's items (its message, said inside this one).
+    pub fn line(&mut self, other: &Line) {
+        self.push(&[other.record().get(1..).unwrap_or_default()]);
+        if other.cut() {
+            self.bytes[0] |= encoding::CUT;
+        }
     }
 }
 
@@ -89,7 +166,7 @@ impl Default for Line {
     }
 }
 
-/// Something a message can say: text, a number, or a value that says itself in parts.
+/// Something a message can say: a value that fills one of its places (a number, run-time text, another message).
 pub trait Say {
     /// Says `self` into `line`.
     fn say(&self, line: &mut Line);
@@ -109,13 +186,21 @@ impl<T: Say + ?Sized> Say for &T {
 
 impl Say for bool {
     fn say(&self, line: &mut Line) {
-        line.text(if *self { "true" } else { "false" });
+        line.push(&[&[encoding::BOOLEAN, u8::from(*self)]]);
     }
 }
 
 impl Say for Line {
     fn say(&self, line: &mut Line) {
-        line.text(self.as_str());
+        line.line(self);
+    }
+}
+
+/// A message of the core's table with no places, said as itself.
+impl Say for Message {
+    fn say(&self, line: &mut Line) {
+        line.begin(*self);
+        line.end();
     }
 }
 
@@ -145,7 +230,7 @@ say_signed!(i8, i16, i32, i64, isize);
 #[derive(Clone, Copy)]
 pub struct Hex {
     value: u64,
-    digits: usize,
+    digits: u8,
 }
 
 impl Hex {
@@ -155,47 +240,95 @@ impl Hex {
     }
 
     /// `value` with at least `digits` digits after `0x` (`Hex::padded(v, 4)` writes what `{:#06x}` does).
-    pub fn padded(value: impl TryInto<u64>, digits: usize) -> Hex {
+    pub fn padded(value: impl TryInto<u64>, digits: u8) -> Hex {
         Hex { value: value.try_into().unwrap_or(u64::MAX), digits }
     }
 }
 
 impl Say for Hex {
     fn say(&self, line: &mut Line) {
-        line.text("0x");
-        line.digits(self.value, 16, self.digits);
+        line.hex(self.value, self.digits);
     }
 }
 
-/// Says parts into a [`Line`] (a `&mut Line`): `say!(line, "read ", bytes, " at ", Hex::of(address))`.
+/// A platform error number, said with what it means when the HLOS side knows it ("28 (no space left on device)").
+#[derive(Clone, Copy)]
+pub struct Errno(pub i32);
+
+impl Say for Errno {
+    fn say(&self, line: &mut Line) {
+        line.number(encoding::ERRNO, encoding::zigzag(i64::from(self.0)));
+    }
+}
+
+/// A QNN error code, said by its C name (on the HLOS side: the names are not on the DSP).
+#[derive(Clone, Copy)]
+pub struct QnnError(pub u32);
+
+impl Say for QnnError {
+    fn say(&self, line: &mut Line) {
+        line.qnn_error(self.0);
+    }
+}
+
+/// How many values a `say!` gives (its argument count, checked against the message's places when it compiles).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! count_values {
+    () => { 0usize };
+    ($head:expr $(, $tail:expr)*) => { 1usize + $crate::count_values!($($tail),*) };
+}
+
+/// Says a message of the core's table with the values that fill its places into a [`Line`] (a `&mut Line`):
+/// `say!(line, Message::ReadAt, bytes, Hex::of(address))`. A call whose value count is not the message's place
+/// count does not compile.
 #[macro_export]
 macro_rules! say {
-    ($line:expr, $($part:expr),+ $(,)?) => {{
+    ($line:expr, $message:expr $(, $value:expr)* $(,)?) => {{
+        const {
+            assert!(
+                $message.places() == $crate::count_values!($($value),*),
+                "this message's places and the values given differ"
+            )
+        };
         let line: &mut $crate::platform::Line = $line;
-        $( $crate::platform::Say::say(&$part, line); )+
+        line.begin($message);
+        $( $crate::platform::Say::say(&$value, line); )*
+        line.end();
     }};
 }
 
-/// Logs parts through the platform at a [`Level`](crate::platform::Level), said on the stack only when that
-/// level is written: `log!(Level::Info, "graph ", name, ": ", count, " inputs")`.
+/// Logs a message through the platform at a [`Level`](crate::platform::Level), said on the stack only when that
+/// level is written: `log!(Level::Info, Message::GraphInputs, name, count)`, or `log!(Level::Warn, error)` for a
+/// value that says itself.
 #[macro_export]
 macro_rules! log {
-    ($level:expr, $($part:expr),+ $(,)?) => {{
+    ($level:expr, $value:expr $(,)?) => {{
+        let level = $level;
+        if $crate::platform::log_enabled(level) {
+            $crate::platform::write_log(level, &$crate::platform::Line::of(&$value));
+        }
+    }};
+    ($level:expr, $message:expr, $($value:expr),+ $(,)?) => {{
         let level = $level;
         if $crate::platform::log_enabled(level) {
             let mut line = $crate::platform::Line::new();
-            $crate::say!(&mut line, $($part),+);
+            $crate::say!(&mut line, $message, $($value),+);
             $crate::platform::write_log(level, &line);
         }
     }};
 }
 
-/// Says parts into a new [`Line`].
+/// A new [`Line`]: `message!(value)` says one value that says itself (an error), `message!(Message::X, values..)` a
+/// message of the table.
 #[macro_export]
 macro_rules! message {
-    ($($part:expr),+ $(,)?) => {{
+    ($value:expr $(,)?) => {
+        $crate::platform::Line::of(&$value)
+    };
+    ($message:expr, $($value:expr),+ $(,)?) => {{
         let mut line = $crate::platform::Line::new();
-        $crate::say!(&mut line, $($part),+);
+        $crate::say!(&mut line, $message, $($value),+);
         line
     }};
 }

@@ -1,6 +1,6 @@
 //! Hexagon Linux user-mode platform (qemu-hexagon): raw `trap0` syscalls, no libc, no dynamic loader.
 
-use super::{Level, LibraryHandle, Platform, PlatformError, Woken};
+use super::{Level, LibraryHandle, Line, Platform, PlatformError, Woken};
 use core::arch::asm;
 use core::ffi::{c_void, CStr};
 use core::ptr::NonNull;
@@ -262,11 +262,12 @@ impl Platform for LinuxUser {
         (time[0] as u32 as u64) * 1_000_000_000 + time[1] as u32 as u64
     }
 
-    fn log(level: Level, message: &str) {
+    fn log(level: Level, line: &Line) {
         write_all(2, b"lpai-direct[");
         write_all(2, level.name().as_bytes());
         write_all(2, b"]: ");
-        write_all(2, message.as_bytes());
+        // The qemu programs are tests and tools, never a device artifact: they carry the table and render.
+        write_all(2, line.rendered().as_str().as_bytes());
         write_all(2, b"\n");
     }
 

@@ -27,7 +27,8 @@ pub mod pd_services;
 pub mod qurt;
 pub mod signals;
 
-pub use line::{Hex, Line, Say, LOG_LINE_BYTES};
+pub use line::{Errno, Hex, Line, QnnError, Say, LOG_LINE_BYTES};
+pub use lpai_direct::message::Message;
 pub use memory::{Memory, Shared};
 
 /// The implementation this build uses.
@@ -62,42 +63,13 @@ pub enum PlatformError {
 impl Say for PlatformError {
     fn say(&self, f: &mut Line) {
         match self {
-            PlatformError::NotFound => f.text("not found"),
-            PlatformError::Failed(code) => {
-                say!(f, "failed with platform error ", code);
-                if let Some(meaning) = errno_meaning(*code) {
-                    say!(f, " (", meaning, ")");
-                }
-            }
-            PlatformError::TooLarge { needed } => say!(f, "needs a buffer of ", needed, " bytes"),
-            PlatformError::Unsupported => f.text("not available on this platform"),
-            PlatformError::NotLoadable => {
-                f.text("cannot be loaded (not a shared library for this CPU, or its dependencies are missing)")
-            }
+            PlatformError::NotFound => say!(f, Message::NotFound),
+            PlatformError::Failed(code) => say!(f, Message::PlatformFailed, Errno(*code)),
+            PlatformError::TooLarge { needed } => say!(f, Message::NeedsBuffer, needed),
+            PlatformError::Unsupported => say!(f, Message::UnsupportedService),
+            PlatformError::NotLoadable => say!(f, Message::NotLoadable),
         }
     }
-}
-
-/// What the errno values a file service most often answers mean (every platform's file services answer errno
-/// numbers: the host's and Linux user mode's own, the aDSP's `apps_std` the HLOS side's), so that a full disk or a
-/// read-only directory reads as such in a message.
-fn errno_meaning(code: i32) -> Option<&'static str> {
-    Some(match code {
-        1 => "operation not permitted",
-        5 => "input/output error",
-        12 => "out of memory",
-        13 => "permission denied",
-        17 => "file exists",
-        20 => "not a directory",
-        21 => "is a directory",
-        24 => "too many open files",
-        27 => "file too large",
-        28 => "no space left on device",
-        30 => "read-only file system",
-        36 => "file name too long",
-        122 => "disk quota exceeded",
-        _ => return None,
-    })
 }
 
 /// A shared library the platform's loader opened, closed when the handle drops. Only the platform makes one (from
@@ -165,8 +137,9 @@ pub trait Platform {
     const TICKS_PER_SECOND: u64;
     /// The monotonic clock now, in ticks (on the aDSP: the 19.2 MHz QTimer).
     fn now_ticks() -> u64;
-    /// Writes one log line (no trailing newline in `message`).
-    fn log(level: Level, message: &str);
+    /// Writes one log line: the message's record (the aDSP writes it as `lpai:` and its bytes in hex, for the HLOS
+    /// side to render: `lpai-net-run render-log`; the host and the qemu programs render it themselves).
+    fn log(level: Level, line: &Line);
     /// Size of a file in bytes.
     fn file_size(path: &CStr) -> Result<u64, PlatformError>;
     /// Reads a whole file into the start of `buffer`; returns the bytes read.
@@ -365,5 +338,5 @@ pub fn log_enabled(level: Level) -> bool {
 
 /// Writes a formatted line at `level` (after the caller checked [`log_enabled`]).
 pub fn write_log(level: Level, line: &Line) {
-    Current::log(level, line.as_str());
+    Current::log(level, line);
 }

@@ -155,7 +155,7 @@ pub unsafe fn c_text<'a>(text: *const c_char, limit: usize) -> Option<&'a [u8]> 
 /// `void HAP_debug_v2(int level, const char* file, int line, const char* format, ...)`: writes
 /// `adsp[<level>] <file>: <message>` on stderr in one write. Callers pass the message as the format with `%`
 /// doubled and no variadic arguments (`lpai_direct::farf`), so this reads no variadic argument and prints the
-/// format with each `%%` as `%`.
+/// format with each `%%` as `%`; a message record (`lpai:` and hex) is printed in words.
 ///
 /// # Safety
 /// `file` and `format` must be null or NUL-terminated.
@@ -178,8 +178,18 @@ pub unsafe extern "C" fn HAP_debug_v2(level: c_int, file: *const c_char, _line: 
     let _ = line.extend_from_slice(b"] ");
     let _ = line.extend_from_slice(file);
     let _ = line.extend_from_slice(b": ");
-    for byte in lpai_direct::farf::message_of(format) {
-        let _ = line.push(byte);
+    // A message record (`lpai:` and hex, what the skel and the audio module log) is put in words, as
+    // `lpai-net-run render-log` does on a device's captured log; any other format is printed as it is.
+    let record = core::str::from_utf8(format).ok().and_then(lpai_direct::message::log::record_in);
+    match record {
+        Some((0, end, record)) if end == format.len() => {
+            let _ = line.extend_from_slice(lpai_direct::message::render(record.as_bytes()).as_str().as_bytes());
+        }
+        _ => {
+            for byte in lpai_direct::farf::message_of(format) {
+                let _ = line.push(byte);
+            }
+        }
     }
     let _ = line.push(b'\n');
     write_all(2, &line);

@@ -3,7 +3,7 @@
 //! Every symbol declared here resolves against the PD runtime when the DSP loader maps the skel; the list in
 //! `linker/dsp-runtime-symbols.txt` must name each of them (the post-link check enforces it).
 
-use super::{Level, LibraryHandle, Platform, PlatformError, Woken};
+use super::{Level, LibraryHandle, Line, Platform, PlatformError, Woken};
 use core::ffi::{c_char, c_int, c_void, CStr};
 use core::ptr::NonNull;
 use lpai_direct::temporary::Token;
@@ -161,16 +161,16 @@ impl Platform for Qurt {
 
     // Out of line: the format buffer then sits in this frame only, not in every caller's.
     #[inline(never)]
-    fn log(level: Level, message: &str) {
+    fn log(level: Level, line: &Line) {
         let hap_level = match level {
             Level::Error => HAP_LEVEL_ERROR,
             Level::Warn => HAP_LEVEL_HIGH,
             Level::Info => HAP_LEVEL_MEDIUM,
             Level::Debug => HAP_LEVEL_LOW,
         };
-        // The message is the format itself, `%` doubled, with no variadic arguments (lpai_direct::farf).
-        let mut buffer = [0u8; lpai_direct::farf::format_capacity(super::LOG_LINE_BYTES)];
-        let format = lpai_direct::farf::format_of(message.as_bytes(), &mut buffer);
+        // The record in hex after `lpai:` is the format itself: no `%`, no variadic arguments (lpai_direct::farf).
+        let mut buffer = [0u8; lpai_direct::message::log_line_capacity(super::LOG_LINE_BYTES)];
+        let format = lpai_direct::message::log_line(line.record(), &mut buffer);
         // SAFETY: both strings are NUL-terminated; the format has no conversion, so nothing variadic is read.
         unsafe { HAP_debug_v2(hap_level, c"lpai_direct".as_ptr(), 0, format.as_ptr()) };
     }

@@ -4,7 +4,7 @@
 //! persistent memory, quantization buffers) is carved out of one buffer the caller owns. Allocations are never
 //! freed one by one; the whole arena goes when the caller drops its buffer.
 
-use crate::platform::{Line, Say};
+use crate::platform::{Line, Message, Say};
 use crate::say;
 use core::cell::Cell;
 use core::marker::PhantomData;
@@ -24,18 +24,7 @@ pub struct ArenaFull {
 
 impl Say for ArenaFull {
     fn say(&self, f: &mut Line) {
-        say!(
-            f,
-            "arena full: ",
-            self.requested,
-            " bytes (aligned to ",
-            self.align,
-            ") requested, ",
-            self.available,
-            " of ",
-            self.capacity,
-            " bytes free"
-        )
+        say!(f, Message::ArenaFull, self.requested, self.align, self.available, self.capacity)
     }
 }
 

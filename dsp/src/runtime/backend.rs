@@ -8,7 +8,7 @@ use super::error::{check, name_of, require, Name, RuntimeError};
 use crate::log;
 use crate::platform::libraries::Library;
 use crate::platform::Hex;
-use crate::platform::Level;
+use crate::platform::{Level, Message};
 use crate::platform::VendorCalls;
 use core::ffi::{c_void, CStr};
 use core::ptr;
@@ -149,16 +149,14 @@ impl Backend {
         let configs = if is_lpai {
             log!(
                 Level::Info,
-                "LPAI backend ",
+                Message::LpaiHwInfo,
                 name,
-                ": HW_INFO target ",
                 hw_info.lpai_target.0,
-                " hw ",
                 Hex::of(hw_info.hw_version.0)
             );
             lpai_configs.as_ptr()
         } else {
-            log!(Level::Info, "backend ", name, " (id ", info.backend_id, ") is not LPAI: skipping the HW_INFO config");
+            log!(Level::Info, Message::NotLpaiSkippingHwInfo, name, info.backend_id);
             ptr::null()
         };
         let backend_create = require(provider.table.backend_create, "backendCreate")?;
@@ -182,7 +180,7 @@ impl Backend {
         if is_lpai {
             backend.properties = backend.lpai_properties()?;
         } else {
-            log!(Level::Info, "backend ", name, " is not LPAI: skipping ALIGNMENT_REQ and REQUIRE_PERSISTENT_BINARY");
+            log!(Level::Info, Message::NotLpaiSkippingAlignment, name);
         }
         Ok(backend)
     }
@@ -216,15 +214,7 @@ impl Backend {
         check(unsafe { get_property(self.handle, list.as_mut_ptr()) }, "backendGetProperty")?;
         let start = (alignment.start_addr_alignment as usize).max(1);
         let size = (alignment.size_alignment as usize).max(1);
-        log!(
-            Level::Info,
-            "LPAI alignment: start ",
-            start,
-            ", size ",
-            size,
-            "; persistent binary required: ",
-            persistent != 0
-        );
+        log!(Level::Info, Message::LpaiAlignment, start, size, persistent != 0);
         if !start.is_power_of_two() {
             return Err(RuntimeError::BadAlignment { start });
         }
@@ -256,10 +246,10 @@ impl Backend {
     fn enpu_core_count(&self) -> Option<u32> {
         let mut count: lpai::EnpuCoreNum = 0;
         if !self.lpai_property(lpai::BackendPropertyOption::ENPU_CORE_NUM, &mut count) {
-            log!(Level::Info, "the backend does not report ENPU_CORE_NUM: core_selection is not checked against it");
+            log!(Level::Info, Message::NoEnpuCoreNum);
             return None;
         }
-        log!(Level::Info, "LPAI eNPU cores: ", count);
+        log!(Level::Info, Message::EnpuCores, count);
         Some(count)
     }
 
@@ -293,7 +283,7 @@ impl Backend {
     ) -> Result<(), RuntimeError> {
         let register = require(self.table().backend_register_op_package, "backendRegisterOpPackage")?;
         let (path_text, provider_text) = (path.to_str().unwrap_or("?"), interface_provider.to_str().unwrap_or("?"));
-        log!(Level::Info, "registering op package ", path_text, " (interface provider ", provider_text, ")");
+        log!(Level::Info, Message::RegisteringOpPackage, path_text, provider_text);
         let target = target.map_or(ptr::null(), CStr::as_ptr);
         // SAFETY: the backend handle is live; the strings are NUL-terminated and outlive the call (the backend copies
         // what it keeps); a null target asks for the backend's default, as QnnBackend.h allows.

@@ -10,7 +10,7 @@ use super::load::{ContextOptions, Island, LoadRequest};
 use super::metadata::Description;
 use super::placement::{self, Placed};
 use crate::log;
-use crate::platform::{Level, VendorCalls};
+use crate::platform::{Level, Message, VendorCalls};
 use core::ffi::c_void;
 use core::marker::PhantomData;
 use core::mem::ManuallyDrop;
@@ -120,12 +120,7 @@ impl<'a> Context<'a> {
         match (options.profiling, backend.table().profile_create) {
             (None, _) => {}
             // Profiling is an extra: a backend without it runs the graphs unprofiled (no events to read).
-            (Some(_), None) => log!(
-                Level::Warn,
-                "backend ",
-                backend.info().name.as_str(),
-                " has no profileCreate: running without QNN profile events"
-            ),
+            (Some(_), None) => log!(Level::Warn, Message::NoProfileCreate, backend.info().name.as_str()),
             (Some(level), Some(create)) => {
                 // SAFETY: a created backend and a valid out-pointer.
                 check(unsafe { create(backend.handle(), level, &mut context.profile) }, "profileCreate")?;
@@ -139,16 +134,7 @@ impl<'a> Context<'a> {
                 Graph::prepare(backend, context.handle, info, arena, &graph_options, context.profile, from_record)?;
             let _ = context.graphs.push(graph);
         }
-        log!(
-            Level::Info,
-            "context loaded: ",
-            context.graphs.len(),
-            " graph(s), binary ",
-            context.binary_bytes,
-            " B, arena used ",
-            arena.used(),
-            " B"
-        );
+        log!(Level::Info, Message::ContextLoaded, context.graphs.len(), context.binary_bytes, arena.used());
         Ok(())
     }
 
@@ -168,7 +154,7 @@ impl<'a> Context<'a> {
         match options.island {
             Island::Off => {}
             _ if !is_lpai => {
-                log!(Level::Info, "backend ", backend.info().name.as_str(), " is not LPAI: skipping ENABLE_ISLAND")
+                log!(Level::Info, Message::NotLpaiSkippingIsland, backend.info().name.as_str())
             }
             Island::AllGraphs => {
                 let _ = island.push(enable_island(ptr::null_mut()));
@@ -185,12 +171,8 @@ impl<'a> Context<'a> {
         }
         let mut configs: heapless::Vec<ContextConfig, { MAX_GRAPHS + 2 }> = heapless::Vec::new();
         if self.persistent {
-            log!(
-                Level::Info,
-                "asking for PERSISTENT_BINARY (",
-                if required_by_backend { "the backend requires it" } else { "requested" },
-                ")"
-            );
+            let why = if required_by_backend { Message::BackendRequiresIt } else { Message::Requested };
+            log!(Level::Info, Message::AskingPersistentBinary, why);
             let _ = configs.push(ContextConfig::persistent_binary(true));
         }
         if let Some(priority) = options.priority {
@@ -357,14 +339,7 @@ impl Context<'_> {
     pub fn settle_frames(&mut self, micros: u64) -> bool {
         for graph in self.graphs.iter_mut() {
             if !graph.settle_frame(micros) {
-                log!(
-                    Level::Error,
-                    "graph ",
-                    graph.name(),
-                    ": a frame is still executing ",
-                    micros / 1000,
-                    " ms after its context was asked to close: the context and its memory are leaked, never freed"
-                );
+                log!(Level::Error, Message::FrameOutlivedClose, graph.name(), micros / 1000);
                 return false;
             }
         }

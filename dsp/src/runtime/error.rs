@@ -2,11 +2,11 @@
 
 use super::arena::ArenaFull;
 use crate::platform::PlatformError;
-use crate::platform::{Hex, Line, Say};
+use crate::platform::{Hex, Line, Message, QnnError, Say};
 use crate::say;
 use core::fmt;
 use lpai_direct::metadata::MetadataError;
-use lpai_direct::qnn::{error::error_name, Version};
+use lpai_direct::qnn::Version;
 
 /// A short copy of a name (tensor, graph, provider) for error messages; longer names are cut.
 pub type Name = heapless::String<80>;
@@ -201,12 +201,11 @@ pub(crate) struct RecordAt(pub(crate) MetadataError);
 
 impl Say for RecordAt {
     fn say(&self, f: &mut Line) {
-        say!(f, "byte ", self.0.offset);
-        if let Some(graph) = self.0.graph {
-            say!(f, ", graph ", graph);
-        }
-        if let Some(tensor) = self.0.tensor {
-            say!(f, ", tensor ", tensor);
+        match (self.0.graph, self.0.tensor) {
+            (None, None) => say!(f, Message::RecordAtByte, self.0.offset),
+            (Some(graph), None) => say!(f, Message::RecordAtGraph, self.0.offset, graph),
+            (None, Some(tensor)) => say!(f, Message::RecordAtTensor, self.0.offset, tensor),
+            (Some(graph), Some(tensor)) => say!(f, Message::RecordAtGraphTensor, self.0.offset, graph, tensor),
         }
     }
 }
@@ -216,7 +215,7 @@ struct Dotted(Version);
 
 impl Say for Dotted {
     fn say(&self, f: &mut Line) {
-        say!(f, self.0.major, ".", self.0.minor, ".", self.0.patch)
+        say!(f, Message::Dotted, self.0.major, self.0.minor, self.0.patch)
     }
 }
 
@@ -224,146 +223,73 @@ impl Say for RuntimeError {
     fn say(&self, f: &mut Line) {
         match self {
             RuntimeError::Platform { what, error } | RuntimeError::LibraryNotLoaded { what, error } => {
-                say!(f, what, ": ", error)
+                say!(f, Message::StepFailed, what, error)
             }
-            RuntimeError::MissingSymbol(symbol) => say!(f, "not a QNN library: it does not export ", symbol),
-            RuntimeError::NoProviders => f.text("the QNN library lists no interface provider"),
-            RuntimeError::UnsupportedApi { provider, found, required } => say!(
+            RuntimeError::MissingSymbol(symbol) => say!(f, Message::MissingSymbol, symbol),
+            RuntimeError::NoProviders => say!(f, Message::NoProviders),
+            RuntimeError::UnsupportedApi { provider, found, required } => {
+                say!(f, Message::UnsupportedApi, provider.as_str(), Dotted(*found), required.major, required.minor)
+            }
+            RuntimeError::MissingFunction(name) => say!(f, Message::MissingFunction, name),
+            RuntimeError::Qnn { call, code } => say!(f, Message::QnnCallFailed, call, QnnError(*code), code),
+            RuntimeError::PersistentBinaryRefused { code, required_by_backend: true } => {
+                say!(f, Message::PersistentBinaryRefusedRequired, QnnError(*code), code)
+            }
+            RuntimeError::PersistentBinaryRefused { code, required_by_backend: false } => {
+                say!(f, Message::PersistentBinaryRefused, QnnError(*code), code)
+            }
+            RuntimeError::Arena(full) => full.say(f),
+            RuntimeError::BinarySize(size) => say!(f, Message::BinarySize, size),
+            RuntimeError::MalformedBinary { code } => say!(f, Message::MalformedBinary, QnnError(*code), code),
+            RuntimeError::TooMany { what, count, limit } => say!(f, Message::TooMany, count, what, limit),
+            RuntimeError::NoSuchGraph => say!(f, Message::NoSuchGraph),
+            RuntimeError::NoSuchCore { mask, cores } => {
+                say!(f, Message::NoSuchCore, Hex::of(*mask), cores, cores.saturating_sub(1))
+            }
+            RuntimeError::CoreMix(mask) => say!(f, Message::CoreMix, Hex::of(*mask), Message::CoreMixUnsupported),
+            RuntimeError::NoSuchTensor { index } => say!(f, Message::NoSuchTensor, index),
+            RuntimeError::UnsupportedDataType { tensor, data_type } => say!(
                 f,
-                "provider ",
-                provider.as_str(),
-                " speaks QNN core API ",
-                Dotted(*found),
-                "; this runtime needs ",
-                required.major,
-                ".x with x >= ",
-                required.minor
+                Message::UnsupportedDataType,
+                tensor.as_str(),
+                DataTypeName(*data_type),
+                Hex::padded(*data_type, 4)
             ),
-            RuntimeError::MissingFunction(name) => say!(f, "the QNN provider does not implement ", name),
-            RuntimeError::Qnn { call, code } => say!(f, call, " failed: ", error_name(*code), " (", code, ")"),
-            RuntimeError::PersistentBinaryRefused { code, required_by_backend } => {
-                say!(
-                    f,
-                    "the backend refused the PERSISTENT_BINARY context config (",
-                    error_name(*code),
-                    ", ",
-                    code,
-                    ")"
-                );
-                f.text(if *required_by_backend {
-                    " although it reports that it requires a persistent binary"
-                } else {
-                    "; it reads the binary only while loading, so run without asking for a persistent binary"
-                })
-            }
-            RuntimeError::Arena(full) => say!(f, full),
-            RuntimeError::BinarySize(size) => say!(f, "a context binary of ", size, " bytes cannot be loaded"),
-            RuntimeError::MalformedBinary { code } => say!(
-                f,
-                "not a usable QNN context binary (truncated or corrupt): libQnnSystem answered ",
-                error_name(*code),
-                " (",
-                code,
-                ")"
-            ),
-            RuntimeError::TooMany { what, count, limit } => {
-                say!(f, count, " ", what, ", but this runtime holds at most ", limit)
-            }
-            RuntimeError::NoSuchGraph => f.text("no such graph in the context"),
-            RuntimeError::NoSuchCore { mask, cores } => say!(
-                f,
-                "core_selection ",
-                Hex::of(*mask),
-                " names a core this LPAI does not have: it reports ",
-                cores,
-                " eNPU core(s) (ENPU_CORE_NUM), bits 0 to ",
-                cores.saturating_sub(1)
-            ),
-            RuntimeError::CoreMix(mask) => {
-                say!(f, "core_selection ", Hex::of(*mask), " ", lpai_direct::qnn::lpai::CORE_MIX_UNSUPPORTED)
-            }
-            RuntimeError::NoSuchTensor { index } => say!(f, "the graph has no tensor number ", index),
-            RuntimeError::UnsupportedDataType { tensor, data_type } => {
-                let name = lpai_direct::qnn::DataType(*data_type).c_name().unwrap_or("an unknown data type");
-                say!(
-                    f,
-                    "tensor ",
-                    tensor.as_str(),
-                    ": cannot convert ",
-                    name,
-                    " (",
-                    Hex::padded(*data_type, 4),
-                    ") to or from float32"
-                )
-            }
             RuntimeError::TensorSize { tensor, expected, actual } => {
-                say!(f, "tensor ", tensor.as_str(), ": expected ", expected, " bytes, got ", actual)
+                say!(f, Message::TensorSize, tensor.as_str(), expected, actual)
             }
-            RuntimeError::BadAlignment { start } => {
-                say!(f, "the backend asks for a start alignment of ", start, " bytes, which is not a power of two")
+            RuntimeError::BadAlignment { start } => say!(f, Message::BadAlignment, start),
+            RuntimeError::NeverCompleted { attempts } => say!(f, Message::NeverCompleted, attempts),
+            RuntimeError::RecordGraphMissing { graph, code } => {
+                say!(f, Message::RecordGraphMissing, graph.as_str(), QnnError(*code), code)
             }
-            RuntimeError::NeverCompleted { attempts } => {
-                say!(f, "graphExecute answered EARLY_TERMINATION ", attempts, " times in a row; giving up")
+            RuntimeError::RecordTensorsRefused { graph, code } => {
+                say!(f, Message::RecordTensorsRefused, graph.as_str(), QnnError(*code), code)
             }
-            RuntimeError::RecordGraphMissing { graph, code } => say!(
-                f,
-                "the metadata record names graph ",
-                graph.as_str(),
-                ", which the context binary does not have (graphRetrieve failed: ",
-                error_name(*code),
-                " (",
-                code,
-                "))"
-            ),
-            RuntimeError::RecordTensorsRefused { graph, code } => say!(
-                f,
-                "graph ",
-                graph.as_str(),
-                ": graphExecute refused the tensors the metadata record describes (",
-                error_name(*code),
-                ", ",
-                code,
-                "): their ids, count \
-                 or sizes do not match the context binary"
-            ),
-            RuntimeError::RecordForAnotherBinary => say!(
-                f,
-                "the metadata record was made for another binary (the SHA-256 it carries is not the binary's): the \
-                 binary changed after it was checked, or the record belongs to another one"
-            ),
-            RuntimeError::MalformedRecord(error) => {
-                say!(f, "the metadata record is malformed (", RecordAt(*error), "): ", error.what)
-            }
+            RuntimeError::RecordForAnotherBinary => say!(f, Message::RecordForAnotherBinary),
+            RuntimeError::MalformedRecord(error) => say!(f, Message::MalformedRecord, RecordAt(*error), error.what),
             RuntimeError::OpPackage { package, code } => {
-                say!(f, OpPackageRefused { path: package.as_str(), interface_provider: None, code: *code })
+                OpPackageRefused { path: package.as_str(), interface_provider: None, code: *code }.say(f)
             }
-            RuntimeError::NoMetadata => f.text(
-                "no libQnnSystem was opened, so the binary's tensor metadata must come with it: load with a \
-                 metadata record (lpai-net-run inspect BIN --emit_metadata FILE makes one)",
-            ),
-            RuntimeError::FrameInFlight { graph, refused } => say!(
-                f,
-                "graph ",
-                graph.as_str(),
-                ": a frame is still executing, so ",
-                refused,
-                " is refused: wait for it (wait_frame, or poll_frame until it is no longer pending) first"
-            ),
-            RuntimeError::NoFrameStarted { graph } => {
-                say!(f, "graph ", graph.as_str(), ": no frame was started (start_frame) to poll or wait for")
+            RuntimeError::NoMetadata => say!(f, Message::NoMetadata),
+            RuntimeError::FrameInFlight { graph, refused } => {
+                say!(f, Message::FrameInFlight, graph.as_str(), refused)
             }
-            RuntimeError::FrameTimedOut { graph, waited_ms } => say!(
-                f,
-                "graph ",
-                graph.as_str(),
-                ": the backend has not completed the frame after ",
-                waited_ms,
-                " ms; it is still in flight (wait or poll again)"
-            ),
-            RuntimeError::InputSets(sets) => {
-                say!(f, "input_sets ", sets, ": a graph has 1 input set, or 2 to fill one while the other executes")
+            RuntimeError::NoFrameStarted { graph } => say!(f, Message::NoFrameStarted, graph.as_str()),
+            RuntimeError::FrameTimedOut { graph, waited_ms } => {
+                say!(f, Message::FrameTimedOut, graph.as_str(), waited_ms)
             }
+            RuntimeError::InputSets(sets) => say!(f, Message::InputSets, sets),
         }
+    }
+}
+
+/// A QNN data type, said by its C name (on the HLOS side).
+struct DataTypeName(u32);
+
+impl Say for DataTypeName {
+    fn say(&self, line: &mut Line) {
+        line.data_type(self.0);
     }
 }
 
@@ -380,34 +306,36 @@ pub struct OpPackageRefused<'a> {
 
 impl Say for OpPackageRefused<'_> {
     fn say(&self, f: &mut Line) {
-        say!(f, "op package ", self.path);
-        if let Some(provider) = self.interface_provider {
-            say!(f, ":", provider);
-        }
         let code = self.code;
-        say!(f, ": backendRegisterOpPackage failed: ", error_name(code), " (", code, ")", op_package_meaning(code))
+        let meaning = op_package_meaning(code);
+        match self.interface_provider {
+            Some(provider) => {
+                say!(f, Message::OpPackageRefusedProvider, self.path, provider, QnnError(code), code, meaning)
+            }
+            None => say!(f, Message::OpPackageRefused, self.path, QnnError(code), code, meaning),
+        }
     }
 }
 
 /// What backendRegisterOpPackage's documented codes mean (QnnBackend.h), after `: `; nothing for the others.
-fn op_package_meaning(code: u32) -> &'static str {
+fn op_package_meaning(code: u32) -> Message {
     use lpai_direct::qnn::error as qnn;
     match code {
-        qnn::BACKEND_ERROR_OP_PACKAGE_NOT_FOUND => ": it could not be opened (missing, or not a library)",
-        qnn::BACKEND_ERROR_OP_PACKAGE_IF_PROVIDER_NOT_FOUND => ": it does not export that interface provider",
-        qnn::BACKEND_ERROR_OP_PACKAGE_REGISTRATION_FAILED => ": its own initialisation failed",
-        qnn::BACKEND_ERROR_OP_PACKAGE_UNSUPPORTED_VERSION => ": its interface version is not this backend's",
-        qnn::BACKEND_ERROR_OP_PACKAGE_DUPLICATE => ": an op of that package and name is registered already",
-        qnn::BACKEND_ERROR_NOT_SUPPORTED => ": this backend takes no op packages",
-        qnn::BACKEND_ERROR_INVALID_ARGUMENT => ": no path or interface provider",
-        _ => "",
+        qnn::BACKEND_ERROR_OP_PACKAGE_NOT_FOUND => Message::OpPackageNotFound,
+        qnn::BACKEND_ERROR_OP_PACKAGE_IF_PROVIDER_NOT_FOUND => Message::OpPackageNoProvider,
+        qnn::BACKEND_ERROR_OP_PACKAGE_REGISTRATION_FAILED => Message::OpPackageInitFailed,
+        qnn::BACKEND_ERROR_OP_PACKAGE_UNSUPPORTED_VERSION => Message::OpPackageVersion,
+        qnn::BACKEND_ERROR_OP_PACKAGE_DUPLICATE => Message::OpPackageDuplicate,
+        qnn::BACKEND_ERROR_NOT_SUPPORTED => Message::OpPackageNotSupported,
+        qnn::BACKEND_ERROR_INVALID_ARGUMENT => Message::OpPackageNoPath,
+        _ => Message::Nothing,
     }
 }
 
-/// For host callers using `core::fmt` (anyhow, `{}`): the same text, said into a [`Line`].
+/// For host callers using `core::fmt` (anyhow, `{}`): the same text, rendered from the record the DSP says.
 impl fmt::Display for RuntimeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(crate::message!(self).as_str())
+        f.write_str(Line::of(self).rendered().as_str())
     }
 }
 

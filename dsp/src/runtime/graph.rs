@@ -8,7 +8,7 @@ use super::error::{check, name_of, require, RuntimeError};
 use super::quantize;
 use super::tensor::{encoding_of, TensorInfo, TensorSize};
 use crate::log;
-use crate::platform::{ticks_to_micros, Current, Level, Platform};
+use crate::platform::{ticks_to_micros, Current, Level, Message, Platform};
 use core::ffi::c_void;
 use core::ptr::{self, NonNull};
 use lpai_direct::qnn::error::{GRAPH_ERROR_EARLY_TERMINATION, GRAPH_ERROR_INVALID_TENSOR};
@@ -236,14 +236,7 @@ impl<'a> Graph<'a> {
         if backend.is_lpai() {
             graph.configure_lpai(backend, arena, options)?;
         } else {
-            log!(
-                Level::Info,
-                "graph ",
-                graph.name(),
-                ": backend ",
-                backend.info().name.as_str(),
-                " is not LPAI: skipping scratch/persistent memory, perf config, core affinity and re-finalize"
-            );
+            log!(Level::Info, Message::NotLpaiSkippingGraphSetup, graph.name(), backend.info().name.as_str());
             if let Some(priority) = options.priority {
                 graph.set_configs(&[GraphConfig::priority(priority)])?;
             }
@@ -364,16 +357,7 @@ impl<'a> Graph<'a> {
         self.finalize()?;
         self.memory = LpaiMemory { scratch: scratch_size as usize, persistent: persistent_size as usize };
         self.lpai = Some(LpaiSettings { perf, affinity, configs: perf_and_affinity });
-        log!(
-            Level::Info,
-            "graph ",
-            self.name(),
-            ": LPAI scratch ",
-            scratch_size,
-            " B, persistent ",
-            persistent_size,
-            " B, finalized"
-        );
+        log!(Level::Info, Message::LpaiGraphMemory, self.name(), scratch_size, persistent_size);
         Ok(())
     }
 
@@ -403,7 +387,7 @@ impl<'a> Graph<'a> {
         self.refuse_in_flight("set_performance")?;
         check_core_selection(affinity.core_selection, self.enpu_cores)?;
         let Some(settings) = self.lpai.as_mut() else {
-            log!(Level::Info, "graph ", self.name(), ": not on LPAI: skipping PERF_CFG and CORE_AFFINITY");
+            log!(Level::Info, Message::NotLpaiSkippingPerformance, self.name());
             return match priority {
                 Some(priority) => self.set_configs(&[GraphConfig::priority(priority)]),
                 None => Ok(()),

@@ -6,7 +6,7 @@ use super::error::RuntimeError;
 use super::metadata::Metadata;
 use super::system::SystemLibrary;
 use crate::log;
-use crate::platform::{Level, Line, Say, VendorCalls};
+use crate::platform::{Level, Line, Message, Say, VendorCalls};
 use core::ffi::CStr;
 use core::mem::ManuallyDrop;
 use lpai_direct::metadata::Record;
@@ -124,12 +124,7 @@ impl Drop for Libraries {
     fn drop(&mut self) {
         let live = self.backend.live_contexts();
         if live > 0 {
-            log!(
-                Level::Error,
-                "the QNN libraries were dropped while ",
-                live,
-                " context(s) on them live on (leaked, or closed with a frame that never ended): they stay loaded"
-            );
+            log!(Level::Error, Message::LibrariesKeptForContexts, live);
             return;
         }
         let _vendor = VendorCalls::lock();

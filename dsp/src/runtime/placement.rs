@@ -6,7 +6,7 @@ use super::backend::BackendProperties;
 use super::error::RuntimeError;
 use super::load::{Binary, PersistentBinary};
 use crate::log;
-use crate::platform::{Current, Hex, Level, Platform};
+use crate::platform::{Current, Hex, Level, Message, Platform};
 
 /// The binary as the backend gets it.
 pub(crate) struct Placed<'a> {
@@ -83,33 +83,14 @@ fn place_persistent<'a>(
     let rounded = bytes.len().checked_next_multiple_of(properties.size_alignment);
     let size_aligned = rounded.is_some_and(|rounded| rounded <= binary.memory().len());
     if start_aligned && size_aligned {
-        log!(Level::Info, "context binary used in place at ", Hex::of(address), " (", bytes.len(), " B), no copy");
+        log!(Level::Info, Message::BinaryInPlace, Hex::of(address), bytes.len());
         return Ok(Placed { bytes, in_place: true });
     }
     if !start_aligned {
-        log!(
-            Level::Warn,
-            "context binary at ",
-            Hex::of(address),
-            " (",
-            bytes.len(),
-            " B) not at a multiple of ",
-            properties.start_alignment,
-            " as the backend wants: copied into the arena"
-        );
+        log!(Level::Warn, Message::BinaryMisaligned, Hex::of(address), bytes.len(), properties.start_alignment);
     } else {
-        log!(
-            Level::Warn,
-            "context binary at ",
-            Hex::of(address),
-            " (",
-            bytes.len(),
-            " B, ",
-            binary.memory().len(),
-            " B of memory) not padded to a multiple of ",
-            properties.size_alignment,
-            " B: copied into the arena"
-        );
+        let (length, memory, granule) = (bytes.len(), binary.memory().len(), properties.size_alignment);
+        log!(Level::Warn, Message::BinaryNotPadded, Hex::of(address), length, memory, granule);
     }
     let copy = copy_into(properties, arena, Binary::InPlace(binary))?;
     Ok(Placed { bytes: copy, in_place: false })

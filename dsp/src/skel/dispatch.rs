@@ -5,7 +5,7 @@ use super::error::SkelError;
 use super::methods::{self, Answer};
 use super::session::Session;
 use super::{job, load};
-use crate::platform::{Hex, Level};
+use crate::platform::{Hex, Level, Message};
 use lpai_direct::aee::EUNSUPPORTED;
 use lpai_direct::codec::{self, Decoded};
 
@@ -33,7 +33,7 @@ pub(super) fn dispatch(session: &mut Session, id: u32, call: &mut Decoded<'_>) -
         _ => Err(SkelError::aee(EUNSUPPORTED)),
     };
     if let Err(SkelError { aee, qnn: Some(qnn) }) = answer {
-        crate::log!(Level::Debug, "method ", id, " answers AEE ", Hex::of(aee), " after QNN error ", qnn);
+        crate::log!(Level::Debug, Message::MethodAnswers, id, Hex::of(aee), qnn);
     }
     answer
 }

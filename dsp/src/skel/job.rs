@@ -11,7 +11,7 @@
 use super::error::SkelError;
 use super::session::{fail, Session};
 use crate::platform::{self, Current, Memory, Platform, PlatformError, MAX_PATH_BYTES};
-use crate::platform::{Line, Say};
+use crate::platform::{Line, Message, Say};
 use crate::runtime::{AsyncGraph, Graph, RuntimeError};
 use crate::say;
 use lpai_direct::aee::{EBADPARM, EFAILED, ENOMEMORY};
@@ -51,7 +51,7 @@ impl CPath {
 /// What stopped a job.
 enum Cause {
     /// The job does not fit the graph.
-    Mismatch(&'static str),
+    Mismatch(Message),
     /// A file has the wrong size.
     Size { expected: usize, actual: u64 },
     /// A file could not be read or written.
@@ -100,46 +100,47 @@ struct Named<'f, 't> {
     job: &'f Job<'t>,
 }
 
+/// A path from the job, said as text (or as "(a path)" when it is not UTF-8).
+struct Path<'p>(&'p [u8]);
+
+impl Say for Path<'_> {
+    fn say(&self, f: &mut Line) {
+        match core::str::from_utf8(self.0) {
+            Ok(text) => f.text(text),
+            Err(_) => say!(f, Message::APath),
+        }
+    }
+}
+
 impl Say for Named<'_, '_> {
     fn say(&self, f: &mut Line) {
-        let show = |f: &mut Line, bytes: &[u8]| f.text(core::str::from_utf8(bytes).unwrap_or("(a path)"));
-        let output_dir = self.job.output_dir;
-        let result_directory = |f: &mut Line| {
-            show(f, output_dir);
-            say!(f, "/Result_", self.failure.line.saturating_sub(1));
-        };
+        let output_dir = Path(self.job.output_dir);
+        let result = self.failure.line.saturating_sub(1);
         match self.failure.file {
-            File::None => return,
-            File::Input(path) => show(f, path),
-            File::OutputDirectory => show(f, output_dir),
-            File::ResultDirectory => result_directory(f),
-            File::Result(name) => {
-                result_directory(f);
-                f.text("/");
-                show(f, name);
-            }
+            File::None => say!(f, Message::Nothing),
+            File::Input(path) => say!(f, Message::FileIs, Path(path)),
+            File::OutputDirectory => say!(f, Message::FileIs, output_dir),
+            File::ResultDirectory => say!(f, Message::ResultDirectoryIs, output_dir, result),
+            File::Result(name) => say!(f, Message::ResultFileIs, output_dir, result, Path(name)),
             File::Record => {
-                show(f, output_dir);
-                f.text("/");
-                f.text(RECORD_FILE_NAME);
-                Token::of(self.job.token).after_name().iter().for_each(|part| show(f, part));
+                let token = Token::of(self.job.token);
+                let [dot, token, suffix] = token.after_name();
+                let name = RECORD_FILE_NAME;
+                say!(f, Message::RecordFileIs, output_dir, name, Path(dot), Path(token), Path(suffix))
             }
         }
-        f.text(": ");
     }
 }
 
 impl Say for Cause {
     fn say(&self, f: &mut Line) {
         match self {
-            Cause::Mismatch(what) => f.text(what),
-            Cause::Size { expected, actual } => {
-                say!(f, "holds ", actual, " bytes, the tensor takes ", expected)
-            }
-            Cause::Platform(error) => say!(f, error),
-            Cause::Runtime(error) => say!(f, error),
-            Cause::PathTooLong => say!(f, "the path is longer than ", MAX_PATH_BYTES - 1, " bytes"),
-            Cause::NoMemory => f.text("the PD heap cannot give the job's buffers"),
+            Cause::Mismatch(what) => what.say(f),
+            Cause::Size { expected, actual } => say!(f, Message::FileSize, actual, expected),
+            Cause::Platform(error) => error.say(f),
+            Cause::Runtime(error) => error.say(f),
+            Cause::PathTooLong => say!(f, Message::PathTooLong, MAX_PATH_BYTES - 1),
+            Cause::NoMemory => say!(f, Message::JobNoMemory),
         }
     }
 }
@@ -156,8 +157,8 @@ fn check_inputs<'t>(job: &Job<'t>, graph: &Graph<'_>, path: &mut CPath) -> Resul
     let inputs = graph.input_count();
     if job.input_count as usize != inputs {
         let what = match job.input_count as usize > inputs {
-            true => "more input files than the graph has inputs",
-            false => "fewer input files than the graph has inputs",
+            true => Message::MoreInputFiles,
+            false => Message::FewerInputFiles,
         };
         return Err(Failure::new(1, File::None, Cause::Mismatch(what)));
     }
@@ -166,7 +167,7 @@ fn check_inputs<'t>(job: &Job<'t>, graph: &Graph<'_>, path: &mut CPath) -> Resul
         for (index, file) in files.enumerate() {
             let failed = |cause| Failure::new(line, File::Input(file), cause);
             let expected = file_bytes(graph, false, index, job.input_is_float(index))
-                .ok_or(failed(Cause::Mismatch("no such input")))?;
+                .ok_or(failed(Cause::Mismatch(Message::NoSuchInput)))?;
             let path = path.set(&[file]).ok_or(failed(Cause::PathTooLong))?;
             match Current::file_size(path) {
                 Ok(size) if size == expected as u64 => total = total.saturating_add(size),
@@ -210,7 +211,7 @@ fn read_inputs<'t>(
         let failed = |cause| Failure::new(line, File::Input(file), cause);
         let path = path.set(&[file]).ok_or(failed(Cause::PathTooLong))?;
         let float_in = job.input_is_float(index);
-        let expected = file_bytes(graph, false, index, float_in).ok_or(failed(Cause::Mismatch("no such input")))?;
+        let expected = file_bytes(graph, false, index, float_in).ok_or(failed(Cause::Mismatch(Message::NoSuchInput)))?;
         let part = next_part(&mut at, expected).and_then(|part| staging.get_mut(part));
         let part = part.ok_or(failed(Cause::NoMemory))?;
         match Current::read_file(path, part) {
@@ -236,7 +237,7 @@ fn load_inputs<'t>(
     for (index, file) in files.enumerate() {
         let failed = |cause| Failure::new(line, File::Input(file), cause);
         let float_in = job.input_is_float(index);
-        let bytes = file_bytes(graph, false, index, float_in).ok_or(failed(Cause::Mismatch("no such input")))?;
+        let bytes = file_bytes(graph, false, index, float_in).ok_or(failed(Cause::Mismatch(Message::NoSuchInput)))?;
         let part = next_part(&mut at, bytes).and_then(|part| staging.get(part)).ok_or(failed(Cause::NoMemory))?;
         let loaded = match float_in {
             true => graph.write_input_float(index, part),
@@ -254,12 +255,12 @@ fn take_outputs<'t>(job: &Job<'t>, graph: &Graph<'_>, staging: &mut [u8], line: 
     for output in job.outputs() {
         let failed = |cause| Failure::new(line, File::Result(output.file_name), cause);
         let index = output.index as usize;
-        let bytes = file_bytes(graph, true, index, output.float).ok_or(failed(Cause::Mismatch("no such output")))?;
+        let bytes = file_bytes(graph, true, index, output.float).ok_or(failed(Cause::Mismatch(Message::NoSuchOutput)))?;
         let part = next_part(&mut at, bytes).and_then(|part| staging.get_mut(part)).ok_or(failed(Cause::NoMemory))?;
         match output.float {
             true => graph.read_output_float(index, part).map_err(|error| failed(Cause::Runtime(error)))?,
             false => {
-                let native = graph.output_bytes(index).ok_or(failed(Cause::Mismatch("no such output")))?;
+                let native = graph.output_bytes(index).ok_or(failed(Cause::Mismatch(Message::NoSuchOutput)))?;
                 codec::copy_prefix(part, native);
             }
         }
@@ -294,7 +295,7 @@ fn write_outputs<'t>(
         let name = output.file_name;
         let failed = |cause| in_result(File::Result(name), cause);
         let index = output.index as usize;
-        let bytes = file_bytes(graph, true, index, output.float).ok_or(failed(Cause::Mismatch("no such output")))?;
+        let bytes = file_bytes(graph, true, index, output.float).ok_or(failed(Cause::Mismatch(Message::NoSuchOutput)))?;
         let part = next_part(&mut at, bytes).and_then(|part| staging.get(part));
         let part = part.ok_or(failed(Cause::NoMemory))?;
         let file = path
@@ -375,7 +376,7 @@ fn finish_inference<'t>(
 fn run<'t>(job: &Job<'t>, graph: &mut AsyncGraph<'_, '_>) -> Result<Report, Failure<'t>> {
     let before_any = |cause| Failure::new(0, File::None, cause);
     if job.outputs().any(|file| file.index as usize >= graph.output_count()) {
-        return Err(before_any(Cause::Mismatch("the job selects an output the graph does not have")));
+        return Err(before_any(Cause::Mismatch(Message::JobOutputMissing)));
     }
     let mut path = CPath::new();
     let bytes_read = check_inputs(job, graph, &mut path)?;
@@ -466,12 +467,12 @@ pub(super) fn run_job(session: &mut Session, call: &mut Decoded<'_>) -> Result<(
     let job = match Job::parse(bytes) {
         Ok(job) => job,
         Err(error) => {
-            fail!(session, "run_job: byte ", error.offset, " of the job: ", error.what);
+            fail!(session, Message::JobMalformed, error.offset, error.what);
             return Err(SkelError::aee(EBADPARM));
         }
     };
     let Some(loaded) = session.context(job.context) else {
-        fail!(session, "run_job: no loaded context has id ", job.context);
+        fail!(session, Message::JobNoSuchContext, job.context);
         return Err(SkelError::aee(EBADPARM));
     };
     let (load_ticks, arena_used, arena_capacity) = (loaded.load_ticks(), loaded.arena_used(), loaded.arena_capacity());
@@ -485,11 +486,11 @@ pub(super) fn run_job(session: &mut Session, call: &mut Decoded<'_>) -> Result<(
                 Cause::Platform(_) | Cause::Runtime(_) => EFAILED,
             };
             let named = Named { failure: &failure, job: &job };
-            fail!(session, "run_job: inference ", failure.line, ": ", named, failure.cause);
+            fail!(session, Message::JobFailed, failure.line, named, failure.cause);
             return Err(SkelError::aee(code));
         }
         _ => {
-            fail!(session, "run_job: context ", job.context, " has no graph ", job.graph);
+            fail!(session, Message::JobNoSuchGraph, job.context, job.graph);
             return Err(SkelError::aee(EBADPARM));
         }
     };

@@ -5,7 +5,7 @@
 use super::error::SkelError;
 use super::methods::{ensure_libraries, runtime_failure, Answer, DEFAULT_HEADROOM, MAX_ARENA_BYTES};
 use super::session::{fail, Session, MAX_CONTEXTS};
-use crate::platform::Memory;
+use crate::platform::{Memory, Message};
 use crate::runtime::error::RecordAt;
 use crate::runtime::{Binary, ContextOptions, GraphOptions, Island, LoadRequest, Owned, Owner, RuntimeError};
 use lpai_direct::aee::{EBADPARM, EBADSTATE, EFAILED, ENOMEMORY, EUNSUPPORTED};
@@ -87,7 +87,7 @@ pub(super) fn load(session: &mut Session, call: &mut Decoded<'_>, id: u32) -> An
         request = match request.with_record(call.bytes(index)?) {
             Ok(request) => request,
             Err(RuntimeError::MalformedRecord(error)) => {
-                fail!(session, params.name, ": the metadata record is malformed (", RecordAt(error), "): ", error.what);
+                fail!(session, Message::LoadRecordMalformed, params.name, RecordAt(error), error.what);
                 return Err(SkelError::aee(EBADPARM));
             }
             Err(error) => return Err(runtime_failure(session, params.name, &error)),
@@ -96,13 +96,7 @@ pub(super) fn load(session: &mut Session, call: &mut Decoded<'_>, id: u32) -> An
     let memory = match placement_of_load(flags) {
         Ok(memory) => memory,
         Err(value) => {
-            fail!(
-                session,
-                params.name,
-                ": the load flags ask for LPAI memory type ",
-                value,
-                ", which is none of QnnLpaiMem_MemType_t's (1 DDR, 2 LLC, 3 TCM, 4 PSRAM)"
-            );
+            fail!(session, Message::LoadMemoryType, params.name, value);
             return Err(SkelError::aee(EBADPARM));
         }
     };
@@ -111,23 +105,18 @@ pub(super) fn load(session: &mut Session, call: &mut Decoded<'_>, id: u32) -> An
         return Err(SkelError::aee(EBADSTATE));
     };
     if request.record.is_none() && libraries.system().is_none() {
-        fail!(
-            session,
-            params.name,
-            ": configure named no system library, so the binary's metadata must come with it: use \
-             load_with_metadata or load_file_with_metadata"
-        );
+        fail!(session, Message::LoadNeedsRecord, params.name);
         return Err(SkelError::aee(EBADPARM));
     }
     let Some(slot) = session.free_context_slot() else {
-        fail!(session, "all ", MAX_CONTEXTS, " context slots of this handle are in use; unload one first");
+        fail!(session, Message::ContextSlotsFull, MAX_CONTEXTS);
         return Err(SkelError::aee(ENOMEMORY));
     };
     let binary_bytes = match (request.binary.length(), request.binary) {
         (Ok(length), _) => length,
         (Err(RuntimeError::BinarySize(_)), _) => usize::MAX,
         (Err(RuntimeError::Platform { error, .. }), Binary::File(path)) => {
-            fail!(session, "context binary ", path.to_str().unwrap_or("?"), ": ", error);
+            fail!(session, Message::ContextBinaryUnreadable, path.to_str().unwrap_or("?"), error);
             return Err(SkelError::aee(EFAILED));
         }
         (Err(error), _) => return Err(runtime_failure(session, params.name, &error)),
@@ -138,14 +127,7 @@ pub(super) fn load(session: &mut Session, call: &mut Decoded<'_>, id: u32) -> An
         configured => Some(configured),
     };
     let Some(arena_bytes) = arena_bytes.filter(|&bytes| bytes <= MAX_ARENA_BYTES) else {
-        fail!(
-            session,
-            "a context binary of ",
-            binary_bytes,
-            " bytes needs more arena than this skel allows (",
-            MAX_ARENA_BYTES,
-            " bytes)"
-        );
+        fail!(session, Message::ArenaBeyondLimit, binary_bytes, MAX_ARENA_BYTES);
         return Err(SkelError::aee(ENOMEMORY));
     };
     request.options = ContextOptions {
@@ -156,7 +138,7 @@ pub(super) fn load(session: &mut Session, call: &mut Decoded<'_>, id: u32) -> An
         graph: GraphOptions { memory, ..GraphOptions::default() },
     };
     let Some(arena) = Memory::allocate(arena_bytes) else {
-        fail!(session, "cannot reserve ", arena_bytes, " bytes for the context's arena");
+        fail!(session, Message::ArenaNotReserved, arena_bytes);
         return Err(SkelError::aee(ENOMEMORY));
     };
     let mut owner = Owner::new(Owned::new(libraries, arena));

@@ -4,7 +4,7 @@
 use super::error::SkelError;
 use super::session::{fail, Path, Session, PATH_BYTES};
 use crate::platform::{self, Current, Level, Platform, PlatformError, Shared};
-use crate::platform::{Line, Say};
+use crate::platform::{Line, Message, Say};
 use crate::runtime::error::OpPackageRefused;
 use crate::runtime::quantize::Encoding;
 use crate::runtime::{BackendOptions, Execution, Graph, TensorInfo, TensorSize};
@@ -28,7 +28,7 @@ pub(super) type Answer = Result<(), SkelError>;
 
 /// Records `error` (after `step`) and answers its code.
 pub(super) fn runtime_failure(session: &mut Session, step: &str, error: &RuntimeError) -> SkelError {
-    fail!(session, step, ": ", error);
+    fail!(session, Message::StepFailed, step, error);
     SkelError::of(error)
 }
 
@@ -48,19 +48,12 @@ pub(super) fn configure(session: &mut Session, call: &Decoded<'_>) -> Answer {
     use codec::configure as m;
     let (backend, system_library) = (call.string(m::BACKEND)?, call.string(m::SYSTEM_LIBRARY)?);
     if !Path::fits(backend) || !Path::fits(system_library) {
-        fail!(session, "configure: a library path is longer than ", PATH_BYTES - 1, " bytes");
+        fail!(session, Message::ConfigurePathTooLong, PATH_BYTES - 1);
         return Err(SkelError::aee(EBADPARM));
     }
     let arena_bytes = call.u32(m::ARENA_BYTES)? as usize;
     if arena_bytes > MAX_ARENA_BYTES {
-        fail!(
-            session,
-            "configure: arena_bytes ",
-            arena_bytes,
-            " is more than this skel allows (",
-            MAX_ARENA_BYTES,
-            ")"
-        );
+        fail!(session, Message::ConfigureArenaTooLarge, arena_bytes, MAX_ARENA_BYTES);
         return Err(SkelError::aee(EBADPARM));
     }
     let (lpai_hw_version, lpai_target) = (call.u32(m::LPAI_HW_VERSION)?, call.u32(m::LPAI_TARGET)?);
@@ -71,10 +64,7 @@ pub(super) fn configure(session: &mut Session, call: &Decoded<'_>) -> Answer {
         || lpai_target != old.lpai_target;
     if libraries_change && session.libraries().is_some() {
         if session.has_contexts() {
-            fail!(
-                session,
-                "configure: unload every context before changing the backend, system library or LPAI hardware"
-            );
+            fail!(session, Message::ConfigureWithContexts);
             return Err(SkelError::aee(EBADSTATE));
         }
         session.set_libraries(None);
@@ -171,21 +161,16 @@ pub(super) fn register_op_package(session: &mut Session, call: &Decoded<'_>) -> 
 #[inline(never)]
 fn refuse_op_package(session: &mut Session, path: &CStr, provider: &CStr, target: &CStr) -> Answer {
     if ![path, provider, target].into_iter().all(Path::fits) {
-        fail!(session, "register_op_package: a path, provider or target is longer than ", PATH_BYTES - 1, " bytes");
+        fail!(session, Message::OpPackagePathTooLong, PATH_BYTES - 1);
         return Err(SkelError::aee(EBADPARM));
     }
     if path.is_empty() || provider.is_empty() {
-        fail!(session, "register_op_package: the package path and its interface provider must not be empty");
+        fail!(session, Message::OpPackageEmpty);
         return Err(SkelError::aee(EBADPARM));
     }
     if session.has_contexts() {
         let path = path.to_str().unwrap_or("?");
-        fail!(
-            session,
-            "register_op_package ",
-            path,
-            ": a context is loaded; op packages are registered before any load (unload every context first)"
-        );
+        fail!(session, Message::OpPackageAfterLoad, path);
         return Err(SkelError::aee(EBADSTATE));
     }
     Ok(())
@@ -201,7 +186,7 @@ fn register_on_libraries(session: &mut Session, path: &CStr, provider: &CStr, ta
         Err(error @ RuntimeError::OpPackage { code, .. }) => {
             let (path, provider) = (path.to_str().unwrap_or("?"), provider.to_str().unwrap_or("?"));
             let refused = OpPackageRefused { path, interface_provider: Some(provider), code };
-            fail!(session, "register_op_package: ", refused);
+            fail!(session, Message::OpPackageRegisterFailed, refused);
             Err(SkelError::of(&error))
         }
         Err(error) => Err(runtime_failure(session, "register_op_package", &error)),
@@ -233,7 +218,7 @@ fn report_backend(session: &mut Session, call: &mut Decoded<'_>) -> Answer {
 
 /// Records that there is no context `id` and answers the code for it.
 fn no_such_context(session: &mut Session, id: i32) -> SkelError {
-    fail!(session, "no loaded context has id ", id);
+    fail!(session, Message::NoSuchContext, id);
     SkelError::aee(EBADPARM)
 }
 
@@ -256,7 +241,7 @@ fn with_graph<R>(
         Ok(result) => return Ok(result),
         Err(count) => count,
     };
-    fail!(session, "context ", id, " has ", count, " graph(s); there is no graph ", index);
+    fail!(session, Message::NoSuchGraphIndex, id, count, index);
     Err(SkelError::aee(EBADPARM))
 }
 
@@ -389,17 +374,7 @@ pub(super) fn execute(session: &mut Session, call: &mut Decoded<'_>) -> Answer {
     }
     match failure {
         Some(ExecuteFailure::Sizes { given_in, given_out, needed_in, needed_out }) => {
-            fail!(
-                session,
-                "execute: got ",
-                given_in,
-                " input bytes and room for ",
-                given_out,
-                " output bytes; the graph takes ",
-                Bytes(needed_in),
-                " and gives ",
-                Bytes(needed_out)
-            );
+            fail!(session, Message::ExecuteSizes, given_in, given_out, Bytes(needed_in), Bytes(needed_out));
             Err(SkelError::aee(EBADPARM))
         }
         Some(ExecuteFailure::Runtime(error)) => Err(runtime_failure(session, "execute", &error)),
@@ -413,8 +388,8 @@ struct Bytes(Option<usize>);
 impl Say for Bytes {
     fn say(&self, f: &mut Line) {
         match self.0 {
-            Some(bytes) => say!(f, bytes),
-            None => f.text("more than this processor can address"),
+            Some(bytes) => bytes.say(f),
+            None => say!(f, Message::BeyondAddressable),
         }
     }
 }
@@ -504,7 +479,7 @@ pub(super) fn unload(session: &mut Session, call: &Decoded<'_>) -> Answer {
 #[inline(never)]
 pub(super) fn last_error(session: &mut Session, call: &mut Decoded<'_>) -> Answer {
     let out = call.take_rout_bytes(codec::last_error::MESSAGE)?;
-    let message = session.last_error().as_bytes();
+    let message = session.last_error();
     codec::copy_prefix(out, message);
     Ok(call.set_u32(codec::last_error::MESSAGE_BYTES, message.len() as u32)?)
 }

@@ -10,7 +10,7 @@ mod methods;
 mod session;
 pub(crate) mod table;
 
-use crate::platform::Hex;
+use crate::platform::{Hex, Message};
 use crate::say;
 use core::ffi::{c_char, CStr};
 use error::SkelError;
@@ -115,12 +115,12 @@ unsafe fn method_call(handle: u64, id: u32, scalars: u32, args: *mut RemoteArg) 
     let index = (id as usize).checked_sub(2);
     let plan = index.and_then(|at| codec::PLANS.get(at)).filter(|plan| plan.id() == id);
     let (Some(plan), Some(method)) = (plan, index.and_then(|at| codec::METHODS.get(at))) else {
-        return refuse(handle, EUNSUPPORTED, |line| say!(line, "unknown method id ", id));
+        return refuse(handle, EUNSUPPORTED, |line| say!(line, Message::UnknownMethod, id));
     };
     // SAFETY: forwarded from the caller.
     match unsafe { codec::decode(plan, scalars, args) } {
         Err(refusal) => refuse(handle, refusal.aee(), |line| {
-            say!(line, "malformed ", method.name, " call (sc ", Hex::of(scalars), "): ", refusal.describe())
+            say!(line, Message::MalformedCall, method.name, Hex::of(scalars), refusal.describe())
         }),
         Ok(mut call) => match table::with_session(handle, |session| dispatch::dispatch(session, id, &mut call)) {
             Ok(Ok(())) => 0,

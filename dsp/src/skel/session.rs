@@ -2,7 +2,7 @@
 //! the library it stopped at; all in one block of memory allocated when the handle opens, so nothing of it sits in
 //! the static table.
 
-use crate::platform::{Current, Level, Line, Platform, Shared};
+use crate::platform::{Current, Level, Line, Message, Platform, Shared};
 use crate::runtime::{Libraries, LibraryRole, Owned, Owner};
 use crate::say;
 use core::ffi::CStr;
@@ -209,7 +209,7 @@ impl Session {
 
     /// Logs the message just written at info level.
     pub(super) fn log_error(&self) {
-        crate::log!(Level::Info, self.last_error.as_str());
+        crate::log!(Level::Info, self.last_error);
     }
 
     /// Clears the last error and the library it stopped at (every call but `last_error` and `failed_library` does).
@@ -222,17 +222,20 @@ impl Session {
     pub(super) fn fail_library(&mut self, which: LibraryRole, error: &crate::runtime::RuntimeError) {
         self.last_error.clear();
         let (what, path, code) = match which {
-            LibraryRole::System => ("system library", &self.settings.system_library, FAILED_LIBRARY_SYSTEM),
-            LibraryRole::Backend => ("backend", &self.settings.backend, FAILED_LIBRARY_BACKEND),
+            LibraryRole::System => (Message::SystemLibrary, &self.settings.system_library, FAILED_LIBRARY_SYSTEM),
+            LibraryRole::Backend => (Message::Backend, &self.settings.backend, FAILED_LIBRARY_BACKEND),
         };
         self.failed_library = code;
-        say!(&mut self.last_error, what, " ", path.text(), ": ", error);
+        say!(&mut self.last_error, Message::LibraryFailed, what, path.text(), error);
         self.log_error();
     }
 
-    /// The last error's text.
-    pub(super) fn last_error(&self) -> &str {
-        self.last_error.as_str()
+    /// The last error's record (the stub renders it).
+    pub(super) fn last_error(&self) -> &[u8] {
+        if self.last_error.is_empty() {
+            return &[];
+        }
+        self.last_error.record()
     }
 
     /// The configured library the last failed call stopped at (`wire::FAILED_LIBRARY_*`).
@@ -243,9 +246,9 @@ impl Session {
 
 /// Records a failure's message on a session for `last_error` (said in parts, in place) and logs it.
 macro_rules! fail {
-    ($session:expr, $($part:expr),+ $(,)?) => {{
+    ($session:expr, $message:expr $(, $value:expr)* $(,)?) => {{
         let session: &mut $crate::skel::session::Session = $session;
-        $crate::say!(session.error_line(), $($part),+);
+        $crate::say!(session.error_line(), $message $(, $value)*);
         session.log_error();
     }};
 }

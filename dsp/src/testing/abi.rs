@@ -7,7 +7,8 @@ crate::self_tests! {
     fn qnn_layouts_match_the_verified_table() {
         for row in lpai_direct::qnn::layout::layout_checks() {
             if row.actual != row.expected {
-                crate::log!(crate::platform::Level::Error, row.what, ": ", row.actual, " != ", row.expected);
+                let line = super::text(format_args!("{}: {} != {}", row.what, row.actual, row.expected));
+                crate::log!(crate::platform::Level::Error, crate::platform::Message::Text, line.as_str());
             }
             check!(row.actual == row.expected);
         }

@@ -248,7 +248,7 @@ crate::self_tests! {
         check!(refused(embed.execute_frame().map(|_| ()), "a synchronous execute"));
         check!(refused(embed.load(&LoadRequest::new(Binary::Copy(BINARY))), "load"));
         let line = crate::message!(expect_some!(embed.start_frame().err()));
-        check!(line.as_str().starts_with("graph single: a frame is still executing, so a second start_frame"));
+        check!(line.rendered().as_str().starts_with("graph single: a frame is still executing, so a second start_frame"));
         check!(expect_ok!(embed.wait_frame()).is_some());
         check!(expect_ok!(embed.output(0)) == expect_some!(FRAMES.first()).1.as_slice());
     }

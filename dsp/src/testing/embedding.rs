@@ -235,7 +235,7 @@ crate::self_tests! {
         check!(matches!(&refused, Err(RuntimeError::RecordGraphMissing { graph, .. }) if graph == "other"));
         check!(!embed.is_loaded());
         let message = crate::message!(expect_some!(refused.err()));
-        check!(message.as_str().contains("names graph other, which the context binary does not have"));
+        check!(message.rendered().as_str().contains("names graph other, which the context binary does not have"));
         // Untrusted bytes: truncated, empty, or not a record at all, each refused with where.
         for bytes in [expect_some!(record.get(..length - 1)), &[], &BINARY[..64]] {
             let refused = load_with_record(&mut embed, expect_some!(binary()), bytes);
@@ -243,7 +243,7 @@ crate::self_tests! {
         }
         let refused = load_with_record(&mut embed, expect_some!(binary()), expect_some!(record.get(..8)));
         let message = crate::message!(expect_some!(refused.err()));
-        check!(message.as_str().starts_with("the metadata record is malformed (byte "));
+        check!(message.rendered().as_str().starts_with("the metadata record is malformed (byte "));
         check!(!embed.is_loaded());
         // The embedding is still usable: the matching record loads and runs.
         expect_ok!(load_with_record(&mut embed, expect_some!(binary()), record));

@@ -31,7 +31,6 @@
 
 use crate::entry::{lpai_direct_close, lpai_direct_open, lpai_direct_skel_handle_invoke};
 use crate::platform::libraries::{find_builtin_library, register_builtin_libraries};
-use crate::platform::Hex;
 use crate::platform::{set_log_level, Level};
 use crate::testing::fake::{self, Settings, BUILTINS};
 use lpai_direct::codec::{self, Direction, Kind, Method, RemoteArg, Scalars, Slot};
@@ -490,20 +489,11 @@ mod corpus {
 fn replay<T>(target: &str, corpus: &[(&str, &[u8])], run: fn(&[u8]) -> Result<T, Violation>) -> bool {
     for (name, data) in corpus {
         if let Err(violation) = run(data) {
-            crate::log!(
-                Level::Error,
-                "fuzz corpus ",
-                target,
-                "/",
-                *name,
-                ": call ",
-                violation.call,
-                ": ",
-                violation.what,
-                " (status ",
-                Hex::of(violation.status as u32),
-                ")"
-            );
+            let line = super::text(format_args!(
+                "fuzz corpus {target}/{name}: call {}: {} (status {:#x})",
+                violation.call, violation.what, violation.status as u32
+            ));
+            crate::log!(Level::Error, crate::platform::Message::Text, line.as_str());
             return false;
         }
     }

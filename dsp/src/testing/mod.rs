@@ -55,6 +55,14 @@ use crate::platform::libraries::find_builtin_library;
 use crate::selftest::{Failure, SelfTest, Summary};
 use core::ffi::CStr;
 
+/// Text built with `core::fmt`, for test code's own lines and paths (the runtime's messages are records with ids;
+/// tests say theirs as [`crate::platform::Message::Text`]).
+pub(crate) fn text(arguments: core::fmt::Arguments<'_>) -> heapless::String<512> {
+    let mut text = heapless::String::new();
+    let _ = core::fmt::write(&mut text, arguments);
+    text
+}
+
 /// The name the contract model of libQnnLpai is registered under (`lpai_contract_model::LPAI_LIBRARY_NAME`).
 pub const CONTRACT_LPAI_LIBRARY: &CStr = c"libQnnLpaiContract.so";
 /// The name the contract model's system library is registered under (`lpai_contract_model::SYSTEM_LIBRARY_NAME`).

@@ -3,7 +3,7 @@
 //! named in `last_error`, a registration after a load refused before the backend sees it, a path longer than the
 //! skel keeps refused; and through the runtime, the same codes said in one line.
 
-use super::skel_end_to_end::{call, close, open};
+use super::skel_end_to_end::{call, close, last_error, open};
 use crate::platform::libraries::register_builtin_libraries;
 use crate::runtime::{BackendOptions, RuntimeError};
 use crate::testing::fake::{self, binary, Settings, BUILTINS, OP_PACKAGE, OP_PACKAGE_PROVIDER};
@@ -24,14 +24,8 @@ fn register(handle: u64, path: &CStr, provider: &CStr, target: &CStr) -> u32 {
 
 /// Whether the handle's last error starts with `start` and holds each of `parts`.
 fn last_error_says(handle: u64, start: &[u8], parts: &[&[u8]]) -> bool {
-    let mut message = [0u8; 300];
-    let length = call(
-        handle,
-        codec::last_error::METHOD,
-        |e| e.rout_bytes(codec::last_error::MESSAGE, &mut message).map(drop),
-        |e| e.rout_u32(codec::last_error::MESSAGE_BYTES),
-    );
-    let Some(text) = length.ok().and_then(|length| message.get(..length as usize)) else { return false };
+    let Ok(rendered) = last_error(handle) else { return false };
+    let text = rendered.as_str().as_bytes();
     text.starts_with(start) && parts.iter().all(|part| text.windows(part.len()).any(|window| window == *part))
 }
 
@@ -99,7 +93,7 @@ crate::self_tests! {
         let error = expect_some!(refused.err());
         check!(matches!(error, RuntimeError::OpPackage { code: 4006, .. }));
         let line = crate::message!(error);
-        check!(line.as_str() == "op package libFakeOpPackage.so:Nope: backendRegisterOpPackage failed: \
+        check!(line.rendered().as_str() == "op package libFakeOpPackage.so:Nope: backendRegisterOpPackage failed: \
             QNN_BACKEND_ERROR_OP_PACKAGE_IF_PROVIDER_NOT_FOUND (4006): it does not export that interface provider");
         check!(error.qnn_code() == Some(4006));
         check!(libraries.register_op_package(OP_PACKAGE, OP_PACKAGE_PROVIDER, Some(c"DSP")).is_ok());

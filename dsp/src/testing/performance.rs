@@ -42,7 +42,7 @@ crate::self_tests! {
         let Err(error) = refused else {
             return Err(crate::selftest::Failure { file: file!(), line: line!(), condition: "a mix of cores is refused" });
         };
-        check!(crate::message!(error).as_str().starts_with("core_selection 0x3 selects more than one core"));
+        check!(crate::message!(error).rendered().as_str().starts_with("core_selection 0x3 selects more than one core"));
         check!(session.record().events.len() == before);
 
         let bytes = expect_some!(super::binary(&binary::ONE_GRAPH));
@@ -64,7 +64,7 @@ crate::self_tests! {
         let Err(error) = refused else {
             return Err(crate::selftest::Failure { file: file!(), line: line!(), condition: "core 2 of 2 is refused" });
         };
-        check!(crate::message!(error).as_str().contains("it reports 2 eNPU core(s) (ENPU_CORE_NUM), bits 0 to 1"));
+        check!(crate::message!(error).rendered().as_str().contains("it reports 2 eNPU core(s) (ENPU_CORE_NUM), bits 0 to 1"));
         let second = lpai::CoreAffinity { core_selection: 0b10, ..third };
         expect_ok!(graph.set_performance(lpai::PerfCfg::DEFAULT, second, None));
         drop(context);

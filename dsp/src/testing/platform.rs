@@ -2,7 +2,7 @@
 //! lock and tick conversion, on whichever platform the build has (host, qemu's Linux user mode).
 
 use crate::platform::PARTIAL_PATH_BYTES;
-use crate::platform::{partial_name, ticks_to_micros, Current, Hex, Line};
+use crate::platform::{partial_name, ticks_to_micros, Current, Hex, Line, Message, QnnError};
 use crate::platform::{Platform, PlatformError, VendorCalls, LOG_LINE_BYTES, MAX_PATH_BYTES, NAME_TOO_LONG};
 use core::ffi::CStr;
 use lpai_direct::temporary::Token;
@@ -40,10 +40,10 @@ fn c_path(path: &TestPath) -> &CStr {
 }
 
 /// A directory name under `/tmp` no other process uses: the monotonic clock and the address of this call's frame.
-fn fresh_test_directory() -> Line {
+fn fresh_test_directory() -> heapless::String<512> {
     let marker = 0u8;
     let address = core::ptr::addr_of!(marker) as usize;
-    crate::message!("/tmp/lpai-direct-platform-", Current::now_ticks(), "-", address)
+    super::text(format_args!("/tmp/lpai-direct-platform-{}-{address}", Current::now_ticks()))
 }
 
 /// Removes a file or an empty directory a self-test made. Not a platform service (only the tests need it): std
@@ -71,11 +71,11 @@ fn remove_test_entry(path: &CStr) {
 
 crate::self_tests! {
     fn file_service_errors_say_what_they_mean() {
-        let full = crate::message!(PlatformError::Failed(28));
+        let full = crate::message!(PlatformError::Failed(28)).rendered();
         check!(full.as_str() == "failed with platform error 28 (no space left on device)");
-        let too_large = crate::message!(PlatformError::Failed(27));
+        let too_large = crate::message!(PlatformError::Failed(27)).rendered();
         check!(too_large.as_str() == "failed with platform error 27 (file too large)");
-        let unknown = crate::message!(PlatformError::Failed(4242));
+        let unknown = crate::message!(PlatformError::Failed(4242)).rendered();
         check!(unknown.as_str() == "failed with platform error 4242");
     }
 
@@ -203,21 +203,30 @@ crate::self_tests! {
         check!(Current::file_size(top) == Err(PlatformError::NotFound));
     }
 
-    fn log_lines_are_cut_not_overflowed() {
-        let long = crate::message!(LONG_TEXT, "c", 7u32);
-        check!(long.as_str().len() <= LOG_LINE_BYTES && long.as_str().ends_with("..."));
-        check!(crate::message!("x", "é ", Hex::of(255u32)).as_str() == "xé 0xff");
-        let numbers = crate::message!(0u8, " ", u64::MAX, " ", i64::MIN, " ", -7i32, " ", true);
-        check!(numbers.as_str() == "0 18446744073709551615 -9223372036854775808 -7 true");
-        let hex = crate::message!(Hex::padded(0x408u32, 4), " ", Hex::of(0u32), " ", Hex::of(u64::MAX));
-        check!(hex.as_str() == "0x0408 0x0 0xffffffffffffffff");
-        // A two-byte character that would end past the room is left out whole, before the `...`.
-        let mut cut = crate::message!(LONG_TEXT.get(..LOG_LINE_BYTES - 4).unwrap_or(""), "é");
-        let kept = LONG_TEXT.get(..LOG_LINE_BYTES - 4);
-        check!(cut.as_str().len() == LOG_LINE_BYTES - 1 && cut.as_str().get(..LOG_LINE_BYTES - 4) == kept);
-        check!(cut.as_str().ends_with("1..."));
-        crate::say!(&mut cut, "more", 1u32);
-        check!(cut.as_str().len() == LOG_LINE_BYTES - 1);
+    fn a_message_is_a_record_of_its_id_and_values_and_renders_in_its_words() {
+        let line = crate::message!(Message::QnnCallFailed, "graphExecute", QnnError(6038), 6038u32);
+        // MESSAGE, the id, TEXT (12 bytes), QNN_ERROR (two LEB128 bytes), UNSIGNED (two), END: no words.
+        check!(line.record().len() == 1 + 3 + 14 + 3 + 3 + 1);
+        check!(line.rendered().as_str() == "graphExecute failed: QNN_GRAPH_ERROR_EARLY_TERMINATION (6038)");
+        let numbers = crate::message!(Message::Dotted, u64::MAX, i64::MIN, -7i32).rendered();
+        check!(numbers.as_str() == "18446744073709551615.-9223372036854775808.-7");
+        let hex = crate::message!(Message::Dotted, Hex::padded(0x408u32, 4), Hex::of(0u32), true).rendered();
+        check!(hex.as_str() == "0x0408.0x0.true");
+    }
+
+    fn a_line_too_long_for_its_record_is_cut_and_renders_with_dots() {
+        let long = crate::message!(Message::StepFailed, LONG_TEXT, LONG_TEXT);
+        check!(long.record().len() <= LOG_LINE_BYTES);
+        let text = long.rendered();
+        check!(text.as_str().len() <= LOG_LINE_BYTES && text.as_str().ends_with("..."));
+        // Text that must be cut keeps whole characters: a two-byte character at the edge is left out whole.
+        let mut cut = Line::new();
+        cut.text(LONG_TEXT.get(..LOG_LINE_BYTES - 6).unwrap_or(""));
+        cut.text("é");
+        let rendered = cut.rendered();
+        check!(rendered.as_str().ends_with("...") && !rendered.as_str().contains('é'));
+        crate::say!(&mut cut, Message::Dotted, 1u32, 2u32, 3u32);
+        check!(cut.record().len() <= LOG_LINE_BYTES);
     }
 
     fn memory_can_be_reserved_written_and_returned() {

@@ -8,7 +8,7 @@ use crate::platform::libraries::register_builtin_libraries;
 use crate::platform::VendorCalls;
 use crate::runtime::{Arena, BackendOptions, Binary, Context, ContextOptions, Libraries, LoadRequest, RuntimeError};
 use crate::testing::fake::{self, binary, Settings, BUILTINS};
-use crate::testing::skel_end_to_end::{call, close, open};
+use crate::testing::skel_end_to_end::{call, close, last_error, open};
 use lpai_direct::codec;
 use lpai_direct::metadata::{binary_hash, from_qnn, Quantization, Record, TensorMeta, Writer, MAX_RANK};
 use lpai_direct::qnn::{DataType, TensorType};
@@ -69,20 +69,12 @@ fn g0_record(binary: &[u8], name: &str, input_id: u32, out: &mut [u8]) -> Option
 
 /// Whether `error`'s message contains `part`.
 fn says(error: &RuntimeError, part: &str) -> bool {
-    crate::message!(error).as_str().contains(part)
+    crate::message!(error).rendered().as_str().contains(part)
 }
 
 /// The skel's `last_error` on `handle`, and whether it contains `part`.
 fn last_error_says(handle: u64, part: &str) -> bool {
-    let mut message = [0u8; crate::platform::LOG_LINE_BYTES];
-    let length = call(
-        handle,
-        codec::last_error::METHOD,
-        |e| e.rout_bytes(codec::last_error::MESSAGE, &mut message).map(drop),
-        |e| e.rout_u32(codec::last_error::MESSAGE_BYTES),
-    );
-    let text = length.ok().and_then(|length| message.get(..length as usize));
-    text.and_then(|text| core::str::from_utf8(text).ok()).is_some_and(|text| text.contains(part))
+    last_error(handle).is_ok_and(|text| text.as_str().contains(part))
 }
 
 crate::self_tests! {

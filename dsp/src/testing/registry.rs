@@ -58,7 +58,7 @@ crate::self_tests! {
         check!(register_builtin_libraries(&IMPOSTOR) == Err(BuiltinRefused::NameTaken(c"libQnnLpaiFake.so")));
         check!(opens_as_a_backend(c"libQnnLpaiFake.so"));
         let refusal = crate::message!(BuiltinRefused::NameTaken(c"libQnnLpaiFake.so"));
-        check!(refusal.as_str() == "another built-in library is registered as libQnnLpaiFake.so");
+        check!(refusal.rendered().as_str() == "another built-in library is registered as libQnnLpaiFake.so");
         // In one set too: the entries before the refused one stay registered.
         let local = BuiltinTable::<4>::new();
         check!(local.register(&LOCAL) == Err(BuiltinRefused::NameTaken(c"libOne.so")));
@@ -84,7 +84,7 @@ crate::self_tests! {
         check!(local.register(LOCAL.get(..2).unwrap_or(&[])).is_ok());
         check!(local.register(LOCAL.get(3..).unwrap_or(&[])) == Err(BuiltinRefused::NameTaken(c"libOne.so")));
         let refusal = crate::message!(BuiltinRefused::Full);
-        check!(refusal.as_str() == "the table of built-in libraries is full (8)");
+        check!(refusal.rendered().as_str() == "the table of built-in libraries is full (8)");
     }
 }
 

@@ -23,14 +23,7 @@ fn unload_nothing(handle: u64) -> Result<(), u32> {
 
 /// The handle's last error message.
 fn last_error(handle: u64) -> Result<Vec<u8>, u32> {
-    let mut message = [0u8; 64];
-    let length = call(
-        handle,
-        codec::last_error::METHOD,
-        |e| e.rout_bytes(codec::last_error::MESSAGE, &mut message).map(drop),
-        |e| e.rout_u32(codec::last_error::MESSAGE_BYTES),
-    )? as usize;
-    Ok(message.get(..length.min(64)).unwrap_or(&[]).to_vec())
+    super::skel_end_to_end::last_error(handle).map(|text| text.as_str().as_bytes().to_vec())
 }
 
 /// Calls a worker makes on its first handle while waiting for the closer to close it under them.

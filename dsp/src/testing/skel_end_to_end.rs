@@ -10,6 +10,18 @@ use lpai_direct::codec::{self, call_close, call_open, EncodeError, Encoder, Meth
 use lpai_direct::qnn::lpai;
 use lpai_direct::wire::Reader;
 
+/// The handle's `last_error`, rendered from the record the skel answers; `Err` with the status when the call fails.
+pub(crate) fn last_error(handle: u64) -> Result<lpai_direct::message::Rendered, u32> {
+    let mut record = [0u8; crate::platform::LOG_LINE_BYTES];
+    let length = call(
+        handle,
+        codec::last_error::METHOD,
+        |e| e.rout_bytes(codec::last_error::MESSAGE, &mut record).map(drop),
+        |e| e.rout_u32(codec::last_error::MESSAGE_BYTES),
+    )?;
+    Ok(lpai_direct::message::render(record.get(..length as usize).unwrap_or_default()))
+}
+
 /// Encodes a call with `build`, invokes the skel, and reads the answer with `read`; `Err` carries the status.
 pub(crate) fn call<'b, T>(
     handle: u64,
@@ -124,12 +136,8 @@ crate::self_tests! {
         check!(graph.persistent.is_some_and(|m| m.mem_type == lpai::MemType::LLC));
 
         check!(load(lpai_direct::wire::LOAD_MEMORY_PLACEMENT | 9 << 16 | 1 << 20) == Err(0x8000_040E));
-        let mut message = [0u8; 200];
-        let length = call(handle, codec::last_error::METHOD,
-            |e| e.rout_bytes(codec::last_error::MESSAGE, &mut message).map(drop),
-            |e| e.rout_u32(codec::last_error::MESSAGE_BYTES));
-        let text = expect_some!(message.get(..expect_ok!(length) as usize));
-        check!(text.starts_with(b"load: the load flags ask for LPAI memory type 9, which is none of"));
+        let text = expect_ok!(last_error(handle));
+        check!(text.as_str().starts_with("load: the load flags ask for LPAI memory type 9, which is none of"));
         check!(close(handle) == 0);
     }
 }

@@ -6,9 +6,7 @@
 //! only into its output buffers.
 
 use crate::entry::{lpai_direct_close, lpai_direct_skel_handle_invoke};
-use crate::platform::{Hex, Say};
-use crate::platform::{Level, Line, LOG_LINE_BYTES};
-use crate::say;
+use crate::platform::{Level, LOG_LINE_BYTES};
 use crate::testing::skel_end_to_end::{self, open};
 use lpai_direct::codec::skel::Refusal;
 use lpai_direct::codec::{self, EncodeError, Encoder, Kind, Method, RemoteArg, Scalars, Slot};
@@ -445,10 +443,10 @@ impl Call {
     }
 }
 
-/// A `last_error` message.
+/// A `last_error` message, in words.
 type Message = heapless::Vec<u8, LOG_LINE_BYTES>;
 
-/// The handle's `last_error` message.
+/// The handle's `last_error` message, rendered from the record the skel answers.
 fn last_error(entry: &mut dyn SkelEntry, handle: u64) -> Message {
     let mut message = [0u8; LOG_LINE_BYTES];
     let mut encoder = Encoder::new(codec::last_error::METHOD);
@@ -457,7 +455,8 @@ fn last_error(entry: &mut dyn SkelEntry, handle: u64) -> Message {
     // SAFETY: the encoder's arguments point at its own buffers and `message`.
     let _ = unsafe { entry.invoke(handle, scalars, args.as_mut_ptr()) };
     let length = encoder.rout_u32(codec::last_error::MESSAGE_BYTES).unwrap_or(0) as usize;
-    Message::from_slice(message.get(..length).unwrap_or(&[])).unwrap_or_default()
+    let rendered = lpai_direct::message::render(message.get(..length).unwrap_or(&[]));
+    Message::from_slice(rendered.as_str().as_bytes()).unwrap_or_default()
 }
 
 fn contains(text: &[u8], part: &str) -> bool {
@@ -519,12 +518,12 @@ fn check_call(
 /// A `last_error` message for log lines: nothing when empty.
 struct Said<'m>(&'m [u8]);
 
-impl Say for Said<'_> {
-    fn say(&self, f: &mut Line) {
+impl core::fmt::Display for Said<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         match core::str::from_utf8(self.0) {
-            Ok("") => {}
-            Ok(text) => say!(f, "; last_error says \"", text, "\""),
-            Err(_) => f.text("; last_error is not UTF-8"),
+            Ok("") => Ok(()),
+            Ok(text) => write!(f, "; last_error says \"{text}\""),
+            Err(_) => f.write_str("; last_error is not UTF-8"),
         }
     }
 }
@@ -532,11 +531,11 @@ impl Say for Said<'_> {
 /// The status a case expected, for messages.
 struct Expected(Option<i32>);
 
-impl Say for Expected {
-    fn say(&self, f: &mut Line) {
+impl core::fmt::Display for Expected {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         match self.0 {
-            Some(code) => say!(f, Hex::of(code as u32)),
-            None => f.text("0 or the method's own DSP error"),
+            Some(code) => write!(f, "{:#x}", code as u32),
+            None => f.write_str("0 or the method's own DSP error"),
         }
     }
 }
@@ -575,23 +574,14 @@ impl Tally {
 
     /// Logs the counts at `level`.
     fn log(&self, level: Level) {
-        let mut line = Line::new();
-        say!(
-            &mut line,
-            "skel fuzz: ",
-            self.calls,
-            " calls; valid: ",
-            self.valid_live,
-            " live, ",
-            self.valid_stale,
-            " stale, ",
-            self.valid_random,
-            " random; broken:"
-        );
+        let mut line = super::text(format_args!(
+            "skel fuzz: {} calls; valid: {} live, {} stale, {} random; broken:",
+            self.calls, self.valid_live, self.valid_stale, self.valid_random
+        ));
         for (mutation, cases) in Mutation::ALL.iter().zip(self.mutations).skip(1) {
-            say!(&mut line, " ", mutation.name(), " ", cases, ",");
+            let _ = core::fmt::write(&mut line, format_args!(" {} {cases},", mutation.name()));
         }
-        crate::log!(level, line.as_str().trim_end_matches(','));
+        crate::log!(level, crate::platform::Message::Text, line.as_str().trim_end_matches(','));
     }
 }
 
@@ -647,24 +637,17 @@ pub fn malformed_calls(entry: &mut dyn SkelEntry) -> bool {
         };
         tally.count(mutation, target);
         if let Some(mismatch) = check_call(entry, &mut call, mutation, target, handle) {
-            crate::log!(
-                Level::Error,
-                "skel fuzz call ",
-                number,
-                ": ",
+            let line = super::text(format_args!(
+                "skel fuzz call {number}: {} with mutation \"{}\" on the {} handle: expected {}, got {:#x}: {}{}",
                 method.name,
-                " with mutation \"",
                 mutation.name(),
-                "\" on the ",
                 target.name(),
-                " handle: expected ",
                 Expected(expected_status(mutation, target)),
-                ", got ",
-                Hex::of(mismatch.status as u32),
-                ": ",
+                mismatch.status as u32,
                 mismatch.problem,
                 Said(&mismatch.message)
-            );
+            ));
+            crate::log!(Level::Error, crate::platform::Message::Text, line.as_str());
             all_as_expected = false;
             break;
         }

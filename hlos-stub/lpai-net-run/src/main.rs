@@ -1,4 +1,4 @@
-//! `lpai-net-run`: parses the command line, runs the job (or `inspect`, `stage`, `chart`, `doctor`) through the
+//! `lpai-net-run`: parses the command line, runs the job (or `inspect`, `stage`, `chart`, `doctor`, `render-log`) through the
 //! library and prints its summary (and a profiled run's table); errors go to stderr with exit status 1.
 //!
 //! Its users' guide is the book's `docs/src/run-a-model.md`, every flag is in `docs/src/reference/flags.md`.
@@ -40,6 +40,7 @@ fn main() -> std::process::ExitCode {
         Invocation::Chart(options) => cli::chart::run(&options),
         Invocation::Stage(options) => cli::stage::run(&options),
         Invocation::Doctor(options) => cli::doctor::run(&options),
+        Invocation::RenderLog(options) => cli::render_log::run(&options),
     }
 }
 

@@ -5,7 +5,7 @@
 use super::{Execution, Graph, MAX_EXECUTE_ATTEMPTS};
 use crate::log;
 use crate::platform::signals::SIGNAL_SLOTS;
-use crate::platform::{Current, Level, Platform};
+use crate::platform::{Current, Level, Message, Platform};
 use crate::runtime::completion::{Completed, Completion, FrameNotify, NotCompleted, FRAME_WAIT_MS};
 use crate::runtime::error::{name_of, RuntimeError};
 use core::ptr;
@@ -130,7 +130,7 @@ impl<'a> Graph<'a> {
                     COMMON_ERROR_NOT_SUPPORTED => {
                         record.abandon();
                         record.set_executes_async(false);
-                        self.say_synchronous("it answered QNN_COMMON_ERROR_NOT_SUPPORTED to graphExecuteAsync");
+                        self.say_synchronous(Message::AnsweredNotSupported);
                         self.run_synchronously(record, notify)?;
                     }
                     code => {
@@ -142,7 +142,7 @@ impl<'a> Graph<'a> {
             None => {
                 if record.executes_async().is_none() {
                     record.set_executes_async(false);
-                    self.say_synchronous("its function table has no graphExecuteAsync");
+                    self.say_synchronous(Message::NoExecuteAsync);
                 }
                 self.run_synchronously(record, notify)?;
             }
@@ -153,15 +153,8 @@ impl<'a> Graph<'a> {
         Ok(())
     }
 
-    fn say_synchronous(&self, why: &'static str) {
-        log!(
-            Level::Info,
-            "graph ",
-            self.name(),
-            ": the backend executes synchronously (",
-            why,
-            "): frames run inside start_frame"
-        );
+    fn say_synchronous(&self, why: Message) {
+        log!(Level::Info, Message::ExecutesSynchronously, self.name(), why);
     }
 
     /// The fallback: one graphExecute on the current inputs, completing the record here (notify included).

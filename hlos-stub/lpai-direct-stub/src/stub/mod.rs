@@ -404,6 +404,27 @@ pub mod flags {
     };
 }
 
+/// A skel's `last_error` in words: a record (its first byte is the flags byte, below any printable character)
+/// rendered with this build's message table, said to come from a skel whose table may differ when the skel's build
+/// id (`skel_build`, when known) is not this stub's; the text itself when an older skel answered text.
+pub fn skel_message(answer: &[u8], skel_build: Option<&str>) -> String {
+    match answer.first() {
+        None => String::new(),
+        Some(&first) if first >= 0x20 => String::from_utf8_lossy(answer).into_owned(),
+        Some(_) => {
+            let text = lpai_direct::message::render(answer).to_string();
+            match skel_build {
+                Some(build) if build != lpai_direct::version::BUILD_ID => format!(
+                    "{text} (said by a skel of build {build}, whose message table may differ from this stub's, build \
+                     {})",
+                    lpai_direct::version::BUILD_ID
+                ),
+                _ => text,
+            }
+        }
+    }
+}
+
 /// An open skel handle; closed on drop (or by [`Stub::close`]).
 pub struct Stub {
     transport: Box<dyn Transport>,
@@ -547,7 +568,8 @@ impl Stub {
         StubError::Call { method, place: self.transport.place(), code, code_name: aee::name(code), message }
     }
 
-    /// The skel's message for the last failed call on this handle.
+    /// The skel's message for the last failed call on this handle, in words: the skel answers a record of the
+    /// message and its values (`lpai_direct::message`), rendered here with this build's table ([`skel_message`]).
     pub fn last_error(&mut self) -> Result<String, StubError> {
         let mut message = vec![0u8; 512];
         let length = self.call(
@@ -556,7 +578,11 @@ impl Stub {
             |e| e.rout_u32(codec::last_error::MESSAGE_BYTES),
         )? as usize;
         message.truncate(length.min(512));
-        Ok(String::from_utf8_lossy(&message).into_owned())
+        let build_id = match &self.skel {
+            SkelVersion::Known { build_id, .. } => Some(build_id.as_str()),
+            _ => None,
+        };
+        Ok(skel_message(&message, build_id))
     }
 
     /// Per-handle settings for later loads.

@@ -8,6 +8,7 @@ pub mod fastrpc_args;
 pub mod inspect;
 mod named_values;
 pub mod net_run;
+pub mod render_log;
 pub mod stage;
 
 use chart::ChartOptions;
@@ -15,6 +16,7 @@ pub use clap::Parser;
 use doctor::DoctorOptions;
 use inspect::InspectOptions;
 pub use net_run::Options;
+use render_log::RenderLogOptions;
 use stage::StageOptions;
 use std::ffi::OsString;
 
@@ -61,6 +63,8 @@ pub enum Invocation {
     Stage(Box<StageOptions>),
     /// `doctor ...`.
     Doctor(DoctorOptions),
+    /// `render-log [FILE]`.
+    RenderLog(RenderLogOptions),
 }
 
 /// Parses a command line (the program name first): a command's name as the first argument selects that command,
@@ -89,6 +93,10 @@ pub fn parse_invocation<T: Into<OsString>>(args: impl IntoIterator<Item = T>) ->
         Some("doctor") => {
             args.remove(1);
             Invocation::Doctor(DoctorOptions::parse_from(args))
+        }
+        Some("render-log") => {
+            args.remove(1);
+            Invocation::RenderLog(RenderLogOptions::parse_from(args))
         }
         _ => Invocation::Run(Box::new(Options::parse_from(args))),
     }
