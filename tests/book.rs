@@ -734,7 +734,7 @@ fn help_blocks() -> Vec<(PathBuf, usize, String, String)> {
 fn help_text(arguments: &str) -> String {
     let mut words: Vec<&str> = arguments.split_whitespace().collect();
     let command = words.first().copied();
-    if matches!(command, Some("inspect" | "chart" | "stage" | "doctor")) {
+    if matches!(command, Some("inspect" | "chart" | "stage" | "doctor" | "render-log")) {
         words.remove(0);
     }
     let argv = std::iter::once("lpai-net-run").chain(words);
@@ -743,6 +743,7 @@ fn help_text(arguments: &str) -> String {
         Some("chart") => cli::chart::ChartOptions::try_parse_from(argv).err(),
         Some("stage") => cli::stage::StageOptions::try_parse_from(argv).err(),
         Some("doctor") => cli::doctor::DoctorOptions::try_parse_from(argv).err(),
+        Some("render-log") => cli::render_log::RenderLogOptions::try_parse_from(argv).err(),
         _ => cli::Options::try_parse_from(argv).err(),
     };
     let error = error.unwrap_or_else(|| panic!("`lpai-net-run {arguments}` parses as a run, not a help request"));
@@ -781,7 +782,8 @@ fn updating() -> bool {
 fn source_help_blocks_equal_lpai_net_run_help() {
     let blocks = help_blocks();
     let flags = book_source().join("reference/flags.md");
-    for arguments in ["--help", "inspect --help", "stage --help", "doctor --help", "chart --help"] {
+    for arguments in ["--help", "inspect --help", "stage --help", "doctor --help", "chart --help", "render-log --help"]
+    {
         assert!(
             blocks.iter().any(|(file, _, args, _)| *file == flags && args == arguments),
             "docs/src/reference/flags.md has no `<!-- help: {arguments} -->` block"

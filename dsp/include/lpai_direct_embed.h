@@ -175,8 +175,19 @@ int lpai_direct_embed_last_execute_us(lpai_direct_embed* embed, uint64_t* micros
 int lpai_direct_embed_arena_used(lpai_direct_embed* embed, size_t* used, size_t* capacity);
 
 /* The last failed call's message (empty after a success), NUL-terminated, valid until the next call on the
- * handle; a fixed text for anything that is not a live handle. */
+ * handle; a fixed text for anything that is not a live handle. The library carries no message text: the message is
+ * the record of which message and its values, given as a log line, `lpai:` and hex digits, which
+ * `lpai-net-run render-log` puts in words on a host; after lpai_direct_embed_use_messages it is the words. */
 const char* lpai_direct_embed_last_error(const lpai_direct_embed* embed);
+
+/* Renders a message record in words: `record` (`length` bytes) into `out`, NUL-terminated, at most `capacity` bytes
+ * with the NUL; answers the text's length. The library's message table: nothing else in it refers to this function,
+ * so an image linked with --gc-sections carries the words only when the firmware names it (below). */
+size_t lpai_direct_messages_render(const uint8_t* record, size_t length, char* out, size_t capacity);
+
+/* Has every handle's last error rendered in words by `render` (lpai_direct_messages_render, from the optional
+ * library); NULL goes back to the record as a log line. Call it once, before the handles fail. */
+void lpai_direct_embed_use_messages(size_t (*render)(const uint8_t* record, size_t length, char* out, size_t capacity));
 
 /* Frees the context, then libQnnSystem (if create opened one), then the backend. The arena and the binary are the
  * caller's again. Refused (LPAI_DIRECT_EMBED_ERROR_STATE) while a started frame was not taken: wait for it first. */

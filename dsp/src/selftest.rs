@@ -80,7 +80,12 @@ macro_rules! expect_ok {
         match $result {
             Ok(value) => value,
             Err(error) => {
-                $crate::log!($crate::platform::Level::Error, $crate::platform::Message::StepFailed, stringify!($result), error);
+                $crate::log!(
+                    $crate::platform::Level::Error,
+                    $crate::platform::Message::StepFailed,
+                    stringify!($result),
+                    error
+                );
                 return Err($crate::selftest::Failure {
                     file: file!(),
                     line: line!(),

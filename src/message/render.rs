@@ -110,7 +110,11 @@ pub fn render_with(record: &[u8], template: impl Fn(u16) -> Option<&'static str>
 }
 
 /// Renders one item; `None` at the end of the record (or at a byte no item starts with).
-fn item(reader: &mut Reader<'_>, out: &mut Rendered, template: impl Fn(u16) -> Option<&'static str> + Copy) -> Option<()> {
+fn item(
+    reader: &mut Reader<'_>,
+    out: &mut Rendered,
+    template: impl Fn(u16) -> Option<&'static str> + Copy,
+) -> Option<()> {
     match reader.byte()? {
         encoding::MESSAGE => message(reader, out, template),
         encoding::UNSIGNED => {
@@ -169,7 +173,11 @@ fn item(reader: &mut Reader<'_>, out: &mut Rendered, template: impl Fn(u16) -> O
 }
 
 /// Renders a message (after its tag): its template's text with each `{}` filled by the next item, up to its end.
-fn message(reader: &mut Reader<'_>, out: &mut Rendered, template: impl Fn(u16) -> Option<&'static str> + Copy) -> Option<()> {
+fn message(
+    reader: &mut Reader<'_>,
+    out: &mut Rendered,
+    template: impl Fn(u16) -> Option<&'static str> + Copy,
+) -> Option<()> {
     let id = reader.u16()?;
     let Some(text) = template(id) else { return unknown(id, reader, out, template) };
     let mut pieces = text.split("{}");

@@ -1,12 +1,12 @@
 //! Asynchronous frames: the input sets a load gives, starting a frame (with an optional completion callback),
 //! polling for it and waiting for it.
 
-use lpai_direct_skel::platform::Message;
 use crate::call::{checked_call, query};
 use crate::errors::{code, ERROR_INVALID_ARGUMENT, ERROR_STATE, OK};
 use crate::handle::{state, CallerArena, EmbedHandle};
 use core::ffi::{c_int, c_void};
 use lpai_direct_skel::embed::Embed;
+use lpai_direct_skel::platform::Message;
 use lpai_direct_skel::runtime::{FrameNotify, FrameState};
 
 /// `LPAI_DIRECT_EMBED_FRAME_NEEDS_NEXT`: the backend answered EARLY_TERMINATION (feed the next frame, start

@@ -2,11 +2,11 @@
 //! most calls share (the handle checked, then the other arguments, then the loaded embedding asked and its answer
 //! written back).
 
-use lpai_direct_skel::platform::Message;
 use crate::errors::{code, ERROR_INVALID_ARGUMENT};
 use crate::handle::{state, CallerArena, EmbedHandle, State};
 use core::ffi::{c_char, c_int, CStr};
 use lpai_direct_skel::embed::Embed;
+use lpai_direct_skel::platform::Message;
 use lpai_direct_skel::runtime::RuntimeError;
 
 /// Longest name read from the caller (without its NUL).

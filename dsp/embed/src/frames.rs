@@ -1,13 +1,13 @@
 //! Frames: the selected graph's input and output buffers, executing it on a frame, and what running it costs
 //! (the last execution's time, the arena used).
 
-use lpai_direct_skel::platform::Message;
 use crate::call::{answer, checked_call, query, Out};
 use crate::errors::{ERROR_STATE, OK};
 use crate::handle::EmbedHandle;
 use core::ffi::{c_int, c_void};
 use core::ptr::NonNull;
 use lpai_direct_skel::embed::Direction;
+use lpai_direct_skel::platform::Message;
 
 /// Binds buffer `index` of the selected graph's `direction`: writes it, as `pointer` makes it, to `data` and its
 /// size to `bytes`.
@@ -136,8 +136,7 @@ pub unsafe extern "C" fn lpai_direct_embed_arena_used(
             |state, (used, capacity)| {
                 let whole = state.arena_end - state.arena_start;
                 let Some(embedding) = state.embed.as_ref() else {
-                    return state
-                        .refuse(ERROR_STATE, Message::EmbedArenaUsedNotCreated);
+                    return state.refuse(ERROR_STATE, Message::EmbedArenaUsedNotCreated);
                 };
                 // The handle, the libraries and their padding come before the embedding's own arena.
                 let handle_bytes = whole - embedding.arena_capacity();

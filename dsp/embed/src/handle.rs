@@ -3,12 +3,12 @@
 //! libraries, and how a call finds the state again from the handle.
 
 use crate::errors::{code_of, LastError, ERROR_STATE};
-use lpai_direct_skel::platform::{Line, Message};
 use core::ffi::c_int;
 use core::mem::{align_of, size_of};
 use core::ptr;
 use core::ptr::NonNull;
 use lpai_direct_skel::embed::{Embed, Libraries};
+use lpai_direct_skel::platform::{Line, Message};
 use lpai_direct_skel::runtime::{Footing, RuntimeError};
 
 /// `struct lpai_direct_embed` as C sees it: opaque, reached only through pointers.

@@ -26,6 +26,7 @@ mod errors;
 mod frames;
 mod handle;
 mod lifecycle;
+mod messages;
 mod queries;
 #[cfg(test)]
 mod tests;
@@ -35,7 +36,8 @@ pub use asynchronous::{
     lpai_direct_embed_wait_frame, FrameDoneFn, FRAME_NEEDS_NEXT, FRAME_PENDING, FRAME_READY,
 };
 pub use errors::{
-    lpai_direct_embed_use_messages, Renderer, ERROR_ARENA_FULL, ERROR_BINARY, ERROR_FAILED, ERROR_INVALID_ARGUMENT, ERROR_LIBRARY, ERROR_QNN, ERROR_STATE, OK,
+    lpai_direct_embed_use_messages, Renderer, ERROR_ARENA_FULL, ERROR_BINARY, ERROR_FAILED, ERROR_INVALID_ARGUMENT,
+    ERROR_LIBRARY, ERROR_QNN, ERROR_STATE, OK,
 };
 pub use frames::{
     lpai_direct_embed_arena_used, lpai_direct_embed_execute_frame, lpai_direct_embed_input,
@@ -48,6 +50,7 @@ pub use lifecycle::{
     lpai_direct_embed_register_op_package, lpai_direct_embed_set_memory_types, MEMORY_DDR, MEMORY_LLC, MEMORY_PSRAM,
     MEMORY_TCM,
 };
+pub use messages::lpai_direct_messages_render;
 pub use queries::{
     lpai_direct_embed_binary_in_place, lpai_direct_embed_find_graph, lpai_direct_embed_graph_count,
     lpai_direct_embed_graph_name, lpai_direct_embed_last_error, lpai_direct_embed_select_graph,

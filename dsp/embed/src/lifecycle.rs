@@ -1,6 +1,5 @@
 //! The lifecycle of an embedding: create it in the caller's arena, load its one context binary, destroy it.
 
-use lpai_direct_skel::platform::Message;
 use crate::call::{c_string, Out};
 use crate::errors::{code, ERROR_ARENA_FULL, ERROR_INVALID_ARGUMENT, ERROR_STATE, OK};
 use crate::handle::{state, CallerArena, EmbedHandle, Layout, State};
@@ -9,6 +8,7 @@ use core::ptr;
 use core::ptr::NonNull;
 use lpai_direct::qnn::lpai;
 use lpai_direct_skel::embed::Embed;
+use lpai_direct_skel::platform::Message;
 use lpai_direct_skel::runtime::PersistentBinary;
 use lpai_direct_skel::runtime::{BackendOptions, Binary, ContextOptions, GraphOptions, Libraries, LoadRequest};
 
@@ -40,10 +40,7 @@ pub unsafe extern "C" fn lpai_direct_embed_set_memory_types(
     }
     let known = |value: u32| lpai::MemType(value).name().map(|_| lpai::MemType(value));
     let (Some(scratch), Some(persistent)) = (known(scratch), known(persistent)) else {
-        return state.refuse(
-            ERROR_INVALID_ARGUMENT,
-            Message::EmbedMemoryTypeUnknown,
-        );
+        return state.refuse(ERROR_INVALID_ARGUMENT, Message::EmbedMemoryTypeUnknown);
     };
     state.memory = lpai::MemoryPlacement { scratch, persistent };
     OK
@@ -67,19 +64,11 @@ pub unsafe extern "C" fn lpai_direct_embed_register_op_package(
     // SAFETY: null or NUL-terminated (the caller's promise).
     let (path, provider, named_target) = unsafe { (c_string(path), c_string(interface_provider), c_string(target)) };
     let (Some(path), Some(provider), true) = (path, provider, named_target.is_some() || target.is_null()) else {
-        return state.refuse(
-            ERROR_INVALID_ARGUMENT,
-            Message::EmbedOpPackageArguments,
-        );
+        return state.refuse(ERROR_INVALID_ARGUMENT, Message::EmbedOpPackageArguments);
     };
     let result = match state.embed.as_ref() {
         None => return state.refuse(ERROR_STATE, Message::EmbedOpPackageNotCreated),
-        Some(embedding) if embedding.is_loaded() => {
-            return state.refuse(
-                ERROR_STATE,
-                Message::EmbedOpPackageAfterLoad,
-            )
-        }
+        Some(embedding) if embedding.is_loaded() => return state.refuse(ERROR_STATE, Message::EmbedOpPackageAfterLoad),
         Some(embedding) => embedding.libraries().register_op_package(path, provider, named_target),
     };
     code(state.settle(result))
@@ -259,10 +248,7 @@ unsafe fn load(
     let end = start.checked_add(buffer_bytes);
     let sizes_fit = binary_bytes > 0 && binary_bytes <= buffer_bytes && isize::try_from(buffer_bytes).is_ok();
     let (false, Some(end), true) = (binary.is_null(), end, sizes_fit) else {
-        return state.refuse(
-            ERROR_INVALID_ARGUMENT,
-            Message::EmbedLoadBinaryArgument,
-        );
+        return state.refuse(ERROR_INVALID_ARGUMENT, Message::EmbedLoadBinaryArgument);
     };
     if start < state.arena_end && state.arena_start < end {
         return state.refuse(ERROR_INVALID_ARGUMENT, Message::EmbedLoadOverlap);
@@ -274,10 +260,7 @@ unsafe fn load(
                 return state.refuse(ERROR_INVALID_ARGUMENT, Message::EmbedRecordArgument);
             }
             if !outside_arena(state.arena_start, state.arena_end, pointer as usize, bytes) {
-                return state.refuse(
-                    ERROR_INVALID_ARGUMENT,
-                    Message::EmbedRecordOverlap,
-                );
+                return state.refuse(ERROR_INVALID_ARGUMENT, Message::EmbedRecordOverlap);
             }
             // SAFETY: non-null, `bytes` readable bytes outside the arena that no one changes during this call (the
             // caller's promise); only read while loading (the embedding copies what it keeps into its arena).

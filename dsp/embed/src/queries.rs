@@ -1,12 +1,12 @@
 //! Queries about the handle and the loaded binary: the last failure's message, whether the backend runs the binary
 //! in place, its graphs (count, names, the selected one) and the selected graph's tensors.
 
-use lpai_direct_skel::platform::Message;
 use crate::call::{answer, c_string, query, Out};
 use crate::errors::{code, ERROR_INVALID_ARGUMENT};
 use crate::handle::{state, state_ref, EmbedHandle};
 use core::ffi::{c_char, c_int};
 use lpai_direct_skel::embed::Direction;
+use lpai_direct_skel::platform::Message;
 use lpai_direct_skel::runtime::{RuntimeError, TensorInfo};
 
 /// `lpai_direct_embed_tensor`: what [`lpai_direct_embed_tensor_info`] fills in.
@@ -85,9 +85,7 @@ pub unsafe extern "C" fn lpai_direct_embed_binary_in_place(embed: *mut EmbedHand
 pub unsafe extern "C" fn lpai_direct_embed_graph_count(embed: *mut EmbedHandle, count: *mut usize) -> c_int {
     // SAFETY: the caller's promises about the handle and `count`.
     unsafe {
-        query(embed, "graph_count", count, Message::EmbedGraphCountArgument, |embedding| {
-            Ok(embedding.graph_count())
-        })
+        query(embed, "graph_count", count, Message::EmbedGraphCountArgument, |embedding| Ok(embedding.graph_count()))
     }
 }
 

@@ -30,7 +30,7 @@ static CONTRACT_MODEL: [BuiltinLibrary; 2] = [
 fn register() {
     register_builtin_libraries(&CONTRACT_MODEL).unwrap();
     // SAFETY: the table's renderer, callable for the life of the program.
-    unsafe { lpai_direct_embed_use_messages(Some(lpai_direct_messages::lpai_direct_messages_render)) };
+    unsafe { lpai_direct_embed_use_messages(Some(lpai_direct_messages_render)) };
 }
 
 /// Memory at the contract model's start alignment.

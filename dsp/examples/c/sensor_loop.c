@@ -221,6 +221,9 @@ static void check_refusals(lpai_direct_embed* embed) {
 }
 
 static int sensor_loop(int argc, char** argv) {
+    /* Failures in words: this example links the library's message table (a firmware that leaves it out gets each
+     * message as an `lpai:` log line, which `lpai-net-run render-log` puts in words on a host). */
+    lpai_direct_embed_use_messages(lpai_direct_messages_render);
     if (argc < 5) {
         put(2, "usage: sensor_loop BACKEND SYSTEM_LIBRARY|record:RECORD BINARY FRAME...\n");
         return 2;

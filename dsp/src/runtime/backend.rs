@@ -8,8 +8,8 @@ use super::error::{check, name_of, require, Name, RuntimeError};
 use crate::log;
 use crate::platform::libraries::Library;
 use crate::platform::Hex;
-use crate::platform::{Level, Message};
 use crate::platform::VendorCalls;
+use crate::platform::{Level, Message};
 use core::ffi::{c_void, CStr};
 use core::ptr;
 use core::sync::atomic::{AtomicU32, Ordering};
@@ -147,13 +147,7 @@ impl Backend {
         };
         let lpai_configs: [*const BackendConfig; 2] = [&hw_config, ptr::null()];
         let configs = if is_lpai {
-            log!(
-                Level::Info,
-                Message::LpaiHwInfo,
-                name,
-                hw_info.lpai_target.0,
-                Hex::of(hw_info.hw_version.0)
-            );
+            log!(Level::Info, Message::LpaiHwInfo, name, hw_info.lpai_target.0, Hex::of(hw_info.hw_version.0));
             lpai_configs.as_ptr()
         } else {
             log!(Level::Info, Message::NotLpaiSkippingHwInfo, name, info.backend_id);

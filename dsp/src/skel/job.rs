@@ -211,7 +211,8 @@ fn read_inputs<'t>(
         let failed = |cause| Failure::new(line, File::Input(file), cause);
         let path = path.set(&[file]).ok_or(failed(Cause::PathTooLong))?;
         let float_in = job.input_is_float(index);
-        let expected = file_bytes(graph, false, index, float_in).ok_or(failed(Cause::Mismatch(Message::NoSuchInput)))?;
+        let expected =
+            file_bytes(graph, false, index, float_in).ok_or(failed(Cause::Mismatch(Message::NoSuchInput)))?;
         let part = next_part(&mut at, expected).and_then(|part| staging.get_mut(part));
         let part = part.ok_or(failed(Cause::NoMemory))?;
         match Current::read_file(path, part) {
@@ -255,7 +256,8 @@ fn take_outputs<'t>(job: &Job<'t>, graph: &Graph<'_>, staging: &mut [u8], line: 
     for output in job.outputs() {
         let failed = |cause| Failure::new(line, File::Result(output.file_name), cause);
         let index = output.index as usize;
-        let bytes = file_bytes(graph, true, index, output.float).ok_or(failed(Cause::Mismatch(Message::NoSuchOutput)))?;
+        let bytes =
+            file_bytes(graph, true, index, output.float).ok_or(failed(Cause::Mismatch(Message::NoSuchOutput)))?;
         let part = next_part(&mut at, bytes).and_then(|part| staging.get_mut(part)).ok_or(failed(Cause::NoMemory))?;
         match output.float {
             true => graph.read_output_float(index, part).map_err(|error| failed(Cause::Runtime(error)))?,
@@ -295,7 +297,8 @@ fn write_outputs<'t>(
         let name = output.file_name;
         let failed = |cause| in_result(File::Result(name), cause);
         let index = output.index as usize;
-        let bytes = file_bytes(graph, true, index, output.float).ok_or(failed(Cause::Mismatch(Message::NoSuchOutput)))?;
+        let bytes =
+            file_bytes(graph, true, index, output.float).ok_or(failed(Cause::Mismatch(Message::NoSuchOutput)))?;
         let part = next_part(&mut at, bytes).and_then(|part| staging.get(part));
         let part = part.ok_or(failed(Cause::NoMemory))?;
         let file = path

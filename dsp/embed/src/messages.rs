@@ -1,15 +1,7 @@
-//! The optional message table of the embedding's C API (`dsp/include/lpai_direct_embed.h`): firmware that wants
-//! its last errors in words links this library and hands [`lpai_direct_messages_render`] to
-//! `lpai_direct_embed_use_messages`; firmware that does not pays nothing for the words, and gets each record as a
-//! log line (`lpai:` and hex) that `lpai-net-run render-log` puts in words on a host.
-#![no_std]
-
-// The host build (tests) takes std's panic handler; the device build refers to none (the post-link check).
-#[cfg(not(target_arch = "hexagon"))]
-extern crate std;
-
-#[cfg(target_arch = "hexagon")]
-lpai_direct::pd_library_panic_handler!();
+//! The embedding's optional message table: [`lpai_direct_messages_render`] puts a last error's record in words with
+//! every message's text. Nothing in the library refers to it, so a firmware image linked with `--gc-sections` keeps
+//! the words only if the firmware hands it to `lpai_direct_embed_use_messages`; one that does not pays nothing for
+//! them, and gets each record as a log line (`lpai:` and hex) that `lpai-net-run render-log` puts in words on a host.
 
 use core::ffi::c_char;
 
