@@ -50,11 +50,13 @@ struct ArenaMemory([u8; 256 * 1024]);
 /// A file descriptor the loop writes to.
 struct Out(i32);
 
-/// Writes parts (said into a line, as the runtime's messages are) to an [`Out`].
+/// Writes parts (said into a line, as the runtime's messages are, then rendered with the core's table) to an
+/// [`Out`].
 macro_rules! put {
     ($out:expr, $($part:expr),+ $(,)?) => {{
-        let line = lpai_direct_skel::message!($($part),+);
-        write_all($out.0, line.as_str().as_bytes());
+        let mut line = lpai_direct_skel::platform::Line::new();
+        $( lpai_direct_skel::platform::Say::say(&$part, &mut line); )+
+        write_all($out.0, line.rendered().as_str().as_bytes());
     }};
 }
 

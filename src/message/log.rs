@@ -1,10 +1,28 @@
-//! A record in a DSP log line: `lpai:` and its bytes in lowercase hex, the line's whole format for the PD's
-//! `HAP_debug_v2` (no `%`, so nothing variadic is read), and [`render_log_line`], which puts such lines back in words.
+//! A record in DSP log lines: `lpai:` and its bytes in lowercase hex, the line's whole format for the PD's
+//! `HAP_debug_v2` (no `%`, so nothing variadic is read). A record longer than [`PIECE_BYTES`] is logged in pieces,
+//! each but the last after `lpai+` (so the PD's log call needs a small buffer on its stack); [`record_in`] reads a
+//! piece back and the reader joins them (`lpai-net-run render-log`).
 
 use core::ffi::CStr;
 
-/// What starts a record in a log line.
+/// What starts a record's last (or only) piece in a log line.
 pub const PREFIX: &str = "lpai:";
+
+/// What starts a piece the next `lpai` piece continues.
+pub const CONTINUES: &str = "lpai+";
+
+/// Record bytes a log line carries at most.
+pub const PIECE_BYTES: usize = 128;
+
+/// Logs `record` in pieces of at most [`PIECE_BYTES`], each as a NUL-terminated line given to `emit`.
+pub fn log_pieces(record: &[u8], mut emit: impl FnMut(&CStr)) {
+    let mut buffer = [0u8; log_line_capacity(PIECE_BYTES)];
+    let mut pieces = record.chunks(PIECE_BYTES).peekable();
+    while let Some(piece) = pieces.next() {
+        let prefix = if pieces.peek().is_some() { CONTINUES } else { PREFIX };
+        emit(write_line(prefix, piece, &mut buffer));
+    }
+}
 
 /// Bytes a log line needs for a record of `record_bytes`: the prefix, two hex digits a byte, the NUL.
 pub const fn log_line_capacity(record_bytes: usize) -> usize {
@@ -13,9 +31,13 @@ pub const fn log_line_capacity(record_bytes: usize) -> usize {
 
 /// Writes `record` as a log line into `buffer` (cut at a whole byte where the buffer ends), NUL-terminated.
 pub fn log_line<'b>(record: &[u8], buffer: &'b mut [u8]) -> &'b CStr {
+    write_line(PREFIX, record, buffer)
+}
+
+fn write_line<'b>(prefix: &str, record: &[u8], buffer: &'b mut [u8]) -> &'b CStr {
     const DIGITS: &[u8; 16] = b"0123456789abcdef";
     let mut length = 0;
-    for &byte in PREFIX.as_bytes() {
+    for &byte in prefix.as_bytes() {
         if let Some(slot) = buffer.get_mut(length) {
             *slot = byte;
             length += 1;
@@ -39,11 +61,35 @@ pub fn log_line<'b>(record: &[u8], buffer: &'b mut [u8]) -> &'b CStr {
     CStr::from_bytes_until_nul(buffer).unwrap_or(c"")
 }
 
-/// The record a log line's `lpai:` token carries (its hex digits up to the first other character), and where the
-/// token starts and ends in `line`.
-pub fn record_in(line: &str) -> Option<(usize, usize, RecordBytes)> {
-    let start = line.find(PREFIX)?;
-    let digits = line.get(start + PREFIX.len()..)?;
+/// A record's piece found in a log line.
+pub struct Piece {
+    /// Where its token (`lpai:` or `lpai+` and the hex digits) starts in the line.
+    pub start: usize,
+    /// Where the token ends.
+    pub end: usize,
+    /// The bytes it carries.
+    pub record: RecordBytes,
+    /// Whether the record goes on in the next piece (`lpai+`).
+    pub continues: bool,
+}
+
+/// The first piece of a record a log line carries (an `lpai:` or `lpai+` token and its hex digits up to the first
+/// other character).
+pub fn record_in(line: &str) -> Option<Piece> {
+    let start = line.find("lpai")?;
+    let after = line.get(start + PREFIX.len()..);
+    let continues = match line.get(start..start + PREFIX.len()) {
+        Some(PREFIX) => false,
+        Some(CONTINUES) => true,
+        _ => {
+            let next = start + 4;
+            let mut piece = record_in(line.get(next..)?)?;
+            piece.start += next;
+            piece.end += next;
+            return Some(piece);
+        }
+    };
+    let digits = after?;
     let count = digits.bytes().take_while(u8::is_ascii_hexdigit).count() / 2 * 2;
     let mut record = RecordBytes { bytes: [0; 256], length: 0 };
     for pair in digits.as_bytes().get(..count)?.chunks(2) {
@@ -52,7 +98,14 @@ pub fn record_in(line: &str) -> Option<(usize, usize, RecordBytes)> {
         *record.bytes.get_mut(record.length)? = byte;
         record.length += 1;
     }
-    (record.length > 0).then_some((start, start + PREFIX.len() + count, record))
+    if record.length == 0 {
+        let next = start + PREFIX.len();
+        let mut piece = record_in(line.get(next..)?)?;
+        piece.start += next;
+        piece.end += next;
+        return Some(piece);
+    }
+    Some(Piece { start, end: start + PREFIX.len() + count, record, continues })
 }
 
 /// A record read back from a log line.
@@ -70,7 +123,10 @@ impl RecordBytes {
 
 #[cfg(test)]
 mod tests {
+    extern crate std;
     use super::*;
+    use std::string::{String, ToString};
+    use std::vec::Vec;
 
     #[test]
     fn a_record_goes_into_a_log_line_and_comes_back() {
@@ -79,11 +135,29 @@ mod tests {
         let line = log_line(&record, &mut buffer);
         assert_eq!(line.to_str(), Ok("lpai:00010200022a00"));
         let captured = "12-07 10:00:00.123 adsp lpai_direct:0: lpai:00010200022a00 (more)";
-        let (start, end, found) = record_in(captured).unwrap();
-        assert_eq!(found.as_bytes(), record);
-        assert_eq!(&captured[start..end], "lpai:00010200022a00");
+        let found = record_in(captured).unwrap();
+        assert_eq!(found.record.as_bytes(), record);
+        assert_eq!(&captured[found.start..found.end], "lpai:00010200022a00");
+        assert!(!found.continues);
         assert!(record_in("no record here").is_none());
+        assert_eq!(record_in("lpai: alone, then lpai:01").map(|found| found.start), Some(18));
         let mut small = [0u8; 9];
         assert_eq!(log_line(&record, &mut small).to_str(), Ok("lpai:00"), "cut at a whole byte");
+    }
+
+    #[test]
+    fn a_long_record_is_logged_in_pieces_that_join_back() {
+        let record: Vec<u8> = (0..=255u8).chain(0..44).collect();
+        let mut lines: Vec<String> = Vec::new();
+        log_pieces(&record, |line| lines.push(line.to_str().unwrap().to_string()));
+        assert_eq!(lines.len(), 3);
+        assert!(lines[0].starts_with("lpai+") && lines[1].starts_with("lpai+") && lines[2].starts_with("lpai:"));
+        let mut joined = Vec::new();
+        for line in &lines {
+            let piece = record_in(line).unwrap();
+            assert_eq!(piece.continues, !line.starts_with("lpai:"));
+            joined.extend_from_slice(piece.record.as_bytes());
+        }
+        assert_eq!(joined, record);
     }
 }

@@ -378,8 +378,10 @@ impl Platform for LinuxUser {
         }
         LinuxUser::log(
             Level::Error,
-            "completion signal: waiting for a signal nobody set; this program has one thread, so it would never \
-             be set (a backend must notify inside graphExecuteAsync here): a bug, refused instead of hanging",
+            &Line::of(
+                "completion signal: waiting for a signal nobody set; this program has one thread, so it would never \
+                 be set (a backend must notify inside graphExecuteAsync here): a bug, refused instead of hanging",
+            ),
         );
         Err(PlatformError::Unsupported)
     }
@@ -395,6 +397,6 @@ impl Platform for LinuxUser {
 fn panic(info: &core::panic::PanicInfo) -> ! {
     let mut line = heapless::String::<256>::new();
     let _ = core::fmt::Write::write_fmt(&mut line, format_args!("panic: {info}"));
-    LinuxUser::log(Level::Error, &line);
+    LinuxUser::log(Level::Error, &Line::of(line.as_str()));
     exit(101)
 }

@@ -135,6 +135,15 @@ pub unsafe extern "C" fn qurt_signal_wait_timed(
     QURT_ENOTALLOWED
 }
 
+/// The pieces logged so far of a record the next log line continues (`lpai+`), read under [`PENDING_LOCK`].
+struct Pending(core::cell::UnsafeCell<heapless::Vec<u8, { crate::platform::LOG_LINE_BYTES }>>);
+
+// SAFETY: the buffer is only touched with PENDING_LOCK held.
+unsafe impl Sync for Pending {}
+
+static PENDING: Pending = Pending(core::cell::UnsafeCell::new(heapless::Vec::new()));
+static PENDING_LOCK: AtomicU32 = AtomicU32::new(0);
+
 /// The bytes of a caller's NUL-terminated string, at most `limit`; `None` for null.
 ///
 /// # Safety
@@ -178,12 +187,23 @@ pub unsafe extern "C" fn HAP_debug_v2(level: c_int, file: *const c_char, _line: 
     let _ = line.extend_from_slice(b"] ");
     let _ = line.extend_from_slice(file);
     let _ = line.extend_from_slice(b": ");
-    // A message record (`lpai:` and hex, what the skel and the audio module log) is put in words, as
-    // `lpai-net-run render-log` does on a device's captured log; any other format is printed as it is.
-    let record = core::str::from_utf8(format).ok().and_then(lpai_direct::message::log::record_in);
-    match record {
-        Some((0, end, record)) if end == format.len() => {
-            let _ = line.extend_from_slice(lpai_direct::message::render(record.as_bytes()).as_str().as_bytes());
+    // A message record (`lpai:` and hex, what the skel and the audio module log; a long one in `lpai+` pieces
+    // first) is put in words, as `lpai-net-run render-log` does on a device's captured log, on its last piece's
+    // line; any other format is printed as it is.
+    let piece = core::str::from_utf8(format).ok().and_then(lpai_direct::message::log::record_in);
+    match piece {
+        Some(piece) if piece.start == 0 && piece.end == format.len() => {
+            futex_lock(&PENDING_LOCK);
+            // SAFETY: PENDING is only touched with PENDING_LOCK held, as it is here.
+            let pending = unsafe { &mut *PENDING.0.get() };
+            let whole = pending.extend_from_slice(piece.record.as_bytes()).is_ok();
+            let rendered = (!piece.continues).then(|| lpai_direct::message::render(pending));
+            if !piece.continues || !whole {
+                pending.clear();
+            }
+            futex_unlock(&PENDING_LOCK);
+            let Some(rendered) = rendered else { return };
+            let _ = line.extend_from_slice(rendered.as_str().as_bytes());
         }
         _ => {
             for byte in lpai_direct::farf::message_of(format) {

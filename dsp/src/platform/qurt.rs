@@ -168,11 +168,12 @@ impl Platform for Qurt {
             Level::Info => HAP_LEVEL_MEDIUM,
             Level::Debug => HAP_LEVEL_LOW,
         };
-        // The record in hex after `lpai:` is the format itself: no `%`, no variadic arguments (lpai_direct::farf).
-        let mut buffer = [0u8; lpai_direct::message::log_line_capacity(super::LOG_LINE_BYTES)];
-        let format = lpai_direct::message::log_line(line.record(), &mut buffer);
-        // SAFETY: both strings are NUL-terminated; the format has no conversion, so nothing variadic is read.
-        unsafe { HAP_debug_v2(hap_level, c"lpai_direct".as_ptr(), 0, format.as_ptr()) };
+        // The record in hex after `lpai:` (a long one in pieces) is the format itself: no `%`, no variadic
+        // arguments (lpai_direct::farf).
+        lpai_direct::message::log::log_pieces(line.record(), |format| {
+            // SAFETY: both strings are NUL-terminated; the format has no conversion, so nothing variadic is read.
+            unsafe { HAP_debug_v2(hap_level, c"lpai_direct".as_ptr(), 0, format.as_ptr()) };
+        });
     }
 
     fn file_size(path: &CStr) -> Result<u64, PlatformError> {

@@ -7,7 +7,8 @@ use std::process::ExitCode;
 
 /// `lpai-net-run render-log`: reads a captured DSP log (logcat, mini-dm or any text holding the skel's, the
 /// embedding's or the audio module's lines) and writes it to stdout with each message record (`lpai:` and hex
-/// digits) put in words, every other character as it was. FILE `-` (the default) reads stdin.
+/// digits) put in words, every other character as it was; a record logged in pieces (`lpai+` lines first) is put
+/// in words on the line of its last piece, its other lines left out. FILE `-` (the default) reads stdin.
 #[derive(Debug, Parser)]
 #[command(name = "lpai-net-run render-log", bin_name = "lpai-net-run render-log", version, long_about = None)]
 pub struct RenderLogOptions {
@@ -30,6 +31,7 @@ pub fn run(options: &RenderLogOptions) -> ExitCode {
         }
     };
     let mut out = std::io::stdout().lock();
+    let mut renderer = crate::render_log::LogRenderer::default();
     for line in input.lines() {
         let line = match line {
             Ok(line) => line,
@@ -38,7 +40,8 @@ pub fn run(options: &RenderLogOptions) -> ExitCode {
                 return ExitCode::FAILURE;
             }
         };
-        if writeln!(out, "{}", crate::render_log::line(&line)).is_err() {
+        let Some(rendered) = renderer.line(&line) else { continue };
+        if writeln!(out, "{rendered}").is_err() {
             return ExitCode::FAILURE;
         }
     }
