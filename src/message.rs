@@ -1,10 +1,10 @@
 //! Messages said on the DSP as an id and its arguments, put in words on the HLOS side.
 //!
 //! The DSP never carries a message's text: its code writes a compact record ([`encoding`]) of which message it
-//! says ([`Message`], one table, [`table`]) and the values that fill the message's `{}` places: numbers, names and
+//! says ([`Message`], one table) and the values that fill the message's `{}` places: numbers, names and
 //! paths it only knows at run time, QNN error codes (named here), and other messages (a runtime error inside a job's
 //! failure). The stub, `lpai-net-run` and the tests render records in the very words the DSP used to build itself
-//! ([`render`]); a captured DSP log, whose lines carry the records in hex, is rendered the same way. The table is
+//! ([`render()`]); a captured DSP log, whose lines carry the records in hex, is rendered the same way. The table is
 //! compiled into both sides from this one file (`src/message/table.rs`); the build id both sides carry in their
 //! version records ends in a hash of that file, so a skel whose table differs from the stub's is named as such.
 //!

@@ -1,4 +1,4 @@
-//! A message record, byte by byte: what the DSP writes and [`super::render`] reads.
+//! A message record, byte by byte: what the DSP writes and [`super::render()`] reads.
 //!
 //! ```text
 //! record := flags item*            flags: bit 0 set when the writer ran out of room (the text ends in "...")
