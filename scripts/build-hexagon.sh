@@ -28,7 +28,9 @@
 #   target/hexagon-embed-device/  liblpai_direct_embed.a for a device (QuRT platform, HEX_VER), and
 #       liblpai_direct_embed_check.so: that library linked as a PD library keeping only what the
 #       lpai_direct_embed_* functions reach, checked by lpai-skel-fixup (no reachable panic, PD services only)
-# The skel is linked with linker/skel.ld and linker/skel.ver, then fixed up and checked by lpai-skel-fixup.
+# The skel is linked with linker/skel.ld, linker/skel.ver and linker/compiler-helpers.ld (which keeps compiler-builtins'
+# Hexagon assembly, every double-precision helper with it, out of the link), then fixed up and checked by
+# lpai-skel-fixup. Every PD library below is linked the same way.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 HEX_VER=${HEX_VER:-81}
@@ -44,7 +46,7 @@ encode() { local IFS=$'\x1f'; echo "$*"; }
 
 skel_flags=(-C linker-flavor=ld.lld -C "target-cpu=hexagonv$HEX_VER" -C target-feature=-small-data
   -C relocation-model=pic -C "link-arg=-T$PWD/linker/skel.ld" -C "link-arg=--version-script=$PWD/linker/skel.ver"
-  -C link-arg=-znow -C force-unwind-tables=no)
+  -C link-arg=-znow -C force-unwind-tables=no -C "link-arg=$PWD/linker/compiler-helpers.ld")
 CARGO_ENCODED_RUSTFLAGS=$(encode "${skel_flags[@]}") cargo build -q -p lpai-direct-dsp --lib "${build_std[@]}"
 skel=target/$target/release/liblpai_direct_skel.so
 cargo run -q --release -p lpai-skel-fixup --bin lpai-skel-fixup -- "$skel" linker/dsp-runtime-symbols.txt
@@ -140,7 +142,7 @@ embed_flags=(-C "target-cpu=hexagonv$HEX_VER" -C target-feature=-small-data -C r
   -C force-unwind-tables=no)
 CARGO_TARGET_DIR=$embed_device CARGO_ENCODED_RUSTFLAGS=$(encode "${embed_flags[@]}") \
   cargo build -q -p lpai-direct-embed "${build_std[@]}"
-ld.lld-19 -shared --gc-sections -znow -T linker/skel.ld --version-script linker/embed.ver \
+ld.lld-19 -shared --gc-sections -znow -T linker/skel.ld --version-script linker/embed.ver linker/compiler-helpers.ld \
   --whole-archive "$embed_device/$target/release/liblpai_direct_embed.a" --no-whole-archive \
   -o "$embed_device/liblpai_direct_embed_check.so.partial"
 cargo run -q --release -p lpai-skel-fixup --bin lpai-skel-fixup -- "$embed_device/liblpai_direct_embed_check.so.partial" \

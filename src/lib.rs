@@ -3,12 +3,14 @@
 //! The stub, the skel, the embedding API and the audio module all build on it. How the crates fit together is the
 //! book's `docs/src/design/architecture.md` (build it with `bash scripts/book.sh`, or read the markdown).
 #![no_std]
+#![cfg_attr(target_arch = "hexagon", feature(asm_experimental_arch))]
 
 /// AEE error codes and their names (one table, in the codec crate that answers with them).
 pub use lpai_direct_idl::aee;
 pub mod bytes;
 pub mod capi;
 pub mod codec;
+pub mod compiler_helpers;
 pub mod farf;
 pub mod job;
 pub mod layout;

@@ -84,8 +84,9 @@ pub fn fix_up(bytes: &mut [u8]) -> Result<()> {
 }
 
 /// Checks a fixed-up skel: no reachable panic ([`PANIC_MARKER`] is looked for first, among every symbol, whatever
-/// `allowed_undefined` says, and may not be on it), no unwind tables, only LOAD/DYNAMIC headers, `DT_HEXAGON_VER = 3`, no
-/// `DT_NEEDED`, exports only `export_prefix*`, and every undefined symbol in `allowed_undefined`.
+/// `allowed_undefined` says, and may not be on it), no double-precision soft float ([`is_double_precision_helper`]),
+/// no unwind tables, only LOAD/DYNAMIC headers, `DT_HEXAGON_VER = 3`, no `DT_NEEDED`, exports only
+/// `export_prefix*`, and every undefined symbol in `allowed_undefined`.
 pub fn check(bytes: &[u8], export_prefix: &str, allowed_undefined: &[String]) -> Result<Report> {
     if allowed_undefined.iter().any(|name| name == PANIC_MARKER) {
         bail!(
@@ -95,6 +96,7 @@ pub fn check(bytes: &[u8], export_prefix: &str, allowed_undefined: &[String]) ->
     }
     let elf = parse(bytes)?;
     check_no_panic_marker(&elf)?;
+    check_no_double_precision(&elf)?;
     check_no_unwind_tables(&elf)?;
     for header in &elf.program_headers {
         if header.p_type != program_header::PT_LOAD && header.p_type != program_header::PT_DYNAMIC {
@@ -143,6 +145,34 @@ fn check_no_panic_marker(elf: &Elf<'_>) -> Result<()> {
             bail!("a panic is reachable from the skel's entry points: it refers to {PANIC_MARKER}");
         }
         bail!("the skel defines {PANIC_MARKER}, which must stay undefined: defining it hides reachable panics");
+    }
+    Ok(())
+}
+
+/// Whether `name` is a compiler helper for `f64` arithmetic or conversion: compiler-builtins' and LLVM's names
+/// (`__adddf3`, `__extendsfdf2`, `__fixdfsi`, ...) and the Hexagon ones (`__hexagon_divdf3`, `__qdsp_sqrtdf2`, ...)
+/// all say `df`.
+pub fn is_double_precision_helper(name: &str) -> bool {
+    name.starts_with("__") && name.contains("df")
+}
+
+/// Fails if any symbol of the dynamic or the full symbol table, defined or not, is a double-precision helper: no PD
+/// library computes in `f64` (Hexagon has no double-precision divider, so each operation is a call), and
+/// compiler-builtins' Hexagon assembly, which holds them all, comes back whole as soon as the link keeps any helper
+/// of it (`linker/compiler-helpers.ld` routes the ones our code calls elsewhere).
+fn check_no_double_precision(elf: &Elf<'_>) -> Result<()> {
+    let dynamic = elf.dynsyms.iter().filter_map(|symbol| elf.dynstrtab.get_at(symbol.st_name));
+    let full = elf.syms.iter().filter_map(|symbol| elf.strtab.get_at(symbol.st_name));
+    let mut found: Vec<&str> = dynamic.chain(full).filter(|name| is_double_precision_helper(name)).collect();
+    found.sort_unstable();
+    found.dedup();
+    if !found.is_empty() {
+        bail!(
+            "the library carries double-precision soft float ({}): nothing on the DSP may compute in f64; if no code \
+             of ours does, a compiler helper missing from linker/compiler-helpers.ld kept compiler-builtins' Hexagon \
+             assembly (add it there)",
+            found.join(", ")
+        );
     }
     Ok(())
 }
@@ -226,6 +256,17 @@ mod tests {
         fix_up(&mut bytes).unwrap();
         let error = check(&bytes, "lpai_direct_", &list(&["malloc"])).unwrap_err().to_string();
         assert!(error.starts_with("the library has unwind tables (.eh_frame"), "{error}");
+    }
+
+    #[test]
+    fn refuses_double_precision_soft_float() {
+        let dividing = "double lpai_direct_divide(double a, double b) { return a / b; }\n";
+        let error = check(&fixed_up(dividing), "lpai_direct_", &list(&["__hexagon_divdf3"])).unwrap_err().to_string();
+        assert!(error.starts_with("the library carries double-precision soft float (__hexagon_divdf3)"), "{error}");
+        let single = "float lpai_direct_divide(float a, float b) { return a / b; }\n";
+        check(&fixed_up(single), "lpai_direct_", &list(&["__hexagon_divsf3"])).unwrap();
+        assert!(!is_double_precision_helper("__hexagon_divsf3") && !is_double_precision_helper("__deallocframe"));
+        assert!(is_double_precision_helper("__extendsfdf2") && is_double_precision_helper("__qdsp_sqrtdf2"));
     }
 
     #[test]
