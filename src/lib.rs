@@ -4,6 +4,7 @@
 //! book's `docs/src/design/architecture.md` (build it with `bash scripts/book.sh`, or read the markdown).
 #![no_std]
 #![cfg_attr(target_arch = "hexagon", feature(asm_experimental_arch))]
+#![feature(core_float_math)]
 
 /// AEE error codes and their names (one table, in the codec crate that answers with them).
 pub use lpai_direct_idl::aee;

@@ -133,7 +133,8 @@ pub struct Channel<'a> {
 impl<'a> Channel<'a> {
     /// The whole samples of `bytes`, one after the other (a part of one at the end is left out).
     pub fn contiguous(bytes: &'a [u8], sample: Sample) -> Channel<'a> {
-        Channel { bytes, stride: sample.bytes(), count: bytes.len() / sample.bytes() }
+        // A shift, not a division (a helper call on Hexagon): a sample is 2 or 4 bytes.
+        Channel { bytes, stride: sample.bytes(), count: bytes.len() >> sample.bytes().trailing_zeros() }
     }
 
     /// `count` samples of `buffer`, the first at byte `start`, one every `stride` bytes (a whole number of
@@ -195,6 +196,53 @@ pub struct PcmFormat {
     pub sampling_rate: u32,
     /// Where the channels lie in a frame.
     pub layout: Layout,
+}
+
+/// Microseconds of a count of samples at a sampling rate, `samples x 1,000,000 / rate` (floored), with the
+/// fraction reduced once when the format is set and its division by a multiply and a shift (a division is a helper
+/// call on Hexagon): `floor(n / d) = (n x (floor(2^32 / d) + 1)) >> 32` whenever `n x d < 2^32` (the error the
+/// rounded-up reciprocal adds, under `n / 2^32`, stays below the `1 / d` the remainder leaves), which holds for the
+/// samples of a frame; a larger product is divided.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SampleClock {
+    /// 1,000,000 / gcd(1,000,000, rate).
+    numerator: u64,
+    /// rate / gcd(1,000,000, rate), at least 1.
+    denominator: core::num::NonZeroU64,
+    /// floor(2^32 / denominator) + 1.
+    reciprocal: u64,
+    /// The largest product the multiply divides exactly: floor((2^32 - 1) / denominator).
+    limit: u64,
+}
+
+impl SampleClock {
+    /// The clock of `rate` Hz (0 counts as 1).
+    pub fn of(rate: u32) -> SampleClock {
+        let rate = rate.max(1);
+        let (mut a, mut b) = (1_000_000u32, rate);
+        while b != 0 {
+            (a, b) = (b, a % b);
+        }
+        // `a` is the gcd, at least 1 (said so for the compiler: no division-by-zero panic path).
+        let divisor = a.max(1);
+        let denominator = core::num::NonZeroU64::new(u64::from(rate / divisor)).unwrap_or(core::num::NonZeroU64::MIN);
+        SampleClock {
+            numerator: u64::from(1_000_000 / divisor),
+            denominator,
+            reciprocal: (1u64 << 32) / denominator + 1,
+            limit: u64::from(u32::MAX) / denominator,
+        }
+    }
+
+    /// Microseconds of `samples` samples, floored (saturated at `u64::MAX`).
+    pub fn micros(self, samples: u64) -> u64 {
+        let product = samples.saturating_mul(self.numerator);
+        if product <= self.limit {
+            (product * self.reciprocal) >> 32
+        } else {
+            product / self.denominator
+        }
+    }
 }
 
 /// Why a format is refused.
@@ -305,6 +353,25 @@ pub const fn v2_bytes(channels: u32) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_sample_clock_says_what_the_division_says() {
+        for rate in [0, 1, 7, 8_000, 11_025, 16_000, 22_050, 32_000, 44_100, 48_000, 96_000, 192_000, 384_000, u32::MAX]
+        {
+            let clock = SampleClock::of(rate);
+            for samples in [0u64, 1, 159, 160, 479, 480, 15_999, 16_000, 1 << 20, 1 << 40, u64::MAX] {
+                let expected = samples.saturating_mul(1_000_000) / u64::from(rate.max(1));
+                if samples.checked_mul(1_000_000).is_some() {
+                    assert_eq!(clock.micros(samples), expected, "{samples} samples at {rate} Hz");
+                }
+            }
+            // Every count whose product the multiply takes, up to a bound, and the first it does not.
+            let last = clock.limit / clock.numerator;
+            for samples in (0..=last.min(200_000)).chain([last, last + 1]) {
+                assert_eq!(clock.micros(samples), samples * 1_000_000 / u64::from(rate.max(1)), "{samples} at {rate}");
+            }
+        }
+    }
 
     /// What SPF sends for 16-bit stereo at 48 kHz: 100 bytes, the unused channel slots garbage.
     fn v2(fields: [u32; 8], channels: u32) -> [u8; 100] {

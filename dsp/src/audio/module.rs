@@ -4,7 +4,7 @@
 //! The exported C entry points and function table are the `lpai-direct-capi` crate's (`dsp/capi`).
 
 use super::config::Config;
-use super::format::{self, PcmFormat};
+use super::format::{self, PcmFormat, SampleClock};
 use super::frame::{self, Frame};
 use super::ids::{EVENT_ID_RESULT, PARAM_ID_CONFIG, PARAM_ID_METADATA, PARAM_ID_MODEL, PARAM_ID_MODEL_PATH};
 use super::ids::{PARAM_ID_RESULT, RESULT_HEADER_BYTES};
@@ -81,6 +81,8 @@ pub struct Module {
     /// Samples per channel of the frame the votes are for: the last `process` call's, or SPF's shortest frame
     /// (1 ms) since the input format.
     frame: u32,
+    /// Microseconds of a count of samples at the format's rate (a result's timestamp).
+    clock: SampleClock,
     client: Option<Client>,
     /// PARAM_PERSISTENCE_INFO registered PARAM_ID_MODEL: its payload is used in place.
     persistent_model: bool,
@@ -179,6 +181,7 @@ impl Module {
             format_bytes: [0; FORMAT_BYTES],
             config: Config::default(),
             frame: 0,
+            clock: SampleClock::of(0),
             client: None,
             persistent_model: false,
             metadata: None,
@@ -332,6 +335,7 @@ impl Module {
             None => self.write_v2(format),
         }
         self.format = Some(format);
+        self.clock = SampleClock::of(format.sampling_rate);
         self.frame = (format.sampling_rate / SHORTEST_FRAMES_PER_SECOND).max(1);
         self.vote();
         let output = PortInfo { is_valid: 1, is_input_port: 0, port_index: 0 };
@@ -639,9 +643,11 @@ impl Module {
                 break;
             }
             // The timestamp of the window's last sample: the frame's, plus the samples before it in the frame.
-            let samples_before = consumed.saturating_sub(1) as u64;
-            let offset_us = samples_before.saturating_mul(1_000_000) / u64::from(format.sampling_rate.max(1));
-            let at = timestamp.map_or(0, |start| u64::try_from(start).unwrap_or(0).saturating_add(offset_us));
+            let clock = self.clock;
+            let at = timestamp.map_or(0, |start| {
+                let offset_us = clock.micros(consumed.saturating_sub(1) as u64);
+                u64::try_from(start).unwrap_or(0).saturating_add(offset_us)
+            });
             match model.infer(at) {
                 Ok(Some(_)) => {
                     if let Some(client) = self.client {

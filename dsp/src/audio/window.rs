@@ -62,7 +62,15 @@ impl<Ring: AsRef<[u8]> + AsMut<[u8]>> Window<Ring> {
         // Samples the ring would overwrite before the inference (more than `length` before it): counted, never
         // converted.
         let skipped = count.min(until_due.saturating_sub(self.length));
-        self.next = (self.next + skipped % self.length) % self.length;
+        // `(next + skipped) % length` without a division (a helper call on Hexagon). Skipping a whole ring or more
+        // leaves nothing in it the next inference reads (`length` samples or more are written before it is due),
+        // so where the ring goes on from does not matter: its start.
+        let next = self.next + skipped;
+        self.next = match next.checked_sub(self.length) {
+            _ if skipped >= self.length => 0,
+            Some(wrapped) => wrapped,
+            None => next,
+        };
         self.filled = self.filled.saturating_add(skipped).min(self.length);
         self.since = self.since.saturating_add(skipped);
         let scale = sample.scale();

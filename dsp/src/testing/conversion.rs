@@ -1,5 +1,6 @@
 //! Self-tests of float ↔ fixed-point conversion ([`lpai_direct::quantize`]) with this processor's floating point:
-//! rounding half to even, saturation, round trips, the reference formula, the reciprocal rule, size refusals.
+//! rounding half to even, saturation, round trips, the reference formula, the reciprocal rule, the reciprocal
+//! without division, size refusals.
 
 use lpai_direct::quantize::*;
 
@@ -59,6 +60,22 @@ crate::self_tests! {
             for value in [half, f32::from_bits(half.to_bits() + 1), f32::from_bits(half.to_bits() - 1), steps * scale] {
                 let (fast, slow) = (lpai_direct::quantize::steps(value, scale, 1.0 / scale), libm::rintf(value / scale));
                 check!(fast == slow);
+            }
+        }
+    }
+
+    fn the_reciprocal_without_division_is_the_division_on_this_processor() {
+        // The shared core's host test tries every mantissa; this tries every 97th, the last one and each exponent's
+        // edges with this processor's fused multiply-add, as the quantization runs it.
+        for mantissa in (0..1u32 << 23).step_by(if cfg!(miri) { 65_537 } else { 97 }).chain([0x7F_FFFF]) {
+            let scale = f32::from_bits(0x3F80_0000 | mantissa);
+            check!(reciprocal(scale).to_bits() == (1.0 / scale).to_bits());
+        }
+        for exponent in 0..=255u32 {
+            for mantissa in [0, 1, 0x40_0000, 0x7F_FFFE, 0x7F_FFFF] {
+                let scale = f32::from_bits(exponent << 23 | mantissa);
+                let (ours, division) = (reciprocal(scale), 1.0 / scale);
+                check!(ours.to_bits() == division.to_bits() || (ours.is_nan() && division.is_nan()));
             }
         }
     }
