@@ -130,9 +130,20 @@ pub fn steps(value: f32, scale: f32, reciprocal: f32) -> f32 {
 const MANTISSA_BITS: u32 = 0x007F_FFFF;
 /// The bits of 1.0.
 const ONE_BITS: u32 = 0x3F80_0000;
-/// The reciprocal of the one mantissa Newton's iteration in [`reciprocal`] misses, 2 - 2^-23: just above 0.5, where
+/// The reciprocal of the one mantissa Newton's iteration in [`newton_reciprocal`] misses, 2 - 2^-23: just above 0.5, where
 /// the iteration lands on 0.5 itself.
 const LAST_MANTISSA_RECIPROCAL_BITS: u32 = 0x3F00_0001;
+
+/// `1 / scale` rounded as the division rounds it: on Hexagon, which has no divider (a division is a helper call),
+/// [`newton_reciprocal`]; elsewhere the division.
+pub fn reciprocal(scale: f32) -> f32 {
+    // A processor with a divider divides (the same bits, in fewer instructions).
+    if cfg!(target_arch = "hexagon") {
+        newton_reciprocal(scale)
+    } else {
+        1.0 / scale
+    }
+}
 
 /// `1 / scale` rounded as the division rounds it, without dividing (a helper call on Hexagon, which has no divider)
 /// for every scale whose exponent field is 1..=252 (every quantized tensor's): Newton's iteration for the reciprocal
@@ -140,7 +151,7 @@ const LAST_MANTISSA_RECIPROCAL_BITS: u32 = 0x3F00_0001;
 /// reach the correctly rounded reciprocal of every mantissa but one, answered as a constant (the tests try all
 /// 2^23 on the host, and a sample on Hexagon); the exponent is then applied exactly, the result staying a normal
 /// float. Any other scale (zero, subnormal, above 2^125, infinite, NaN) is divided.
-pub fn reciprocal(scale: f32) -> f32 {
+pub fn newton_reciprocal(scale: f32) -> f32 {
     let bits = scale.to_bits();
     let exponent = (bits >> 23) & 0xFF;
     if !(1..=252).contains(&exponent) {
@@ -361,7 +372,7 @@ mod tests {
         let step = if cfg!(miri) { 65_537 } else { 1 };
         for mantissa in (0..1u32 << 23).step_by(step).chain([super::MANTISSA_BITS]) {
             let scale = f32::from_bits(super::ONE_BITS | mantissa);
-            assert!(same(super::reciprocal(scale), 1.0 / scale), "mantissa {mantissa:#x}");
+            assert!(same(super::newton_reciprocal(scale), 1.0 / scale), "mantissa {mantissa:#x}");
         }
         // Every exponent field, either sign, with edge and random mantissas: the exponent is applied exactly, and
         // the scales outside 1..=252 are divided.
@@ -372,7 +383,11 @@ mod tests {
                 let randoms: Vec<u32> = (0..if cfg!(miri) { 2 } else { 200 }).map(|_| random.u32(..1 << 23)).collect();
                 for mantissa in edges.into_iter().chain(randoms) {
                     let scale = f32::from_bits(sign | exponent << 23 | mantissa);
-                    assert!(same(super::reciprocal(scale), 1.0 / scale), "scale {scale:e} ({:#x})", scale.to_bits());
+                    assert!(
+                        same(super::newton_reciprocal(scale), 1.0 / scale),
+                        "scale {scale:e} ({:#x})",
+                        scale.to_bits()
+                    );
                 }
             }
         }
