@@ -466,8 +466,14 @@ impl<'a> Graph<'a> {
     /// [`Graph::execute`]; `None` while a started frame reads it (one input set and a frame in flight).
     pub fn input_bytes_mut(&mut self, index: usize) -> Option<&mut [u8]> {
         self.refuse_running_inputs().ok()?;
-        let tensor = self.inputs.get(index)?;
-        let (buffer, bytes) = (client_buffer(tensor)?, TensorSize::of(tensor)?.bytes);
+        let bytes = TensorSize::of(self.inputs.get(index)?)?.bytes;
+        self.input_slice(index, bytes)
+    }
+
+    /// Input `index`'s native buffer, `bytes` long (its tensor's size, which the caller has just read), or
+    /// shorter if its `dataSize` is. The caller has refused a running frame (`refuse_running_inputs`).
+    fn input_slice(&mut self, index: usize, bytes: usize) -> Option<&mut [u8]> {
+        let buffer = client_buffer(self.inputs.get(index)?)?;
         // SAFETY: the buffer is an arena allocation of at least `dataSize` ≥ `bytes` bytes owned by this graph for
         // 'a; `&mut self` makes this borrow the only one.
         Some(unsafe { core::slice::from_raw_parts_mut(buffer.data.cast::<u8>(), bytes.min(buffer.data_size as usize)) })
@@ -477,9 +483,14 @@ impl<'a> Graph<'a> {
     /// [`Graph::execute`]; `None` while a started frame may write it.
     pub fn output_bytes(&self, index: usize) -> Option<&[u8]> {
         self.refuse_in_flight("reading an output").ok()?;
-        let tensor = self.outputs.get(index)?;
-        let (buffer, bytes) = (client_buffer(tensor)?, TensorSize::of(tensor)?.bytes);
-        // SAFETY: as in `input_bytes_mut`; shared access through `&self`.
+        self.output_slice(index, TensorSize::of(self.outputs.get(index)?)?.bytes)
+    }
+
+    /// Output `index`'s native buffer, `bytes` long (its tensor's size, which the caller has just read), or
+    /// shorter if its `dataSize` is. The caller has refused a frame in flight (`refuse_in_flight`).
+    fn output_slice(&self, index: usize, bytes: usize) -> Option<&[u8]> {
+        let buffer = client_buffer(self.outputs.get(index)?)?;
+        // SAFETY: as in `input_slice`; shared access through `&self`.
         Some(unsafe { core::slice::from_raw_parts(buffer.data.cast::<u8>(), bytes.min(buffer.data_size as usize)) })
     }
 
@@ -504,7 +515,7 @@ impl<'a> Graph<'a> {
         if native.len() != expected {
             return Err(RuntimeError::TensorSize { tensor: self.input_name(index), expected, actual: native.len() });
         }
-        let buffer = self.input_bytes_mut(index).ok_or(RuntimeError::NoSuchTensor { index })?;
+        let buffer = self.input_slice(index, expected).ok_or(RuntimeError::NoSuchTensor { index })?;
         lpai_direct::codec::copy_prefix(buffer, native);
         Ok(())
     }
@@ -520,7 +531,7 @@ impl<'a> Graph<'a> {
             let data_type = self.input(index).map_or(0, |info| info.data_type.0);
             return Err(RuntimeError::UnsupportedDataType { tensor: self.input_name(index), data_type });
         };
-        let buffer = self.input_bytes_mut(index).ok_or(RuntimeError::NoSuchTensor { index })?;
+        let buffer = self.input_slice(index, size.bytes).ok_or(RuntimeError::NoSuchTensor { index })?;
         if !quantize::quantize(encoding, float_bytes, buffer) {
             let (expected, actual) = (size.elements * 4, float_bytes.len());
             return Err(RuntimeError::TensorSize { tensor: self.input_name(index), expected, actual });
@@ -539,7 +550,7 @@ impl<'a> Graph<'a> {
             let data_type = self.output(index).map_or(0, |info| info.data_type.0);
             return Err(RuntimeError::UnsupportedDataType { tensor: name(), data_type });
         };
-        let native = self.output_bytes(index).ok_or(RuntimeError::NoSuchTensor { index })?;
+        let native = self.output_slice(index, size.bytes).ok_or(RuntimeError::NoSuchTensor { index })?;
         if !quantize::dequantize(encoding, native, float_bytes) {
             let expected = size.elements * 4;
             return Err(RuntimeError::TensorSize { tensor: name(), expected, actual: float_bytes.len() });
@@ -568,7 +579,11 @@ impl<'a> Graph<'a> {
                 ptr::null_mut(),
             )
         };
-        self.outcome(qnn::error::code(status), "graphExecute")
+        // Success without the call (a frame's every packet counts); every other code is `outcome`'s.
+        match qnn::error::code(status) {
+            0 => Ok(true),
+            code => self.outcome(code, "graphExecute"),
+        }
     }
 
     /// What an execution's QNN code means: `Ok(true)` ready, `Ok(false)` EARLY_TERMINATION, else the error
