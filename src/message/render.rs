@@ -109,6 +109,14 @@ pub fn render_with(record: &[u8], template: impl Fn(u16) -> Option<&'static str>
     out
 }
 
+/// A signed number in decimal, with a `-` when negative.
+fn signed(out: &mut Rendered, value: i64) {
+    if value < 0 {
+        out.text("-");
+    }
+    out.digits(value.unsigned_abs(), 10, 1);
+}
+
 /// Renders one item; `None` at the end of the record (or at a byte no item starts with).
 fn item(
     reader: &mut Reader<'_>,
@@ -122,11 +130,7 @@ fn item(
             Some(())
         }
         encoding::SIGNED => {
-            let value = encoding::unzigzag(reader.leb128()?);
-            if value < 0 {
-                out.text("-");
-            }
-            out.digits(value.unsigned_abs(), 10, 1);
+            signed(out, encoding::unzigzag(reader.leb128()?));
             Some(())
         }
         encoding::HEX => {
@@ -157,10 +161,7 @@ fn item(
         }
         encoding::ERRNO => {
             let code = encoding::unzigzag(reader.leb128()?);
-            if code < 0 {
-                out.text("-");
-            }
-            out.digits(code.unsigned_abs(), 10, 1);
+            signed(out, code);
             if let Some(meaning) = errno_meaning(code) {
                 out.text(" (");
                 out.text(meaning);
