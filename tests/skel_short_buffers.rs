@@ -1,5 +1,6 @@
 //! The skel's output sequences from C, as a qaic-generated stub calls them: a short or null `last_error` buffer
-//! answers success and the size it needed (tests/c/skel_short_buffers.c on the host skel); `describe` and
+//! answers success and the size it needed (tests/c/skel_short_buffers.c on the host skel), the whole answer being a
+//! message record the stub renders; `describe` and
 //! `profile` follow the same rule (the IDL's comments say so, and `dsp/src/testing` checks them on the Rust side).
 
 mod common;
@@ -22,6 +23,14 @@ fn a_short_or_null_output_buffer_answers_success_and_the_size_needed() {
     let output = Command::new(&program).arg(common::host_skel()).output().unwrap();
     let printed = String::from_utf8_lossy(&output.stdout);
     assert!(output.status.success(), "{printed}{}", String::from_utf8_lossy(&output.stderr));
-    assert!(printed.contains("whole: ") && printed.contains("no loaded context has id 7"), "{printed}");
+    // The skel answers a message record (`lpai_direct::message`), which the stub renders; so does this test.
+    let record: Vec<u8> = printed
+        .lines()
+        .find_map(|line| line.strip_prefix("whole: "))
+        .and_then(|rest| rest.split_once("bytes:"))
+        .map(|(_, bytes)| bytes.split_whitespace().map(|byte| u8::from_str_radix(byte, 16).unwrap()).collect())
+        .unwrap_or_else(|| panic!("no whole answer: {printed}"));
+    let words = lpai_direct::message::render(&record);
+    assert_eq!(words.as_str(), "no loaded context has id 7", "{printed}");
     assert!(printed.contains("short: status 0, needed ") && printed.contains("null: status 0, needed "), "{printed}");
 }

@@ -53,7 +53,9 @@ int main(int argc, char **argv) {
     uint32_t needed = 0;
     memset(whole, 0, sizeof whole);
     if (last_error(handle, whole, sizeof whole, &needed) != 0 || needed == 0 || needed >= sizeof whole) return 5;
-    printf("whole: %u bytes: %.*s\n", (unsigned)needed, (int)needed, whole);
+    printf("whole: %u bytes:", (unsigned)needed);
+    for (uint32_t at = 0; at < needed; at++) printf(" %02x", (unsigned)(unsigned char)whole[at]);
+    printf("\n");
 
     /* A short buffer: success, the needed size reported, only the first bytes written. */
     char short_buffer[8] = {0};
