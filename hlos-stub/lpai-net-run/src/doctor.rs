@@ -9,9 +9,11 @@ use crate::metadata::{BinaryMetadata, HostSystemLibrary};
 use lpai_direct::aee;
 use lpai_direct::version::INTERFACE;
 use lpai_direct_stub::stub::fastrpc::{self, Domain, FastRpc, FastRpcOptions};
-use lpai_direct_stub::stub::first_contact::{self, BackendFacts, Configured, DspLibrary, SkelSearch};
+use lpai_direct_stub::stub::first_contact::{self, BackendFacts, Configured, SkelSearch};
 use lpai_direct_stub::stub::{address::SKEL_FILE_NAME, StubError};
-use lpai_direct_stub::stub::{stub_version, BackendInfo, Configuration, LibraryFailure, Named, SkelVersion, Stub};
+use lpai_direct_stub::stub::{
+    stub_version, BackendInfo, Configuration, DspLibrary, LibraryFailure, Named, SkelVersion, Stub,
+};
 use std::ffi::CString;
 use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;

@@ -7,7 +7,7 @@
 
 use super::address::{Domain, FastRpcOptions, Pd, SKEL_FILE_NAME};
 use super::dsp_search::{Found, SearchPath};
-use super::library_failure::LibraryFailure;
+use super::library_failure::{DspLibrary, LibraryFailure};
 use super::library_version;
 use super::names::Named;
 use lpai_direct::aee;
@@ -293,25 +293,6 @@ pub struct BackendFacts<'t> {
     pub core_api: QnnVersion,
     /// Its backend API version.
     pub backend_api: QnnVersion,
-}
-
-/// Which library the skel failed to load, for [`library_missing`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum DspLibrary {
-    /// The QNN backend (libQnnLpai.so).
-    Backend,
-    /// The DSP side's libQnnSystem.
-    System,
-}
-
-impl DspLibrary {
-    /// What messages call it, and the flag that names it.
-    fn named(self) -> (&'static str, &'static str) {
-        match self {
-            DspLibrary::Backend => ("backend", "--backend"),
-            DspLibrary::System => ("system library", "--dsp_system_library"),
-        }
-    }
 }
 
 /// The libraries a run asks the skel to load, and where it runs: what a failed configure is explained with.

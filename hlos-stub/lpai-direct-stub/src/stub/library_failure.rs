@@ -1,11 +1,29 @@
 //! Where a failed call stopped among the configured libraries (the backend, the DSP side's libQnnSystem): from the
 //! call's AEE code and the skel's `failed_library` answer (interface 1.3), never from the wording of its message.
 
-use super::first_contact::DspLibrary;
 use super::{Stub, StubError};
 use lpai_direct::aee;
 use lpai_direct::codec;
 use lpai_direct::wire::{FAILED_LIBRARY_BACKEND, FAILED_LIBRARY_NONE, FAILED_LIBRARY_SYSTEM};
+
+/// Which configured library a failure concerns (the skel failed to load it, or it refused).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DspLibrary {
+    /// The QNN backend (libQnnLpai.so).
+    Backend,
+    /// The DSP side's libQnnSystem.
+    System,
+}
+
+impl DspLibrary {
+    /// What messages call it, and the flag that names it.
+    pub(super) fn named(self) -> (&'static str, &'static str) {
+        match self {
+            DspLibrary::Backend => ("backend", "--backend"),
+            DspLibrary::System => ("system library", "--dsp_system_library"),
+        }
+    }
+}
 
 /// Where a failed call that loads the configured libraries first (configure, probe, the loads,
 /// register_op_package) stopped.

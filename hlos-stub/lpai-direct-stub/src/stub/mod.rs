@@ -17,7 +17,7 @@ pub mod qemu;
 pub mod transport;
 pub mod workspace;
 
-pub use library_failure::LibraryFailure;
+pub use library_failure::{DspLibrary, LibraryFailure};
 pub use load::{Binary, LoadRequest, Loaded};
 pub use local::{HostResources, Local, SkelError, SkelLocation};
 pub use names::{Named, TransportKind, UnknownName};

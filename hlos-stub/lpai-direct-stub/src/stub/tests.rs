@@ -431,7 +431,7 @@ fn failed_configure(scripted: Scripted, system_library: &CStr) -> (StubError, Li
 
 #[test]
 fn a_failed_configure_stops_at_the_library_the_skel_names_by_number() {
-    use first_contact::DspLibrary::{Backend, System};
+    use library_failure::DspLibrary::{Backend, System};
     let unable = aee::dsp(aee::EUNABLETOLOAD);
     let current = |configure, library| Scripted { configure, library, ..Scripted::new((1, INTERFACE.minor)) };
     let (_, failure, sent) = failed_configure(current(unable, 2), c"libQnnSystem.so");
