@@ -76,36 +76,25 @@ pub struct Piece {
 /// The first piece of a record a log line carries (an `lpai:` or `lpai+` token and its hex digits up to the first
 /// other character).
 pub fn record_in(line: &str) -> Option<Piece> {
-    let start = line.find("lpai")?;
-    let after = line.get(start + PREFIX.len()..);
-    let continues = match line.get(start..start + PREFIX.len()) {
-        Some(PREFIX) => false,
-        Some(CONTINUES) => true,
-        _ => {
-            let next = start + 4;
-            let mut piece = record_in(line.get(next..)?)?;
-            piece.start += next;
-            piece.end += next;
-            return Some(piece);
-        }
+    line.match_indices("lpai").find_map(|(start, _)| piece_at(line, start))
+}
+
+/// The piece whose token starts at `start` of `line`, if one does.
+fn piece_at(line: &str, start: usize) -> Option<Piece> {
+    let continues = match line.get(start..start + PREFIX.len())? {
+        PREFIX => false,
+        CONTINUES => true,
+        _ => return None,
     };
-    let digits = after?;
+    let digits = line.get(start + PREFIX.len()..)?;
     let count = digits.bytes().take_while(u8::is_ascii_hexdigit).count() / 2 * 2;
     let mut record = RecordBytes { bytes: [0; 256], length: 0 };
     for pair in digits.as_bytes().get(..count)?.chunks(2) {
-        let text = core::str::from_utf8(pair).ok()?;
-        let byte = u8::from_str_radix(text, 16).ok()?;
+        let byte = u8::from_str_radix(core::str::from_utf8(pair).ok()?, 16).ok()?;
         *record.bytes.get_mut(record.length)? = byte;
         record.length += 1;
     }
-    if record.length == 0 {
-        let next = start + PREFIX.len();
-        let mut piece = record_in(line.get(next..)?)?;
-        piece.start += next;
-        piece.end += next;
-        return Some(piece);
-    }
-    Some(Piece { start, end: start + PREFIX.len() + count, record, continues })
+    (record.length > 0).then_some(Piece { start, end: start + PREFIX.len() + count, record, continues })
 }
 
 /// A record read back from a log line.

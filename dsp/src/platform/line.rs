@@ -306,7 +306,10 @@ macro_rules! log {
     ($level:expr, $value:expr $(,)?) => {{
         let level = $level;
         if $crate::platform::log_enabled(level) {
-            $crate::platform::write_log(level, &$crate::platform::Line::of(&$value));
+            // Said into a line in place (not `Line::of`, whose returned line is a second copy on the stack).
+            let mut line = $crate::platform::Line::new();
+            $crate::platform::Say::say(&$value, &mut line);
+            $crate::platform::write_log(level, &line);
         }
     }};
     ($level:expr, $message:expr, $($value:expr),+ $(,)?) => {{

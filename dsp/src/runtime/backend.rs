@@ -4,11 +4,11 @@
 //! provider is LPAI (backend id 12 or 16); other backends take the generic QNN path and the skipped steps are
 //! logged at info level.
 
-use super::error::{check, name_of, require, Name, RuntimeError};
+use super::error::{check, name_of, require, Name, QnnFailure, RuntimeError};
 use crate::log;
 use crate::platform::libraries::Library;
+use crate::platform::Hex;
 use crate::platform::VendorCalls;
-use crate::platform::{Hex, QnnError};
 use crate::platform::{Level, Message};
 use core::ffi::{c_void, CStr};
 use core::ptr;
@@ -352,7 +352,7 @@ impl Drop for Backend {
             // Said without a RuntimeError on the stack: this drop is the deepest frame of a failed load.
             let code = lpai_direct::qnn::error::code(status);
             if code != 0 {
-                log!(Level::Warn, Message::QnnCallFailed, "backendFree", QnnError(code), code);
+                log!(Level::Warn, QnnFailure { call: "backendFree", code });
             }
         }
     }

@@ -210,6 +210,21 @@ impl Say for RecordAt {
     }
 }
 
+/// A QNN call that answered an error: `CALL failed: NAME (CODE)`, said alone where a whole [`RuntimeError`] would
+/// cost its size on the stack (a drop's log line).
+pub(crate) struct QnnFailure {
+    /// The QNN function's name.
+    pub(crate) call: &'static str,
+    /// The error code it answered.
+    pub(crate) code: u32,
+}
+
+impl Say for QnnFailure {
+    fn say(&self, f: &mut Line) {
+        say!(f, Message::QnnCallFailed, self.call, QnnError(self.code), self.code);
+    }
+}
+
 /// A QNN version written as `major.minor.patch`.
 struct Dotted(Version);
 
@@ -231,7 +246,7 @@ impl Say for RuntimeError {
                 say!(f, Message::UnsupportedApi, provider.as_str(), Dotted(*found), required.major, required.minor)
             }
             RuntimeError::MissingFunction(name) => say!(f, Message::MissingFunction, name),
-            RuntimeError::Qnn { call, code } => say!(f, Message::QnnCallFailed, call, QnnError(*code), code),
+            RuntimeError::Qnn { call, code } => QnnFailure { call, code: *code }.say(f),
             RuntimeError::PersistentBinaryRefused { code, required_by_backend: true } => {
                 say!(f, Message::PersistentBinaryRefusedRequired, QnnError(*code), code)
             }
