@@ -41,13 +41,18 @@ esac
 # The newest CPU the installed qemu-hexagon emulates (qemu-user 10 from bookworm-backports: v73).
 SELFTEST_HEX_VER=73
 target=hexagon-unknown-linux-musl
-build_std=(-Z build-std=core -Z build-std-features=compiler-builtins-mem --target "$target" --release)
+# PD libraries (the skel, the audio module, the embedding library, the contract model, the op package) take memcpy,
+# memmove, memset, memcmp, bcmp and strlen from the PD's C library, as they take malloc (linker/dsp-runtime-symbols.txt),
+# instead of carrying compiler-builtins' copies (about 1.5 KB each). The static qemu programs (the PD shell, the
+# self-test, the embedding API's qemu programs) have no C library under them and carry compiler-builtins' own.
+library_std=(-Z build-std=core --target "$target" --release)
+program_std=(-Z build-std=core -Z build-std-features=compiler-builtins-mem --target "$target" --release)
 encode() { local IFS=$'\x1f'; echo "$*"; }
 
 skel_flags=(-C linker-flavor=ld.lld -C "target-cpu=hexagonv$HEX_VER" -C target-feature=-small-data
   -C relocation-model=pic -C "link-arg=-T$PWD/linker/skel.ld" -C "link-arg=--version-script=$PWD/linker/skel.ver"
   -C link-arg=-znow -C force-unwind-tables=no -C "link-arg=$PWD/linker/compiler-helpers.ld")
-CARGO_ENCODED_RUSTFLAGS=$(encode "${skel_flags[@]}") cargo build -q -p lpai-direct-dsp --lib "${build_std[@]}"
+CARGO_ENCODED_RUSTFLAGS=$(encode "${skel_flags[@]}") cargo build -q -p lpai-direct-dsp --lib "${library_std[@]}"
 skel=target/$target/release/liblpai_direct_skel.so
 cargo run -q --release -p lpai-skel-fixup --bin lpai-skel-fixup -- "$skel" linker/dsp-runtime-symbols.txt
 
@@ -56,8 +61,10 @@ cargo run -q --release -p lpai-skel-fixup --bin lpai-skel-fixup -- "$skel" linke
 # the same post-link fixup and checks as the skel (no reachable panic, PD services only).
 capi_flags=("${skel_flags[@]}")
 capi_flags[11]="link-arg=--version-script=$PWD/linker/capi.ver"
+# The module divides 64-bit numbers (its votes, its sample clock's rare long products): linker/compiler-helpers-u64.ld.
+capi_flags+=(-C "link-arg=$PWD/linker/compiler-helpers-u64.ld")
 CARGO_TARGET_DIR=target/hexagon-capi CARGO_ENCODED_RUSTFLAGS=$(encode "${capi_flags[@]}") \
-  cargo build -q -p lpai-direct-capi --lib "${build_std[@]}"
+  cargo build -q -p lpai-direct-capi --lib "${library_std[@]}"
 capi=target/hexagon-capi/$target/release/liblpai_direct_capi.so
 cargo run -q --release -p lpai-skel-fixup --bin lpai-skel-fixup -- "$capi" linker/dsp-runtime-symbols.txt \
   --exports capi_lpai_direct_
@@ -76,7 +83,7 @@ else
   v73_flags=("${skel_flags[@]}")
   v73_flags[3]="target-cpu=hexagonv$SELFTEST_HEX_VER"
   CARGO_TARGET_DIR=target/hexagon-v73 CARGO_ENCODED_RUSTFLAGS=$(encode "${v73_flags[@]}") \
-    cargo build -q -p lpai-direct-dsp --lib "${build_std[@]}"
+    cargo build -q -p lpai-direct-dsp --lib "${library_std[@]}"
   virtual_skel=target/hexagon-v73/$target/release/liblpai_direct_skel.so
   cargo run -q --release -p lpai-skel-fixup --bin lpai-skel-fixup -- "$virtual_skel" linker/dsp-runtime-symbols.txt
 fi
@@ -89,7 +96,7 @@ else
   capi_v73_flags=("${capi_flags[@]}")
   capi_v73_flags[3]="target-cpu=hexagonv$SELFTEST_HEX_VER"
   CARGO_TARGET_DIR=target/hexagon-capi-v73 CARGO_ENCODED_RUSTFLAGS=$(encode "${capi_v73_flags[@]}") \
-    cargo build -q -p lpai-direct-capi --lib "${build_std[@]}"
+    cargo build -q -p lpai-direct-capi --lib "${library_std[@]}"
   virtual_capi=target/hexagon-capi-v73/$target/release/liblpai_direct_capi.so
   cargo run -q --release -p lpai-skel-fixup --bin lpai-skel-fixup -- "$virtual_capi" linker/dsp-runtime-symbols.txt \
     --exports capi_lpai_direct_
@@ -103,7 +110,7 @@ model_flags=("${skel_flags[@]}")
 model_flags[3]="target-cpu=hexagonv$SELFTEST_HEX_VER"
 model_flags[11]="link-arg=--version-script=$PWD/linker/contract-model.ver"
 CARGO_TARGET_DIR=target/hexagon-contract CARGO_ENCODED_RUSTFLAGS=$(encode "${model_flags[@]}") \
-  cargo build -q -p lpai-contract-lpai -p lpai-contract-system --lib "${build_std[@]}"
+  cargo build -q -p lpai-contract-lpai -p lpai-contract-system --lib "${library_std[@]}"
 for library in libQnnLpaiContract.so libQnnSystemContract.so; do
   cp "target/hexagon-contract/$target/release/$library" "$virtual/$library.partial"
   cargo run -q --release -p lpai-skel-fixup --bin lpai-skel-fixup -- "$virtual/$library.partial" \
@@ -115,25 +122,25 @@ done
 package_flags=("${model_flags[@]}")
 package_flags[11]="link-arg=--version-script=$PWD/tests/op-package/exports.ver"
 CARGO_TARGET_DIR=target/hexagon-op-package CARGO_ENCODED_RUSTFLAGS=$(encode "${package_flags[@]}") \
-  cargo build -q -p lpai-test-op-package --lib "${build_std[@]}"
+  cargo build -q -p lpai-test-op-package --lib "${library_std[@]}"
 cp "target/hexagon-op-package/$target/release/liblpai_test_op_package.so" "$virtual/liblpai_test_op_package.so.partial"
 cargo run -q --release -p lpai-skel-fixup --bin lpai-skel-fixup -- "$virtual/liblpai_test_op_package.so.partial" \
   linker/dsp-runtime-symbols.txt --exports LpaiTestOpPackage_
 mv "$virtual/liblpai_test_op_package.so.partial" "$virtual/liblpai_test_op_package.so"
 # The PD shell: a static Hexagon program (the Linux-user platform), v73 like everything qemu runs.
 CARGO_TARGET_DIR=target/hexagon-shell CARGO_ENCODED_RUSTFLAGS=$(encode "${selftest_flags[@]}") \
-  cargo build -q -p lpai-pd-shell "${build_std[@]}"
+  cargo build -q -p lpai-pd-shell "${program_std[@]}"
 cp "target/hexagon-shell/$target/release/lpai-pd-shell" "$virtual/lpai-pd-shell"
 
 CARGO_TARGET_DIR=target/hexagon-selftest CARGO_ENCODED_RUSTFLAGS=$(encode "${selftest_flags[@]}") \
-  cargo build -q -p lpai-dsp-selftest --bin lpai-dsp-selftest "${build_std[@]}"
+  cargo build -q -p lpai-dsp-selftest --bin lpai-dsp-selftest "${program_std[@]}"
 
 # The embedding API: its C library with the qemu platform plus the contract model and its registration
 # (tests/embed-qemu), and the Rust example, for the qemu-hexagon programs of tests/embed_api.rs.
 CARGO_TARGET_DIR=target/hexagon-embed CARGO_ENCODED_RUSTFLAGS=$(encode "${selftest_flags[@]}") \
-  cargo build -q -p lpai-embed-qemu --lib "${build_std[@]}"
+  cargo build -q -p lpai-embed-qemu --lib "${program_std[@]}"
 CARGO_TARGET_DIR=target/hexagon-embed CARGO_ENCODED_RUSTFLAGS=$(encode "${selftest_flags[@]}") \
-  cargo build -q -p lpai-direct-dsp --example sensor-loop --features linux-user "${build_std[@]}"
+  cargo build -q -p lpai-direct-dsp --example sensor-loop --features linux-user "${program_std[@]}"
 # The device build of the C library (as firmware links it), and the proof that no panic is reachable from its
 # functions: linked as a PD library whose only roots are the lpai_direct_embed_* exports (linker/embed.ver), it
 # passes the skel's post-link checks.
@@ -141,7 +148,7 @@ embed_device=target/hexagon-embed-device
 embed_flags=(-C "target-cpu=hexagonv$HEX_VER" -C target-feature=-small-data -C relocation-model=pic
   -C force-unwind-tables=no)
 CARGO_TARGET_DIR=$embed_device CARGO_ENCODED_RUSTFLAGS=$(encode "${embed_flags[@]}") \
-  cargo build -q -p lpai-direct-embed "${build_std[@]}"
+  cargo build -q -p lpai-direct-embed "${library_std[@]}"
 ld.lld-19 -shared --gc-sections -znow -T linker/skel.ld --version-script linker/embed.ver linker/compiler-helpers.ld \
   --whole-archive "$embed_device/$target/release/liblpai_direct_embed.a" --no-whole-archive \
   -o "$embed_device/liblpai_direct_embed_check.so.partial"
@@ -150,17 +157,17 @@ cargo run -q --release -p lpai-skel-fixup --bin lpai-skel-fixup -- "$embed_devic
 mv "$embed_device/liblpai_direct_embed_check.so.partial" "$embed_device/liblpai_direct_embed_check.so"
 
 CARGO_TARGET_DIR=target/hexagon-panic-probe CARGO_ENCODED_RUSTFLAGS=$(encode "${skel_flags[@]}") \
-  cargo build -q -p lpai-direct-dsp --lib --features panic-probe "${build_std[@]}"
+  cargo build -q -p lpai-direct-dsp --lib --features panic-probe "${library_std[@]}"
 
 CARGO_TARGET_DIR=target/hexagon-stack CARGO_ENCODED_RUSTFLAGS=$(encode "${skel_flags[@]}" -Z emit-stack-sizes) \
-  cargo build -q -p lpai-direct-dsp --lib "${build_std[@]}"
+  cargo build -q -p lpai-direct-dsp --lib "${library_std[@]}"
 # Prints the figures even when over the limit; the test enforces it.
 cargo run -q --release -p lpai-skel-fixup --bin lpai-stack-check -- \
   "target/hexagon-stack/$target/release/liblpai_direct_skel.so" --limit 8192 --report-only --shipped "$skel"
 # The audio module's stack variant: its entry points and the six functions of its table, whose worst case
 # (plus the allowance for foreign code) is its STACK_SIZE; tests/stack_and_panic.rs holds the two together.
 CARGO_TARGET_DIR=target/hexagon-capi-stack CARGO_ENCODED_RUSTFLAGS=$(encode "${capi_flags[@]}" -Z emit-stack-sizes) \
-  cargo build -q -p lpai-direct-capi --lib "${build_std[@]}"
+  cargo build -q -p lpai-direct-capi --lib "${library_std[@]}"
 cargo run -q --release -p lpai-skel-fixup --bin lpai-stack-check -- \
   "target/hexagon-capi-stack/$target/release/liblpai_direct_capi.so" --capi-module --limit 16384 --report-only \
   --shipped "$capi"

@@ -30,7 +30,7 @@ flags=(-C linker-flavor=ld.lld -C "target-cpu=hexagonv$HEX_VER" -C target-featur
   -C link-arg=-znow -C force-unwind-tables=no)
 text_bytes() {
   CARGO_TARGET_DIR=$root/target/feature-costs CARGO_ENCODED_RUSTFLAGS=$(encode "${flags[@]}") \
-    cargo build -q -p lpai-direct-dsp --lib -Z build-std=core -Z build-std-features=compiler-builtins-mem \
+    cargo build -q -p lpai-direct-dsp --lib -Z build-std=core \
     --target "$target" --release 2>/dev/null
   llvm-size -A "$root/target/feature-costs/$target/release/liblpai_direct_skel.so" | awk '$1 == ".text" { print $2 }'
 }

@@ -169,8 +169,8 @@ fn check_no_double_precision(elf: &Elf<'_>) -> Result<()> {
     if !found.is_empty() {
         bail!(
             "the library carries double-precision soft float ({}): nothing on the DSP may compute in f64; if no code \
-             of ours does, a compiler helper missing from linker/compiler-helpers.ld kept compiler-builtins' Hexagon \
-             assembly (add it there)",
+             of ours does, a compiler helper missing from the library's linker/compiler-helpers*.ld kept \
+             compiler-builtins' Hexagon assembly (add it to the file its link passes)",
             found.join(", ")
         );
     }

@@ -1,9 +1,10 @@
 //! The PD services a loaded library may call: exactly the names of `linker/dsp-runtime-symbols.txt` and
 //! `linker/virtual-hardware-symbols.txt`. build.rs turns the lists into one `service_table!` invocation, which
 //! names a function of each name in this module: a listed service the shell lacks fails the build, and nothing
-//! beyond the lists is offered. Every service
-//! tolerates null pointers (it answers an error); the PD is not the place to crash.
+//! beyond the lists is offered. Every service but the C library's memory and string functions tolerates null
+//! pointers (it answers an error); the PD is not the place to crash.
 
+mod c_library;
 mod debug;
 mod dynamic;
 mod files;
@@ -13,6 +14,7 @@ mod mutex;
 mod signal;
 mod time;
 
+pub use c_library::*;
 pub use debug::*;
 pub use dynamic::*;
 pub use files::*;
