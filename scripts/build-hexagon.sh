@@ -20,6 +20,7 @@
 #       lpai-pd-shell           the PD shell that loads it with its own ELF loader (tests/pd-shell)
 #       libQnnLpaiContract.so, libQnnSystemContract.so  the contract model of libQnnLpai (tests/contract-model)
 #       liblpai_test_op_package.so  the test op package (tests/op-package: lpai.test::TestGain), test-only
+#       older-interface/liblpai_direct_skel.so  a skel speaking interface 1.0 (feature older-interface), test-only
 #   target/hexagon-embed/  the embedding API's qemu programs' parts (v73, static): liblpai_embed_qemu.a
 #       (tests/embed-qemu: the C library with the Linux user-mode platform, feature qemu-example, plus the contract
 #       model of libQnnLpai and lpai_embed_qemu_register_contract_model), which tests/embed_api.rs links
@@ -42,7 +43,7 @@ esac
 SELFTEST_HEX_VER=73
 target=hexagon-unknown-linux-musl
 # PD libraries (the skel, the audio module, the embedding library, the contract model, the op package) take memcpy,
-# memmove, memset, memcmp, bcmp and strlen from the PD's C library, as they take malloc (linker/dsp-runtime-symbols.txt),
+# memmove, memset, memcmp and strlen from the PD's C library, as they take malloc (linker/dsp-runtime-symbols.txt),
 # instead of carrying compiler-builtins' copies (about 1.5 KB each). The static qemu programs (the PD shell, the
 # self-test, the embedding API's qemu programs) have no C library under them and carry compiler-builtins' own.
 library_std=(-Z build-std=core --target "$target" --release)
@@ -89,6 +90,18 @@ else
 fi
 cp "$virtual_skel" "$virtual/liblpai_direct_skel.so.partial"
 mv "$virtual/liblpai_direct_skel.so.partial" "$virtual/liblpai_direct_skel.so"
+# Test-only: a v73 skel speaking interface 1.0 (the dsp crate's `older-interface` feature), as a skel of an older
+# release answers, for tests/virtual_device.rs's older skel found first on the DSP's library path.
+older_flags=("${skel_flags[@]}")
+older_flags[3]="target-cpu=hexagonv$SELFTEST_HEX_VER"
+CARGO_TARGET_DIR=target/hexagon-older-interface CARGO_ENCODED_RUSTFLAGS=$(encode "${older_flags[@]}") \
+  cargo build -q -p lpai-direct-dsp --lib --features older-interface "${library_std[@]}"
+mkdir -p "$virtual/older-interface"
+cp "target/hexagon-older-interface/$target/release/liblpai_direct_skel.so" \
+  "$virtual/older-interface/liblpai_direct_skel.so.partial"
+cargo run -q --release -p lpai-skel-fixup --bin lpai-skel-fixup -- \
+  "$virtual/older-interface/liblpai_direct_skel.so.partial" linker/dsp-runtime-symbols.txt
+mv "$virtual/older-interface/liblpai_direct_skel.so.partial" "$virtual/older-interface/liblpai_direct_skel.so"
 # The audio module the same way: the shipped file itself when HEX_VER <= 73, else a v73 build of it.
 if [ "$HEX_VER" -le "$SELFTEST_HEX_VER" ]; then
   virtual_capi=$capi

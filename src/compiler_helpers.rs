@@ -1,5 +1,5 @@
-//! The one compiler helper the PD libraries provide themselves: LLVM's aligned block copy, for the link that keeps
-//! compiler-builtins' Hexagon assembly out (`linker/compiler-helpers.ld`).
+//! The two compiler helpers the PD libraries provide themselves: LLVM's aligned block copy, for the link that keeps
+//! compiler-builtins' Hexagon assembly out (`linker/compiler-helpers.ld`), and `bcmp`.
 //!
 //! compiler-builtins assembles all its Hexagon helpers into a single `.text` section: the block copy and the
 //! integer and float divisions LLVM calls, and beside them every double-precision one (`__hexagon_adddf3`,
@@ -32,4 +32,21 @@ core::arch::global_asm!(
     "{{ memd(r5++#8) = r7:6; r7:6 = memd(r1++#8) }}:endloop0",
     "{{ memd(r5+#0) = r7:6; jumpr r31 }}",
     ".size __lpai_copy_doublewords, . - __lpai_copy_doublewords",
+);
+
+// `int bcmp(const void* a, const void* b, size_t bytes)`, zero when the bytes are equal: LLVM calls it for equality
+// compares on a Linux target (ours, `hexagon-unknown-linux-musl`), but a QuRT PD's C library is not known to offer
+// it, unlike `memcmp`, which answers the same way for equality: a jump to `memcmp`, hidden so that no library exports
+// it. The PD libraries take the other memory functions from the PD (`linker/dsp-runtime-symbols.txt`); a static
+// program's compiler-builtins defines its own, weakly, which this one replaces.
+#[cfg(target_arch = "hexagon")]
+core::arch::global_asm!(
+    ".section .text.bcmp,\"ax\",@progbits",
+    ".p2align 2",
+    ".globl bcmp",
+    ".hidden bcmp",
+    ".type bcmp,@function",
+    "bcmp:",
+    "{{ jump memcmp }}",
+    ".size bcmp, . - bcmp",
 );

@@ -126,8 +126,16 @@ impl Record {
 
     /// The build id.
     pub fn build_id(&self) -> &str {
-        let end = self.build_id.iter().position(|&byte| byte == 0).unwrap_or(BUILD_ID_BYTES);
-        core::str::from_utf8(&self.build_id[..end]).unwrap_or("(not UTF-8)")
+        core::str::from_utf8(self.build_id_bytes()).unwrap_or("(not UTF-8)")
+    }
+
+    /// The build id's bytes, without its NUL.
+    pub const fn build_id_bytes(&self) -> &[u8] {
+        let mut end = 0;
+        while end < BUILD_ID_BYTES && self.build_id[end] != 0 {
+            end += 1;
+        }
+        self.build_id.split_at(end).0
     }
 
     /// The record's bytes.

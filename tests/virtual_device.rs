@@ -241,7 +241,8 @@ fn nothing_written_but_the_record(staged: &Staged, line: &str) {
     assert!(line.ends_with(error), "the record's error {error:?} is not the line's end: {line}");
 }
 
-/// A copy of `skel` whose version record says `interface`.
+/// A copy of `skel` whose version record in the file says `interface` (what `stage` and `doctor` read; the code answers
+/// its own record, so a copy like this never runs).
 fn skel_speaking(skel: &Path, interface: Version, into: &Path) -> PathBuf {
     let mut bytes = std::fs::read(skel).unwrap();
     let offset = lpai_direct_stub::stub::library_version::record_offset(&bytes).unwrap();
@@ -421,15 +422,14 @@ fn warnings(ran: &Ran) -> Vec<&str> {
     ran.stderr.lines().filter(|line| line.starts_with("lpai-net-run: warning:")).collect()
 }
 
-/// Stages contract_single with an interface 1.0 copy of the skel in `old/`; answers the stage and the
-/// ADSP_LIBRARY_PATH assignment that finds that copy first.
+/// Stages contract_single with a skel speaking interface 1.0 (the `older-interface` build, as a skel of an older
+/// release answers) in `old/`; answers the stage and the ADSP_LIBRARY_PATH assignment that finds that skel first.
 fn stage_with_an_older_skel_first() -> (Staged, String) {
     let staged = stage("contract_single", &StageWith::default());
-    skel_speaking(
-        &common::virtual_adsp("liblpai_direct_skel.so"),
-        Version { major: 1, minor: 0 },
-        &staged.directory.join("old"),
-    );
+    let old = staged.directory.join("old");
+    std::fs::create_dir_all(&old).unwrap();
+    let older = common::virtual_adsp("older-interface/liblpai_direct_skel.so");
+    std::fs::copy(older, old.join("liblpai_direct_skel.so")).unwrap();
     (staged, format!("ADSP_LIBRARY_PATH={DEVICE}/old;{DEVICE}/adsp"))
 }
 

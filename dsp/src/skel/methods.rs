@@ -14,6 +14,7 @@ use core::ffi::CStr;
 use lpai_direct::aee::{EBADPARM, EBADSTATE, EFAILED};
 use lpai_direct::codec::{self, Decoded};
 use lpai_direct::qnn::{lpai, Priority};
+use lpai_direct::version::{Component, Record, Version, BUILD_ID};
 use lpai_direct::wire::{io_bytes, BackendRecord, EventRecord, GraphRecord, TensorRecord, Writer, MAX_RANK};
 use lpai_direct::wire::{EXECUTE_FLOAT_INPUTS, EXECUTE_FLOAT_OUTPUTS};
 use lpai_direct::wire::{PRIORITY_UNCHANGED, TARGET_DEFAULT};
@@ -111,28 +112,33 @@ pub(super) fn ensure_libraries(session: &mut Session) -> Answer {
     Err(SkelError::of(&error.error))
 }
 
-/// The skel's version record (`lpai_direct::version`), in its own section of the shipped `.so` so that `stage` and
-/// `doctor` read it from the file; [`version`] answers it as read from memory at run time, so a file whose record
-/// says otherwise answers what it says.
-#[cfg_attr(feature = "skel", used, link_section = ".lpai_direct.version")]
-static VERSION_RECORD: [u8; lpai_direct::version::RECORD_BYTES] =
-    lpai_direct::version::Record::current(lpai_direct::version::Component::Skel, crate::build_config::HEX_VERSION)
-        .to_bytes();
+/// The interface the skel says it speaks: this build's, or 1.0 in the test-only `older-interface` build, which
+/// stands for a skel of an older release (`tests/virtual_device.rs` finds it first on the DSP's library path).
+#[cfg(not(feature = "older-interface"))]
+const INTERFACE: Version = lpai_direct::version::INTERFACE;
+#[cfg(feature = "older-interface")]
+const INTERFACE: Version = Version { major: 1, minor: 0 };
 
-/// `version`: the skel's own record as it is in memory (read volatile: a record patched in the file is answered as
-/// patched, never a constant the compiler kept).
+/// The skel's version record (`lpai_direct::version`).
+static RECORD: Record = Record::new(INTERFACE, Component::Skel, crate::build_config::HEX_VERSION, BUILD_ID);
+
+/// Its bytes, in their own section of the shipped `.so` so that `stage` and `doctor` read them from the file;
+/// [`version`] answers the same record.
+#[cfg(feature = "skel")]
+#[used]
+#[link_section = ".lpai_direct.version"]
+static VERSION_RECORD: [u8; lpai_direct::version::RECORD_BYTES] = RECORD.to_bytes();
+
+/// `version`: the skel's own record.
 #[inline(never)]
 pub(super) fn version(call: &mut Decoded<'_>) -> Answer {
     use codec::version as m;
-    // SAFETY: a valid, aligned static of plain bytes.
-    let bytes = unsafe { core::ptr::read_volatile(&VERSION_RECORD) };
-    let Some(record) = lpai_direct::version::Record::parse(&bytes) else { return Err(SkelError::aee(EFAILED)) };
-    let build_id = record.build_id().as_bytes();
+    let build_id = RECORD.build_id_bytes();
     let out = call.take_rout_bytes(m::BUILD_ID)?;
     lpai_direct::codec::copy_prefix(out, build_id);
-    call.set_u32(m::INTERFACE_MAJOR, record.interface.major)?;
-    call.set_u32(m::INTERFACE_MINOR, record.interface.minor)?;
-    call.set_u32(m::HEX_VERSION, u32::from(record.hex_version))?;
+    call.set_u32(m::INTERFACE_MAJOR, RECORD.interface.major)?;
+    call.set_u32(m::INTERFACE_MINOR, RECORD.interface.minor)?;
+    call.set_u32(m::HEX_VERSION, u32::from(RECORD.hex_version))?;
     Ok(call.set_u32(m::BUILD_ID_BYTES, build_id.len() as u32)?)
 }
 

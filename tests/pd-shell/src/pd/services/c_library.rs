@@ -13,8 +13,6 @@ unsafe extern "C" {
     pub fn memset(to: *mut c_void, byte: c_int, bytes: usize) -> *mut c_void;
     /// `int memcmp(const void* a, const void* b, size_t bytes)`.
     pub fn memcmp(a: *const c_void, b: *const c_void, bytes: usize) -> c_int;
-    /// `int bcmp(const void* a, const void* b, size_t bytes)`: zero when equal.
-    pub fn bcmp(a: *const c_void, b: *const c_void, bytes: usize) -> c_int;
     /// `size_t strlen(const char* text)`.
     pub fn strlen(text: *const c_char) -> usize;
 }
