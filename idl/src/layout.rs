@@ -257,16 +257,21 @@ impl Method {
 
 /// A method's layout worked out once: every parameter's slot, direction and type, the totals and the buffer
 /// counts, so that a call looks each one up instead of walking the parameters again. Holds no pointer, so the
-/// generated codec's `PLANS`, made at compile time, are plain read-only data.
+/// generated codec's `PLANS`, made at compile time, are plain read-only data, 48 bytes each: but for the id and the
+/// `sc` word, every value is stored in a byte ([`Plan::of`] checks that each one fits), and the accessors widen
+/// them again.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Plan {
     id: u32,
-    count: usize,
-    params: [Planned; MAX_PARAMS],
-    totals: Totals,
-    in_buffers: usize,
-    out_buffers: usize,
     scalars: u32,
+    params: [Packed; MAX_PARAMS],
+    count: u8,
+    primary_in_bytes: u8,
+    primary_out_bytes: u8,
+    in_sequences: u8,
+    rout_sequences: u8,
+    in_buffers: u8,
+    out_buffers: u8,
     supported: bool,
 }
 
@@ -281,30 +286,137 @@ pub struct Planned {
     pub kind: Kind,
 }
 
+/// One parameter as a [`Plan`] stores it, in four bytes. A slot's direction is its parameter's, so one tag says
+/// both; `offset` is a primary scalar's offset or a buffer's count offset.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Packed {
+    /// The slot's tag ([`PRIMARY_IN`], [`PRIMARY_OUT`], [`BUFFER_IN`] or [`BUFFER_ROUT`]) in the high four bits;
+    /// the kind's position in [`Kind`]'s declaration (byte, half, word, double, sequence, string) in the low four.
+    tag: u8,
+    /// Byte offset in the primary buffer (the scalar's, or the count's).
+    offset: u8,
+    /// Index into the `remote_arg` array (buffers only).
+    arg: u8,
+    /// Bytes per element of a sequence (0 for every other kind).
+    element_bytes: u8,
+}
+
+const PRIMARY_IN: u8 = 0;
+const PRIMARY_OUT: u8 = 1;
+const BUFFER_IN: u8 = 2;
+const BUFFER_ROUT: u8 = 3;
+
+/// `value` in a byte, if it fits.
+const fn byte(value: usize) -> Option<u8> {
+    if value <= u8::MAX as usize {
+        Some(value as u8)
+    } else {
+        None
+    }
+}
+
+impl Packed {
+    const UNUSED: Packed = Packed { tag: PRIMARY_IN << 4, offset: 0, arg: 0, element_bytes: 0 };
+
+    /// `slot` and `kind` in bytes; `None` when a value does not fit.
+    const fn of(slot: Slot, kind: Kind) -> Option<Packed> {
+        let (slot, offset, arg) = match slot {
+            Slot::PrimaryIn { offset } => (PRIMARY_IN, offset, 0),
+            Slot::PrimaryOut { offset } => (PRIMARY_OUT, offset, 0),
+            Slot::Buffer { arg, count_offset, direction: Direction::In } => (BUFFER_IN, count_offset, arg),
+            Slot::Buffer { arg, count_offset, direction: Direction::Rout } => (BUFFER_ROUT, count_offset, arg),
+        };
+        let (kind, element_bytes) = match kind {
+            Kind::Byte => (0, 0),
+            Kind::Half => (1, 0),
+            Kind::Word => (2, 0),
+            Kind::Double => (3, 0),
+            Kind::Sequence { element_bytes } => (4, element_bytes as usize),
+            Kind::String => (5, 0),
+        };
+        let (Some(offset), Some(arg), Some(element_bytes)) = (byte(offset), byte(arg), byte(element_bytes)) else {
+            return None;
+        };
+        Some(Packed { tag: slot << 4 | kind, offset, arg, element_bytes })
+    }
+
+    /// The parameter in full.
+    #[inline]
+    const fn planned(self) -> Planned {
+        let (offset, arg) = (self.offset as usize, self.arg as usize);
+        let (slot, direction) = match self.tag >> 4 {
+            PRIMARY_IN => (Slot::PrimaryIn { offset }, Direction::In),
+            PRIMARY_OUT => (Slot::PrimaryOut { offset }, Direction::Rout),
+            BUFFER_IN => (Slot::Buffer { arg, count_offset: offset, direction: Direction::In }, Direction::In),
+            _ => (Slot::Buffer { arg, count_offset: offset, direction: Direction::Rout }, Direction::Rout),
+        };
+        let kind = match self.tag & 0xF {
+            0 => Kind::Byte,
+            1 => Kind::Half,
+            2 => Kind::Word,
+            3 => Kind::Double,
+            4 => Kind::Sequence { element_bytes: self.element_bytes as u32 },
+            _ => Kind::String,
+        };
+        Planned { slot, direction, kind }
+    }
+}
+
 impl Plan {
-    /// Works out `method`'s layout; a method the codec cannot carry is planned as unsupported, with no
-    /// parameters.
+    /// Works out `method`'s layout. A method the codec cannot carry ([`Method::is_supported`]), or one with a
+    /// value too large for its byte (a sequence's elements over 255 bytes), is planned as unsupported: with its
+    /// id and `sc` word, but no parameters, buffers or primary bytes.
     pub const fn of(method: &Method) -> Plan {
-        let unused = Planned { slot: Slot::PrimaryIn { offset: 0 }, direction: Direction::In, kind: Kind::Byte };
-        let mut params = [unused; MAX_PARAMS];
-        let supported = method.is_supported();
+        let mut plan = Plan {
+            id: method.id,
+            scalars: method.scalars(),
+            params: [Packed::UNUSED; MAX_PARAMS],
+            count: 0,
+            primary_in_bytes: 0,
+            primary_out_bytes: 0,
+            in_sequences: 0,
+            rout_sequences: 0,
+            in_buffers: 0,
+            out_buffers: 0,
+            supported: false,
+        };
+        if !method.is_supported() {
+            return plan;
+        }
         let mut index = 0;
-        while supported && index < method.params.len() {
-            let Param { direction, kind, .. } = method.params[index];
-            if let Some(slot) = method.slot(index) {
-                params[index] = Planned { slot, direction, kind };
-            }
+        while index < method.params.len() {
+            let packed = match method.slot(index) {
+                Some(slot) => Packed::of(slot, method.params[index].kind),
+                None => None,
+            };
+            let Some(packed) = packed else { return plan };
+            plan.params[index] = packed;
             index += 1;
         }
+        let totals = method.totals();
+        let counts = [method.params.len(), method.in_buffers(), method.out_buffers()];
+        let (Some(count), Some(in_buffers), Some(out_buffers)) = (byte(counts[0]), byte(counts[1]), byte(counts[2]))
+        else {
+            return plan;
+        };
+        let (Some(primary_in_bytes), Some(primary_out_bytes), Some(in_sequences), Some(rout_sequences)) = (
+            byte(totals.primary_in_bytes),
+            byte(totals.primary_out_bytes),
+            byte(totals.in_sequences),
+            byte(totals.rout_sequences),
+        ) else {
+            return plan;
+        };
         Plan {
-            id: method.id,
-            count: if supported { method.params.len() } else { 0 },
-            params,
-            totals: method.totals(),
-            in_buffers: method.in_buffers(),
-            out_buffers: method.out_buffers(),
-            scalars: method.scalars(),
-            supported,
+            count,
+            primary_in_bytes,
+            primary_out_bytes,
+            in_sequences,
+            rout_sequences,
+            in_buffers,
+            out_buffers,
+            supported: true,
+            ..plan
         }
     }
 
@@ -316,7 +428,7 @@ impl Plan {
     /// Parameter `index`: its slot, direction and type; `None` past the last one.
     #[inline]
     pub fn param(&self, index: usize) -> Option<Planned> {
-        self.params.get(..self.count)?.get(index).copied()
+        self.params.get(..self.count as usize)?.get(index).map(|packed| packed.planned())
     }
 
     /// [`Method::slot`], looked up.
@@ -327,22 +439,27 @@ impl Plan {
 
     /// How many parameters the method has (0 for an unsupported plan).
     pub const fn param_count(&self) -> usize {
-        self.count
+        self.count as usize
     }
 
-    /// [`Method::totals`].
+    /// [`Method::totals`] (all 0 for an unsupported plan).
     pub const fn totals(&self) -> Totals {
-        self.totals
+        Totals {
+            primary_in_bytes: self.primary_in_bytes as usize,
+            primary_out_bytes: self.primary_out_bytes as usize,
+            in_sequences: self.in_sequences as usize,
+            rout_sequences: self.rout_sequences as usize,
+        }
     }
 
-    /// [`Method::in_buffers`].
+    /// [`Method::in_buffers`] (0 for an unsupported plan).
     pub const fn in_buffers(&self) -> usize {
-        self.in_buffers
+        self.in_buffers as usize
     }
 
-    /// [`Method::out_buffers`].
+    /// [`Method::out_buffers`] (0 for an unsupported plan).
     pub const fn out_buffers(&self) -> usize {
-        self.out_buffers
+        self.out_buffers as usize
     }
 
     /// [`Method::scalars`].
@@ -350,15 +467,15 @@ impl Plan {
         self.scalars
     }
 
-    /// [`Method::is_supported`].
+    /// Whether the codec carries the method: [`Method::is_supported`], and every value fits the plan.
     pub const fn is_supported(&self) -> bool {
         self.supported
     }
 
-    /// [`Method::primary_out_arg`].
+    /// [`Method::primary_out_arg`] (`None` for an unsupported plan).
     pub const fn primary_out_arg(&self) -> Option<usize> {
-        if self.totals.primary_out_bytes > 0 {
-            Some(self.in_buffers)
+        if self.primary_out_bytes > 0 {
+            Some(self.in_buffers as usize)
         } else {
             None
         }
@@ -449,6 +566,29 @@ mod tests {
         const MANY: [Param; MAX_PARAMS + 1] = [p("word", Direction::In, Kind::Word); MAX_PARAMS + 1];
         let too_many = Method { name: "many", id: 4, params: &MANY };
         assert!(!too_many.is_supported() && !Plan::of(&too_many).is_supported());
+    }
+
+    #[test]
+    fn a_value_too_large_for_its_byte_plans_the_method_as_unsupported() {
+        assert_eq!(core::mem::size_of::<Plan>(), 48);
+        const LARGEST: &[Param] = &[
+            p("first", Direction::Rout, Kind::Sequence { element_bytes: 255 }),
+            p("code", Direction::Rout, Kind::Double),
+        ];
+        let largest = Method { name: "largest", id: 30, params: LARGEST };
+        let plan = Plan::of(&largest);
+        assert!(plan.is_supported());
+        let first = Planned { slot: largest.slot(0).unwrap(), direction: Direction::Rout, kind: LARGEST[0].kind };
+        assert_eq!((plan.param(0), plan.slot(1), plan.id()), (Some(first), largest.slot(1), 30));
+        assert_eq!((plan.totals(), plan.primary_out_arg()), (largest.totals(), largest.primary_out_arg()));
+
+        const TOO_LARGE: &[Param] = &[p("blocks", Direction::In, Kind::Sequence { element_bytes: 256 })];
+        let too_large = Method { name: "too_large", id: 6, params: TOO_LARGE };
+        let plan = Plan::of(&too_large);
+        assert!(too_large.is_supported() && !plan.is_supported());
+        assert_eq!((plan.id(), plan.scalars()), (6, too_large.scalars()));
+        assert_eq!((plan.param_count(), plan.param(0), plan.in_buffers(), plan.out_buffers()), (0, None, 0, 0));
+        assert_eq!((plan.totals().primary_in_bytes, plan.primary_out_arg()), (0, None));
     }
 
     #[test]

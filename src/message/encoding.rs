@@ -14,6 +14,8 @@
 //!                                         ("28 (no space left on device)")
 //!         | DATA_TYPE leb128              a Qnn_DataType_t, shown by its C name (QNN_DATATYPE_...), or "an unknown
 //!                                         data type"
+//!         | METHOD leb128                 a method id of the interface, shown by its IDL name ("method 40" when
+//!                                         the interface has no such method)
 //! ```
 //! Items at the top level are rendered one after the other; a message's `{}` places take its items in order.
 
@@ -39,6 +41,9 @@ pub const ERRNO: u8 = 8;
 
 /// A `Qnn_DataType_t` follows (LEB128), shown by its C name.
 pub const DATA_TYPE: u8 = 9;
+
+/// A method id of the interface follows (LEB128), shown by its IDL name.
+pub const METHOD: u8 = 10;
 
 /// The flag bit of a record cut short.
 pub const CUT: u8 = 1;

@@ -159,6 +159,17 @@ fn item(
             out.text(crate::qnn::DataType(value).c_name().unwrap_or("an unknown data type"));
             Some(())
         }
+        encoding::METHOD => {
+            let id = reader.leb128()?;
+            match crate::codec::METHODS.iter().find(|method| u64::from(method.id) == id) {
+                Some(method) => out.text(method.name),
+                None => {
+                    out.text("method ");
+                    out.digits(id, 10, 1);
+                }
+            }
+            Some(())
+        }
         encoding::ERRNO => {
             let code = encoding::unzigzag(reader.leb128()?);
             signed(out, code);
@@ -277,6 +288,12 @@ mod tests {
         assert_eq!(text.as_str(), "a 42 of -2 at 0x001f, ok (QNN_GRAPH_ERROR_EARLY_TERMINATION)");
         let bytes = record(0, 9, &[UNSIGNED, 7, BOOLEAN, 1]);
         assert_eq!(render_with(&bytes[..length(&bytes)], templates).as_str(), "message #9(7, true)");
+    }
+
+    #[test]
+    fn a_method_id_is_said_by_its_name() {
+        let bytes = record(0, 9, &[METHOD, crate::codec::execute::ID as u8, METHOD, 40]);
+        assert_eq!(render_with(&bytes[..length(&bytes)], |_| None).as_str(), "message #9(execute, method 40)");
     }
 
     #[test]

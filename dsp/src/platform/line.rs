@@ -271,6 +271,16 @@ impl Say for QnnError {
     }
 }
 
+/// A method of the interface, by its id; said by its IDL name (on the HLOS side: the names are not on the DSP).
+#[derive(Clone, Copy)]
+pub struct MethodId(pub u32);
+
+impl Say for MethodId {
+    fn say(&self, line: &mut Line) {
+        line.number(encoding::METHOD, u64::from(self.0));
+    }
+}
+
 /// How many values a `say!` gives (its argument count, checked against the message's places when it compiles).
 #[doc(hidden)]
 #[macro_export]

@@ -27,7 +27,7 @@ pub mod pd_services;
 pub mod qurt;
 pub mod signals;
 
-pub use line::{Errno, Hex, Line, QnnError, Say, LOG_LINE_BYTES};
+pub use line::{Errno, Hex, Line, MethodId, QnnError, Say, LOG_LINE_BYTES};
 pub use lpai_direct::message::Message;
 pub use memory::{Memory, Shared};
 

@@ -5,7 +5,7 @@
 use super::error::SkelError;
 use super::methods::{ensure_libraries, runtime_failure, Answer, DEFAULT_HEADROOM, MAX_ARENA_BYTES};
 use super::session::{fail, Session, MAX_CONTEXTS};
-use crate::platform::{Memory, Message};
+use crate::platform::{Memory, Message, MethodId};
 use crate::runtime::error::RecordAt;
 use crate::runtime::{Binary, ContextOptions, GraphOptions, Island, LoadRequest, Owned, Owner, RuntimeError};
 use lpai_direct::aee::{EBADPARM, EBADSTATE, EFAILED, ENOMEMORY, EUNSUPPORTED};
@@ -15,7 +15,8 @@ use lpai_direct::wire::{placement_of_load, priority_of_load, LOAD_ISLAND, LOAD_P
 
 /// Where one load method keeps its parameters.
 struct Params {
-    name: &'static str,
+    /// Its id, which messages say (by name, on the HLOS side).
+    method: MethodId,
     flags: usize,
     /// The binary (a sequence) or its path (a string).
     source: usize,
@@ -27,7 +28,7 @@ struct Params {
 }
 
 const LOAD: Params = Params {
-    name: "load",
+    method: MethodId(codec::load::ID),
     flags: codec::load::FLAGS,
     source: codec::load::BINARY,
     from_file: false,
@@ -37,7 +38,7 @@ const LOAD: Params = Params {
 };
 
 const LOAD_FILE: Params = Params {
-    name: "load_file",
+    method: MethodId(codec::load_file::ID),
     flags: codec::load_file::FLAGS,
     source: codec::load_file::PATH,
     from_file: true,
@@ -47,7 +48,7 @@ const LOAD_FILE: Params = Params {
 };
 
 const LOAD_WITH_METADATA: Params = Params {
-    name: "load_with_metadata",
+    method: MethodId(codec::load_with_metadata::ID),
     flags: codec::load_with_metadata::FLAGS,
     source: codec::load_with_metadata::BINARY,
     from_file: false,
@@ -57,7 +58,7 @@ const LOAD_WITH_METADATA: Params = Params {
 };
 
 const LOAD_FILE_WITH_METADATA: Params = Params {
-    name: "load_file_with_metadata",
+    method: MethodId(codec::load_file_with_metadata::ID),
     flags: codec::load_file_with_metadata::FLAGS,
     source: codec::load_file_with_metadata::PATH,
     from_file: true,
@@ -87,16 +88,16 @@ pub(super) fn load(session: &mut Session, call: &mut Decoded<'_>, id: u32) -> An
         request = match request.with_record(call.bytes(index)?) {
             Ok(request) => request,
             Err(RuntimeError::MalformedRecord(error)) => {
-                fail!(session, Message::LoadRecordMalformed, params.name, RecordAt(error), error.what);
+                fail!(session, Message::LoadRecordMalformed, params.method, RecordAt(error), error.what);
                 return Err(SkelError::aee(EBADPARM));
             }
-            Err(error) => return Err(runtime_failure(session, params.name, &error)),
+            Err(error) => return Err(runtime_failure(session, params.method, &error)),
         };
     }
     let memory = match placement_of_load(flags) {
         Ok(memory) => memory,
         Err(value) => {
-            fail!(session, Message::LoadMemoryType, params.name, value);
+            fail!(session, Message::LoadMemoryType, params.method, value);
             return Err(SkelError::aee(EBADPARM));
         }
     };
@@ -105,7 +106,7 @@ pub(super) fn load(session: &mut Session, call: &mut Decoded<'_>, id: u32) -> An
         return Err(SkelError::aee(EBADSTATE));
     };
     if request.record.is_none() && libraries.system().is_none() {
-        fail!(session, Message::LoadNeedsRecord, params.name);
+        fail!(session, Message::LoadNeedsRecord, params.method);
         return Err(SkelError::aee(EBADPARM));
     }
     let Some(slot) = session.free_context_slot() else {
@@ -119,7 +120,7 @@ pub(super) fn load(session: &mut Session, call: &mut Decoded<'_>, id: u32) -> An
             fail!(session, Message::ContextBinaryUnreadable, path.to_str().unwrap_or("?"), error);
             return Err(SkelError::aee(EFAILED));
         }
-        (Err(error), _) => return Err(runtime_failure(session, params.name, &error)),
+        (Err(error), _) => return Err(runtime_failure(session, params.method, &error)),
     };
     let (configured_arena, profiling_level) = (session.settings.arena_bytes, session.settings.profiling_level);
     let arena_bytes = match configured_arena {
@@ -143,7 +144,7 @@ pub(super) fn load(session: &mut Session, call: &mut Decoded<'_>, id: u32) -> An
     };
     let mut owner = Owner::new(Owned::new(libraries, arena));
     if let Err(error) = owner.load(&request) {
-        return Err(runtime_failure(session, params.name, &error));
+        return Err(runtime_failure(session, params.method, &error));
     }
     let graph_count = owner.context().map_or(0, |context| context.graph_count()) as u32;
     let id = session.keep(slot, owner).ok_or(SkelError::aee(EBADSTATE))?;

@@ -4,7 +4,7 @@
 use super::error::SkelError;
 use super::session::{fail, Path, Session, PATH_BYTES};
 use crate::platform::{self, Current, Level, Platform, PlatformError, Shared};
-use crate::platform::{Line, Message, Say};
+use crate::platform::{Line, Message, MethodId, Say};
 use crate::runtime::error::OpPackageRefused;
 use crate::runtime::quantize::Encoding;
 use crate::runtime::{BackendOptions, Execution, Graph, TensorInfo, TensorSize};
@@ -27,9 +27,9 @@ pub(super) const DEFAULT_HEADROOM: usize = if cfg!(target_arch = "hexagon") { 2 
 
 pub(super) type Answer = Result<(), SkelError>;
 
-/// Records `error` (after `step`) and answers its code.
-pub(super) fn runtime_failure(session: &mut Session, step: &str, error: &RuntimeError) -> SkelError {
-    fail!(session, Message::StepFailed, step, error);
+/// Records `error` (after the name of `method`, the call it ended) and answers its code.
+pub(super) fn runtime_failure(session: &mut Session, method: MethodId, error: &RuntimeError) -> SkelError {
+    fail!(session, Message::StepFailed, method, error);
     SkelError::of(error)
 }
 
@@ -195,7 +195,7 @@ fn register_on_libraries(session: &mut Session, path: &CStr, provider: &CStr, ta
             fail!(session, Message::OpPackageRegisterFailed, refused);
             Err(SkelError::of(&error))
         }
-        Err(error) => Err(runtime_failure(session, "register_op_package", &error)),
+        Err(error) => Err(runtime_failure(session, MethodId(codec::register_op_package::ID), &error)),
     }
 }
 
@@ -333,7 +333,7 @@ pub(super) fn set_performance(session: &mut Session, call: &Decoded<'_>) -> Answ
     let (id, index) = (call.i32(m::CONTEXT_ID)?, call.u32(m::GRAPH)?);
     match with_graph(session, id, index, |graph| graph.set_performance(perf, affinity, priority))? {
         Ok(()) => Ok(()),
-        Err(error) => Err(runtime_failure(session, "set_performance", &error)),
+        Err(error) => Err(runtime_failure(session, MethodId(codec::set_performance::ID), &error)),
     }
 }
 
@@ -383,7 +383,7 @@ pub(super) fn execute(session: &mut Session, call: &mut Decoded<'_>) -> Answer {
             fail!(session, Message::ExecuteSizes, given_in, given_out, Bytes(needed_in), Bytes(needed_out));
             Err(SkelError::aee(EBADPARM))
         }
-        Some(ExecuteFailure::Runtime(error)) => Err(runtime_failure(session, "execute", &error)),
+        Some(ExecuteFailure::Runtime(error)) => Err(runtime_failure(session, MethodId(codec::execute::ID), &error)),
         None => Err(SkelError::aee(EFAILED)),
     }
 }
@@ -468,7 +468,7 @@ pub(super) fn profile(session: &mut Session, call: &mut Decoded<'_>) -> Answer {
     });
     match written {
         Some(Ok(needed)) => Ok(call.set_u32(codec::profile::EVENTS_BYTES, u32::try_from(needed).unwrap_or(u32::MAX))?),
-        Some(Err(error)) => Err(runtime_failure(session, "profile", &error)),
+        Some(Err(error)) => Err(runtime_failure(session, MethodId(codec::profile::ID), &error)),
         None => Err(SkelError::aee(EBADSTATE)),
     }
 }
