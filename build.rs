@@ -21,19 +21,23 @@ fn main() -> Result<(), Box<dyn Error>> {
 
 /// The build id every library's version record carries (`lpai_direct::version::BUILD_ID`): `LPAI_DIRECT_BUILD_ID`
 /// when set (a release sets its commit; an ordinary build does not, so a commit does not rebuild everything), else
-/// `lpai-direct` and the crate's version; then `+m` and a hash of the message table (`src/message/table.rs`), so
-/// that a stub and a skel whose tables differ never carry the same build id.
+/// `lpai-direct` and the crate's version; then `+m` and a hash of the message table and the record format
+/// (`src/message/table.rs`, `src/message/encoding.rs`), so that a stub and a skel whose tables or record items differ
+/// never carry the same build id.
 fn build_id() {
-    const TABLE: &str = "src/message/table.rs";
+    const MESSAGES: [&str; 2] = ["src/message/table.rs", "src/message/encoding.rs"];
     println!("cargo:rerun-if-env-changed=LPAI_DIRECT_BUILD_ID");
-    println!("cargo:rerun-if-changed={TABLE}");
     let base = std::env::var("LPAI_DIRECT_BUILD_ID")
         .ok()
         .filter(|id| !id.is_empty())
         .unwrap_or_else(|| format!("lpai-direct {}", env!("CARGO_PKG_VERSION")));
-    let table = std::fs::read(TABLE).unwrap_or_else(|error| panic!("{TABLE}: {error}"));
+    let mut bytes = Vec::new();
+    for file in MESSAGES {
+        println!("cargo:rerun-if-changed={file}");
+        bytes.extend(std::fs::read(file).unwrap_or_else(|error| panic!("{file}: {error}")));
+    }
     // FNV-1a, 32 bits: enough to tell two tables apart.
-    let hash = table.iter().fold(0x811c_9dc5u32, |hash, &byte| (hash ^ u32::from(byte)).wrapping_mul(0x0100_0193));
+    let hash = bytes.iter().fold(0x811c_9dc5u32, |hash, &byte| (hash ^ u32::from(byte)).wrapping_mul(0x0100_0193));
     println!("cargo:rustc-env=LPAI_DIRECT_BUILD_ID={base}+m{hash:08x}");
 }
 

@@ -1,4 +1,5 @@
-//! A message record, byte by byte: what the DSP writes and [`super::render()`] reads.
+//! A message record, byte by byte: what the DSP writes and [`super::render()`] reads. A changed item changes the
+//! build id (`build.rs` hashes this file with the table).
 //!
 //! ```text
 //! record := flags item*            flags: bit 0 set when the writer ran out of room (the text ends in "...")
