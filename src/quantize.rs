@@ -187,9 +187,9 @@ fn quantize_one(value: f32, scale: f32, reciprocal: f32, offset: i32, low: f32, 
     saturated(steps(value, scale, reciprocal), offset, low, high)
 }
 
-/// The constants of one conversion to one byte per element (`to_byte` makes the byte of a saturated step count
-/// in `low..=high`).
-struct ToBytes<F> {
+/// The constants of one conversion to one byte per element: a saturated step count in `low..=high` is written as
+/// its low byte, the same byte for a signed and an unsigned type (so both share this code).
+struct ToBytes {
     scale: f32,
     reciprocal: f32,
     offset: i32,
@@ -197,15 +197,14 @@ struct ToBytes<F> {
     near_offset: i32,
     low: i32,
     high: i32,
-    to_byte: F,
 }
 
-impl<F: Fn(i32) -> u8> ToBytes<F> {
+impl ToBytes {
     /// One element, the general way (out of line: groups take it only near half-way points).
     #[inline(never)]
     fn one(&self, value: f32) -> u8 {
         let (low, high) = (self.low as f32, self.high as f32);
-        (self.to_byte)(quantize_one(value, self.scale, self.reciprocal, self.offset, low, high))
+        quantize_one(value, self.scale, self.reciprocal, self.offset, low, high) as u8
     }
 
     /// Four elements, written out straight: their independent arithmetic fills the processor's packets, in integers
@@ -222,7 +221,7 @@ impl<F: Fn(i32) -> u8> ToBytes<F> {
         if !is_certain(distance, magnitude) {
             return [self.one(a), self.one(b), self.one(c), self.one(d)];
         }
-        let byte = |steps: i32| (self.to_byte)(steps.wrapping_sub(self.near_offset).max(self.low).min(self.high));
+        let byte = |steps: i32| steps.wrapping_sub(self.near_offset).max(self.low).min(self.high) as u8;
         [byte(a_steps), byte(b_steps), byte(c_steps), byte(d_steps)]
     }
 
@@ -255,10 +254,9 @@ fn quantize_bytes(
     native: &mut [u8],
     (scale, offset): (f32, i32),
     (low, high): (i32, i32),
-    to_byte: impl Fn(i32) -> u8,
 ) {
     let near_offset = offset.clamp(-(1 << 24), 1 << 24);
-    let conversion = ToBytes { scale, reciprocal: reciprocal(scale), offset, near_offset, low, high, to_byte };
+    let conversion = ToBytes { scale, reciprocal: reciprocal(scale), offset, near_offset, low, high };
     conversion.convert(float_bytes, native);
 }
 
@@ -287,22 +285,18 @@ pub fn quantize(encoding: Encoding, float_bytes: &[u8], native: &mut [u8]) -> bo
                 *out = value.to_le_bytes();
             }
         }
-        Encoding::Unsigned8 { scale, offset } => {
-            quantize_bytes(float_bytes, native, (scale, offset), (0, 255), |steps: i32| steps as u8)
+        // Signed and unsigned types share their code: a step count within the type's bounds is written as its low
+        // byte or bytes, the same bits `as i8` or `as i16` would give.
+        Encoding::Unsigned8 { scale, offset } | Encoding::Signed8 { scale, offset } => {
+            let bounds = if matches!(encoding, Encoding::Signed8 { .. }) { (-128, 127) } else { (0, 255) };
+            quantize_bytes(float_bytes, native, (scale, offset), bounds)
         }
-        Encoding::Signed8 { scale, offset } => {
-            quantize_bytes(float_bytes, native, (scale, offset), (-128, 127), |steps: i32| steps as i8 as u8)
-        }
-        Encoding::Unsigned16 { scale, offset } => {
+        Encoding::Unsigned16 { scale, offset } | Encoding::Signed16 { scale, offset } => {
+            let (low, high) =
+                if matches!(encoding, Encoding::Signed16 { .. }) { (-32768.0, 32767.0) } else { (0.0, 65535.0) };
             let reciprocal = reciprocal(scale);
             for (out, value) in native.as_chunks_mut::<2>().0.iter_mut().zip(values) {
-                *out = (quantize_one(value, scale, reciprocal, offset, 0.0, 65535.0) as u16).to_le_bytes();
-            }
-        }
-        Encoding::Signed16 { scale, offset } => {
-            let reciprocal = reciprocal(scale);
-            for (out, value) in native.as_chunks_mut::<2>().0.iter_mut().zip(values) {
-                *out = (quantize_one(value, scale, reciprocal, offset, -32768.0, 32767.0) as i16).to_le_bytes();
+                *out = (quantize_one(value, scale, reciprocal, offset, low, high) as u16).to_le_bytes();
             }
         }
     }
