@@ -21,17 +21,8 @@ pub(super) struct Path {
 }
 
 impl Path {
-    /// A path from text known at build time (no NUL inside, shorter than [`PATH_BYTES`]).
-    const fn constant(text: &str) -> Path {
-        let mut bytes = [0u8; PATH_BYTES];
-        let source = text.as_bytes();
-        let mut index = 0;
-        while index < source.len() && index < PATH_BYTES - 1 {
-            bytes[index] = source[index];
-            index += 1;
-        }
-        Path { bytes }
-    }
+    /// The empty path.
+    const EMPTY: Path = Path { bytes: [0; PATH_BYTES] };
 
     /// Whether `path` fits (NUL included).
     pub(super) fn fits(path: &CStr) -> bool {
@@ -74,15 +65,21 @@ pub(super) struct Settings {
 }
 
 impl Settings {
-    /// What a new handle starts with: the aDSP's library names.
-    const DEFAULT: Settings = Settings {
-        backend: Path::constant("libQnnLpai.so"),
-        system_library: Path::constant("libQnnSystem.so"),
-        profiling_level: 0,
-        lpai_hw_version: 0,
-        lpai_target: lpai_direct::wire::TARGET_DEFAULT,
-        arena_bytes: 0,
-    };
+    /// What a new handle starts with: the aDSP's library names (written at run time: a constant of two whole path
+    /// buffers would sit in the skel's read-only data, mostly zeros).
+    fn for_new_handle() -> Settings {
+        let mut settings = Settings {
+            backend: Path::EMPTY,
+            system_library: Path::EMPTY,
+            profiling_level: 0,
+            lpai_hw_version: 0,
+            lpai_target: lpai_direct::wire::TARGET_DEFAULT,
+            arena_bytes: 0,
+        };
+        settings.backend.set(c"libQnnLpai.so");
+        settings.system_library.set(c"libQnnSystem.so");
+        settings
+    }
 }
 
 /// One open handle, in one block of memory allocated when the handle opens (nothing of it sits in the static
@@ -116,7 +113,7 @@ impl Session {
         // in place (the session is large for a stack), before anything reads it.
         unsafe {
             core::ptr::addr_of_mut!((*session).libraries).write(None);
-            core::ptr::addr_of_mut!((*session).settings).write(Settings::DEFAULT);
+            core::ptr::addr_of_mut!((*session).settings).write(Settings::for_new_handle());
             core::ptr::addr_of_mut!((*session).contexts).write([const { None }; MAX_CONTEXTS]);
             core::ptr::addr_of_mut!((*session).serials).write([0; MAX_CONTEXTS]);
             core::ptr::addr_of_mut!((*session).loads).write(0);
