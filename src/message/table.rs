@@ -266,4 +266,26 @@ messages! {
     EmbedDestroyInFlight =
         "destroy: a frame is still executing (the backend writes its outputs): wait for it \
          (lpai_direct_embed_wait_frame) first",
+
+    // What is wrong with a metadata record (src/metadata/reader.rs, `MetadataError`), said after where it is
+    // (`RecordAt...`) by the skel, the embedding and the HLOS side alike.
+    RecordEndsEarly = "the record ends early",
+    RecordNameEmpty = "a name is empty",
+    RecordNameHoldsNul = "a name holds a NUL byte",
+    RecordNameNotUtf8 = "a name is not UTF-8",
+    RecordNameTooLong = "a name is longer than 255 bytes",
+    RecordTooManyTensors = "a graph has more than 64 inputs or outputs",
+    RecordTensorType = "the tensor type is not a Qnn_TensorType_t",
+    RecordElementSize = "the data type has no known element size",
+    RecordUnquantizedScale = "an unquantized tensor has a scale or an offset",
+    RecordScaleNotPositive = "a SCALE_OFFSET scale is not a positive finite number",
+    RecordQuantizationKind = "the quantization is neither none (0) nor SCALE_OFFSET (1)",
+    RecordRankTooLarge = "the rank is larger than 8",
+    RecordTensorTooLarge = "the tensor holds more than 4 GiB",
+    RecordNoMagic = "not a metadata record (no LPMD magic)",
+    RecordVersion = "the record's version is not 2",
+    RecordGraphCount = "a record holds 1 to 8 graphs",
+    RecordGraphNamesRepeat = "two graphs have the same name",
+    RecordTensorIdsRepeat = "two tensors of the graph have the same id",
+    RecordBytesAfterLastGraph = "bytes follow the last graph",
 }
