@@ -288,4 +288,32 @@ messages! {
     RecordGraphNamesRepeat = "two graphs have the same name",
     RecordTensorIdsRepeat = "two tensors of the graph have the same id",
     RecordBytesAfterLastGraph = "bytes follow the last graph",
+
+    // What is wrong with an entry of an op package list (src/op_package.rs, `OpPackageError`), said after
+    // `entry N 'TEXT' ` (`--op_packages`) or the entry's number (the audio module's `op_packages=`).
+    OpPackageOneTooMany = "is one too many: at most 4 op packages are registered",
+    OpPackageEntryEmpty = "is empty: each comma-separated entry is PATH:PROVIDER[:TARGET]",
+    OpPackageEntryHoldsNul = "contains a NUL byte",
+    OpPackageMoreFields = "has more than three fields: write PATH:PROVIDER[:TARGET]",
+    OpPackageNoInterfaceProvider = "has no interface provider: write PATH:PROVIDER[:TARGET]",
+    OpPackageEmptyPath = "has an empty path: write PATH:PROVIDER[:TARGET]",
+    OpPackageEmptyInterfaceProvider = "has an empty interface provider: write PATH:PROVIDER[:TARGET]",
+    OpPackageEmptyTarget = "has an empty target: leave out the last colon for the backend's default target",
+
+    // What is wrong with the audio module's configuration (dsp/src/audio/config.rs, `ConfigError`), said after
+    // `configuration line N: ` (`CapiConfigLine`); an op_packages= entry's own refusal is one of the group above.
+    ConfigNotTerminated = "the configuration is not NUL-terminated",
+    ConfigNotKeyValue = "a line is not `key=value`",
+    ConfigNotDecimal = "the value is not a decimal number",
+    ConfigBadBackend = "a bad backend path",
+    ConfigBadSystemLibrary = "a bad system_library path",
+    ConfigMemoryType = "a memory type is ddr, llc, tcm or psram",
+    ConfigIsland = "island is 0 or 1",
+    ConfigUnknownKey = "an unknown key",
+    ConfigHopZero = "hop must be at least 1",
+    ConfigLoadStack = "load_stack is from 16384 to 1048576 bytes",
+    ConfigCoreMix = "core_selection selects more than one core: LPAI does not yet support a mix",
+    ConfigKeyTwice = "a key given twice",
+    ConfigOpPackagesNotUtf8 = "op_packages is not UTF-8",
+    ConfigOpPackagesTooLong = "op_packages holds more than 512 bytes of paths, providers and targets",
 }
