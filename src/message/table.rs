@@ -316,4 +316,33 @@ messages! {
     ConfigKeyTwice = "a key given twice",
     ConfigOpPackagesNotUtf8 = "op_packages is not UTF-8",
     ConfigOpPackagesTooLong = "op_packages holds more than 512 bytes of paths, providers and targets",
+
+    // Why the audio module refuses an input media format (dsp/src/audio/format.rs, `FormatError`), said after
+    // `input media format refused: ` (`CapiFormatRefused`).
+    FormatNotFixedPoint = "only fixed-point PCM is taken (the data format is not FIXED_POINT)",
+    FormatNotPcm = "only PCM is taken (the bitstream format is not MEDIA_FMT_ID_PCM)",
+    FormatChannels = "the module takes 1 to 8 channels",
+    FormatUnsigned = "PCM samples must be signed",
+    FormatSample = "samples must be 16-bit Q15, or 32-bit Q27 or Q31",
+    FormatInterleaving =
+        "the data interleaving is none of CAPI's layouts (0 interleaved, 1 packed, 2 unpacked, 3 unpacked V2)",
+    FormatNoSamplingRate = "the sampling rate is not given",
+    FormatPayloadShort = "the payload is too short",
+    FormatChannelTypesShort = "the payload is too short for its channel types",
+
+    // What is wrong with a direct-mode job (src/job.rs, `JobError`), said after `run_job: byte N of the job: `
+    // (`JobMalformed`); the stub's own check of a job it encodes says the path ones in the same words.
+    JobEndsEarly = "the job ends inside this field",
+    JobPathTooLong = "a path or name is longer than 511 bytes",
+    JobPathEmpty = "a path or name is empty",
+    JobPathHoldsNul = "a path or name holds a NUL byte",
+    JobNameHoldsSlash = "a file or directory name holds a `/`",
+    JobNoMagic = "not a job: it does not start with `LPJB`",
+    JobVersion = "the job's version is not 2",
+    JobOutputCount = "output_count is not 1 to 32",
+    JobInputCount = "input_count is not 1 to 32",
+    JobInferenceCountZero = "inference_count is 0",
+    JobOutputForm = "an output's form is neither 0 (native) nor 1 (float)",
+    JobPathCount = "an inference's path count is not input_count",
+    JobBytesAfterLastInference = "bytes follow the last inference",
 }
