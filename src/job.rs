@@ -45,6 +45,7 @@
 //! [`REPORT_BYTES`] long however many inferences the job has.
 
 use crate::bytes::{self, Sink};
+use crate::message::Message;
 use crate::wire::{EXECUTE_FLOAT_INPUTS, EXECUTE_FLOAT_OUTPUTS};
 
 /// The first bytes of a job.
@@ -68,10 +69,10 @@ pub const MAX_PATH_LEN: usize = 511;
 /// An output's form: float32 when the flags ask for float outputs (else native).
 const FLOAT_FORM: u32 = 1;
 
-// The messages below spell these limits out.
+// Message::JobPathTooLong, JobOutputCount and JobInputCount spell these limits out.
 const _: () = assert!(MAX_TENSORS == 32 && MAX_PATH_LEN == 511);
-const ENDS_EARLY: &str = "the job ends inside this field";
-const TOO_LONG: &str = "a path or name is longer than 511 bytes";
+const ENDS_EARLY: Message = Message::JobEndsEarly;
+const TOO_LONG: Message = Message::JobPathTooLong;
 
 /// A checked job; its paths and names borrow from its bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -109,21 +110,21 @@ pub struct Job<'t> {
 pub struct JobError {
     /// Where the field at fault starts in the job.
     pub offset: usize,
-    /// What is wrong.
-    pub what: &'static str,
+    /// What is wrong: a message of the table with no places (the skel says it; its words are on the HLOS side).
+    pub what: Message,
 }
 
 /// What is wrong with `bytes` as a job's path (as a file or directory name when `name`), if anything.
-fn string_fault(bytes: &[u8], name: bool) -> Option<&'static str> {
+fn string_fault(bytes: &[u8], name: bool) -> Option<Message> {
     if bytes.is_empty() {
-        return Some("a path or name is empty");
+        return Some(Message::JobPathEmpty);
     }
     if bytes.len() > MAX_PATH_LEN {
         return Some(TOO_LONG);
     }
     match bytes.iter().find(|&&byte| byte == 0 || (name && byte == b'/')) {
-        Some(0) => Some("a path or name holds a NUL byte"),
-        Some(_) => Some("a file or directory name holds a `/`"),
+        Some(0) => Some(Message::JobPathHoldsNul),
+        Some(_) => Some(Message::JobNameHoldsSlash),
         None => None,
     }
 }
@@ -136,7 +137,7 @@ struct Reader<'t>(bytes::Reader<'t>);
 impl<'t> Reader<'t> {
     /// A number from `low` to `high`, else `what`.
     #[inline(never)]
-    fn number(&mut self, low: u32, high: u32, what: &'static str) -> Result<u32, JobError> {
+    fn number(&mut self, low: u32, high: u32, what: Message) -> Result<u32, JobError> {
         let offset = self.0.position();
         match self.0.u32() {
             None => Err(JobError { offset, what: ENDS_EARLY }),
@@ -174,36 +175,36 @@ impl<'t> Job<'t> {
     pub fn parse(bytes: &'t [u8]) -> Result<Job<'t>, JobError> {
         let mut job = Reader(bytes::Reader::new(bytes));
         if job.0.take(MAGIC.len()) != Some(&MAGIC[..]) {
-            return Err(JobError { offset: 0, what: "not a job: it does not start with `LPJB`" });
+            return Err(JobError { offset: 0, what: Message::JobNoMagic });
         }
-        job.number(VERSION, VERSION, "the job's version is not 2")?;
+        job.number(VERSION, VERSION, Message::JobVersion)?;
         let mut words = [0u32; 6];
         for word in words.iter_mut() {
             *word = job.field()?;
         }
         let [context, graph, flags, keep, native_inputs, first_result] = words;
         let most = MAX_TENSORS as u32;
-        let output_count = job.number(1, most, "output_count is not 1 to 32")?;
-        let input_count = job.number(1, most, "input_count is not 1 to 32")?;
-        let inference_count = job.number(1, u32::MAX, "inference_count is 0")?;
+        let output_count = job.number(1, most, Message::JobOutputCount)?;
+        let input_count = job.number(1, most, Message::JobInputCount)?;
+        let inference_count = job.number(1, u32::MAX, Message::JobInferenceCountZero)?;
         let token = job.field()?;
         let output_dir = job.path(false, false)?.unwrap_or_default();
         let result_subdir = job.path(true, true)?;
         let outputs_start = job.0.position();
         for _ in 0..output_count {
             job.field()?;
-            job.number(0, FLOAT_FORM, "an output's form is neither 0 (native) nor 1 (float)")?;
+            job.number(0, FLOAT_FORM, Message::JobOutputForm)?;
             job.path(true, false)?;
         }
         let inferences_start = job.0.position();
         for _ in 0..inference_count {
-            job.number(input_count, input_count, "an inference's path count is not input_count")?;
+            job.number(input_count, input_count, Message::JobPathCount)?;
             for _ in 0..input_count {
                 job.path(false, false)?;
             }
         }
         if !job.0.at_end() {
-            return Err(JobError { offset: job.0.position(), what: "bytes follow the last inference" });
+            return Err(JobError { offset: job.0.position(), what: Message::JobBytesAfterLastInference });
         }
         Ok(Job {
             context: context as i32,
@@ -355,7 +356,7 @@ pub fn encode<'p>(
     }
     let inference_count = u32::try_from(inferences.len()).map_err(|_| job("has more than 2^32 - 1 inferences"))?;
     let check = |subject, value: &'p str, name| match string_fault(value.as_bytes(), name) {
-        Some(what) => Err(EncodeError { subject, value, what }),
+        Some(what) => Err(EncodeError { subject, value, what: what.template() }),
         None => Ok(()),
     };
     check("the output directory", output_dir, false)?;
@@ -680,12 +681,12 @@ mod tests {
         for length in 0..bytes.len() {
             let error = refused(&bytes[..length]);
             assert!(error.offset <= length, "{length}: {error:?}");
-            let expected = if length < 4 { "not a job: it does not start with `LPJB`" } else { ENDS_EARLY };
+            let expected = if length < 4 { Message::JobNoMagic } else { ENDS_EARLY };
             assert_eq!(error.what, expected, "{length}");
         }
         let mut longer = bytes.clone();
         longer.push(0);
-        assert_eq!(refused(&longer), JobError { offset: bytes.len(), what: "bytes follow the last inference" });
+        assert_eq!(refused(&longer), JobError { offset: bytes.len(), what: Message::JobBytesAfterLastInference });
     }
 
     #[test]
@@ -696,20 +697,20 @@ mod tests {
         // A job of version 1 (before the token) and one of a later version.
         for version in [1, 3] {
             let bytes = with_word(&example(), 4, version);
-            assert_eq!(refused(&bytes), JobError { offset: 4, what: "the job's version is not 2" });
+            assert_eq!(refused(&bytes), JobError { offset: 4, what: Message::JobVersion });
         }
     }
 
     #[test]
     fn a_name_with_a_slash_is_refused() {
         let (bytes, at) = replaced(&example(), "probs.raw", b"prob/.raw");
-        assert_eq!(refused(&bytes), JobError { offset: at, what: "a file or directory name holds a `/`" });
+        assert_eq!(refused(&bytes), JobError { offset: at, what: Message::JobNameHoldsSlash });
         // result_subdir, after output_dir.
         let subdir = 48 + 4 + FIELDS.output_dir.len();
         let mut bytes = example();
         assert_eq!((word_at(&bytes, subdir), bytes[subdir + 4]), (1, b'g'));
         bytes[subdir + 4] = b'/';
-        assert_eq!(refused(&bytes), JobError { offset: subdir, what: "a file or directory name holds a `/`" });
+        assert_eq!(refused(&bytes), JobError { offset: subdir, what: Message::JobNameHoldsSlash });
         let refused = encoded(&FIELDS, &[OutputFile { index: 0, file_name: "a/b.raw", float: true }], &INFERENCES);
         let error = refused.unwrap_err();
         assert_eq!((error.subject, error.value), ("the output file", "a/b.raw"));
@@ -721,7 +722,7 @@ mod tests {
     #[test]
     fn a_path_with_a_nul_is_refused() {
         let (bytes, at) = replaced(&example(), "/in/1_a.raw", b"/in/1\0a.raw");
-        assert_eq!(refused(&bytes), JobError { offset: at, what: "a path or name holds a NUL byte" });
+        assert_eq!(refused(&bytes), JobError { offset: at, what: Message::JobPathHoldsNul });
         let (bytes, _) = replaced(&example(), "/out dir", b"/out\0dir");
         assert_eq!(refused(&bytes).offset, 48);
         let inferences: [&[&str]; 1] = [&["/in/a\0.raw", "/b"]];
@@ -739,20 +740,20 @@ mod tests {
         let bytes = example();
         for count in [0, 33, u32::MAX] {
             let changed = with_word(&bytes, 32, count);
-            assert_eq!(refused(&changed), JobError { offset: 32, what: "output_count is not 1 to 32" });
+            assert_eq!(refused(&changed), JobError { offset: 32, what: Message::JobOutputCount });
         }
         let many = [OUTPUTS[0]; MAX_TENSORS + 1];
         let error = encoded(&FIELDS, &many, &INFERENCES).unwrap_err();
         assert_eq!((error.subject, error.what), ("the job", "selects no output file, or more than 32"));
         assert!(encoded(&FIELDS, &many[..MAX_TENSORS], &INFERENCES).is_ok());
         assert!(encoded(&FIELDS, &[], &INFERENCES).is_err());
-        assert_eq!(refused(&with_word(&bytes, 36, 33)), JobError { offset: 36, what: "input_count is not 1 to 32" });
+        assert_eq!(refused(&with_word(&bytes, 36, 33)), JobError { offset: 36, what: Message::JobInputCount });
     }
 
     #[test]
     fn zero_inferences_are_refused() {
         let bytes = with_word(&example(), 40, 0);
-        assert_eq!(refused(&bytes), JobError { offset: 40, what: "inference_count is 0" });
+        assert_eq!(refused(&bytes), JobError { offset: 40, what: Message::JobInferenceCountZero });
         let error = encoded(&FIELDS, &OUTPUTS, &[]).unwrap_err();
         assert_eq!(error.what, "has no inference, or one naming no input file or more than 32");
         let error = encoded(&FIELDS, &OUTPUTS, &[&[]]).unwrap_err();
@@ -767,10 +768,7 @@ mod tests {
         assert_eq!(word_at(&bytes, second), 2);
         for count in [1, 3, 0] {
             let changed = with_word(&bytes, second, count);
-            assert_eq!(
-                refused(&changed),
-                JobError { offset: second, what: "an inference's path count is not input_count" }
-            );
+            assert_eq!(refused(&changed), JobError { offset: second, what: Message::JobPathCount });
         }
         // The header's input_count against the inferences' own counts.
         let first = find(&bytes, b"/in/0_a.raw") - 8;
@@ -788,22 +786,22 @@ mod tests {
         assert_eq!(refused(&with_word(&bytes, 48, MAX_PATH_LEN as u32 + 1)), JobError { offset: 48, what: TOO_LONG });
         let last = find(&bytes, b"/in/1_b.raw") - 4;
         assert_eq!(refused(&with_word(&bytes, last, MAX_PATH_LEN as u32)), JobError { offset: last, what: ENDS_EARLY });
-        assert_eq!(refused(&with_word(&bytes, last, 0)), JobError { offset: last, what: "a path or name is empty" });
+        assert_eq!(refused(&with_word(&bytes, last, 0)), JobError { offset: last, what: Message::JobPathEmpty });
         // Counts far larger than the job: refused where the job ends.
         let end = bytes.len();
         assert_eq!(refused(&with_word(&bytes, 40, u32::MAX)), JobError { offset: end, what: ENDS_EARLY });
         // An output's form other than 0 and 1.
         let form = find(&bytes, b"probs.raw") - 8;
         let error = refused(&with_word(&bytes, form, 2));
-        assert_eq!((error.offset, error.what), (form, "an output's form is neither 0 (native) nor 1 (float)"));
+        assert_eq!((error.offset, error.what), (form, Message::JobOutputForm));
         // The encoder refuses a path one byte too long, naming it.
         let long = "/".repeat(MAX_PATH_LEN + 1);
         let inferences: [&[&str]; 1] = [&[long.as_str(), "/b"]];
         let error = encoded(&FIELDS, &OUTPUTS, &inferences).unwrap_err();
-        assert_eq!((error.subject, error.value, error.what), ("the input file", long.as_str(), TOO_LONG));
+        assert_eq!((error.subject, error.value, error.what), ("the input file", long.as_str(), TOO_LONG.template()));
         let fields = Fields { output_dir: &long, ..FIELDS };
         let message = encoded(&fields, &OUTPUTS, &INFERENCES).unwrap_err().to_string();
-        assert_eq!(message, String::from("the output directory ") + &long + ": " + TOO_LONG);
+        assert_eq!(message, String::from("the output directory ") + &long + ": " + TOO_LONG.template());
     }
 
     #[test]

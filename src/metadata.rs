@@ -30,6 +30,7 @@ mod tests;
 pub use reader::{GraphView, Graphs, Record, Tensors};
 
 use crate::bytes::{self, Sink};
+use crate::message::Message;
 use crate::qnn::{DataType, TensorType};
 
 /// The first word of a record.
@@ -118,8 +119,9 @@ pub struct MetadataError {
     pub graph: Option<u32>,
     /// The tensor being read, if any: its index among the graph's inputs then outputs.
     pub tensor: Option<u32>,
-    /// What is wrong.
-    pub what: &'static str,
+    /// What is wrong: a message of the table, with no places (its words are its template, rendered on the HLOS
+    /// side; the DSP says it as a message).
+    pub what: Message,
 }
 
 impl core::fmt::Display for MetadataError {
@@ -131,7 +133,7 @@ impl core::fmt::Display for MetadataError {
         if let Some(tensor) = self.tensor {
             write!(f, ", tensor {tensor}")?;
         }
-        write!(f, ": {}", self.what)
+        write!(f, ": {}", self.what.template())
     }
 }
 
@@ -216,7 +218,7 @@ impl<'b> Writer<'b> {
     /// The record's length once it fits and reads back as a valid record.
     pub fn finish(self) -> Result<usize, WriteError> {
         if let Some(offset) = self.long_name {
-            let what = "a name is longer than 255 bytes";
+            let what = Message::RecordNameTooLong;
             return Err(WriteError::Invalid(MetadataError { offset, graph: None, tensor: None, what }));
         }
         let needed = self.out.needed();

@@ -7,6 +7,7 @@
 //! or more than three fields. A refusal ([`OpPackageError`]) names the entry, by number and text, and what is wrong;
 //! the caller puts the flag or key in front of it.
 
+use crate::message::Message;
 use core::fmt;
 
 /// Most packages one value names (and one run registers): a custom op lives in a package or two, and every
@@ -57,21 +58,15 @@ pub struct OpPackageError<'a> {
     pub entry: usize,
     /// The entry's text.
     pub text: &'a str,
-    /// What is wrong, said after the entry (`has no interface provider: write PATH:PROVIDER[:TARGET]`).
-    pub what: &'static str,
-}
-
-/// What every refusal of a field says the syntax is.
-macro_rules! syntax {
-    () => {
-        "write PATH:PROVIDER[:TARGET]"
-    };
+    /// What is wrong, said after the entry (`has no interface provider: write PATH:PROVIDER[:TARGET]`): a message
+    /// of the table with no places, whose words only the HLOS side holds.
+    pub what: Message,
 }
 
 impl fmt::Display for OpPackageError<'_> {
     /// `entry 2 'libA.so' has no interface provider: write PATH:PROVIDER[:TARGET]`.
     fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(formatter, "entry {} '{}' {}", self.entry, self.text, self.what)
+        write!(formatter, "entry {} '{}' {}", self.entry, self.text, self.what.template())
     }
 }
 
@@ -82,16 +77,15 @@ pub fn parse(value: &str) -> Result<OpPackages<'_>, OpPackageError<'_>> {
         let entry = index + 1;
         let refuse = |what| OpPackageError { entry, text, what };
         let Some(slot) = packages.entries.get_mut(index) else {
-            return Err(refuse(TOO_MANY));
+            return Err(refuse(Message::OpPackageOneTooMany));
         };
         *slot = Some(entry_of(text).map_err(refuse)?);
     }
     Ok(packages)
 }
 
-/// The refusal of an entry beyond [`MAX_OP_PACKAGES`].
-const TOO_MANY: &str = "is one too many: at most 4 op packages are registered";
-const _: () = assert!(MAX_OP_PACKAGES == 4, "TOO_MANY says the limit");
+// The refusal of an entry beyond [`MAX_OP_PACKAGES`] says the limit.
+const _: () = assert!(MAX_OP_PACKAGES == 4, "Message::OpPackageOneTooMany says the limit");
 
 /// `text` cut at each `separator` (an ASCII byte, so every piece is UTF-8 too), as `str::split` does; over bytes,
 /// whose splitting has no panic path (the skel and the audio module must have none).
@@ -100,26 +94,26 @@ fn pieces(text: &str, separator: u8) -> impl Iterator<Item = &str> {
 }
 
 /// One entry's fields, or what is wrong with it.
-fn entry_of(text: &str) -> Result<OpPackage<'_>, &'static str> {
+fn entry_of(text: &str) -> Result<OpPackage<'_>, Message> {
     if text.is_empty() {
-        return Err("is empty: each comma-separated entry is PATH:PROVIDER[:TARGET]");
+        return Err(Message::OpPackageEntryEmpty);
     }
     if text.as_bytes().contains(&0) {
-        return Err("contains a NUL byte");
+        return Err(Message::OpPackageEntryHoldsNul);
     }
     let mut fields = pieces(text, b':');
     let path = fields.next().unwrap_or_default();
     let (Some(interface_provider), target, None) = (fields.next(), fields.next(), fields.next()) else {
         return Err(if text.as_bytes().contains(&b':') {
-            concat!("has more than three fields: ", syntax!())
+            Message::OpPackageMoreFields
         } else {
-            concat!("has no interface provider: ", syntax!())
+            Message::OpPackageNoInterfaceProvider
         });
     };
     match (path.is_empty(), interface_provider.is_empty(), target.is_some_and(str::is_empty)) {
-        (true, _, _) => Err(concat!("has an empty path: ", syntax!())),
-        (_, true, _) => Err(concat!("has an empty interface provider: ", syntax!())),
-        (_, _, true) => Err("has an empty target: leave out the last colon for the backend's default target"),
+        (true, _, _) => Err(Message::OpPackageEmptyPath),
+        (_, true, _) => Err(Message::OpPackageEmptyInterfaceProvider),
+        (_, _, true) => Err(Message::OpPackageEmptyTarget),
         _ => Ok(OpPackage { path, interface_provider, target }),
     }
 }
@@ -163,7 +157,7 @@ mod tests {
         ] {
             let error = parse(value).unwrap_err();
             assert_eq!((error.entry, error.text), (entry, text), "{value:?}");
-            assert!(error.what.contains(what), "{value:?}: {}", error.what);
+            assert!(error.what.template().contains(what), "{value:?}: {}", error.what.template());
         }
         let line = parse("a.so:P,b.so").unwrap_err().to_string();
         assert_eq!(line, "entry 2 'b.so' has no interface provider: write PATH:PROVIDER[:TARGET]");

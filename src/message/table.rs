@@ -266,4 +266,83 @@ messages! {
     EmbedDestroyInFlight =
         "destroy: a frame is still executing (the backend writes its outputs): wait for it \
          (lpai_direct_embed_wait_frame) first",
+
+    // What is wrong with a metadata record (src/metadata/reader.rs, `MetadataError`), said after where it is
+    // (`RecordAt...`) by the skel, the embedding and the HLOS side alike.
+    RecordEndsEarly = "the record ends early",
+    RecordNameEmpty = "a name is empty",
+    RecordNameHoldsNul = "a name holds a NUL byte",
+    RecordNameNotUtf8 = "a name is not UTF-8",
+    RecordNameTooLong = "a name is longer than 255 bytes",
+    RecordTooManyTensors = "a graph has more than 64 inputs or outputs",
+    RecordTensorType = "the tensor type is not a Qnn_TensorType_t",
+    RecordElementSize = "the data type has no known element size",
+    RecordUnquantizedScale = "an unquantized tensor has a scale or an offset",
+    RecordScaleNotPositive = "a SCALE_OFFSET scale is not a positive finite number",
+    RecordQuantizationKind = "the quantization is neither none (0) nor SCALE_OFFSET (1)",
+    RecordRankTooLarge = "the rank is larger than 8",
+    RecordTensorTooLarge = "the tensor holds more than 4 GiB",
+    RecordNoMagic = "not a metadata record (no LPMD magic)",
+    RecordVersion = "the record's version is not 2",
+    RecordGraphCount = "a record holds 1 to 8 graphs",
+    RecordGraphNamesRepeat = "two graphs have the same name",
+    RecordTensorIdsRepeat = "two tensors of the graph have the same id",
+    RecordBytesAfterLastGraph = "bytes follow the last graph",
+
+    // What is wrong with an entry of an op package list (src/op_package.rs, `OpPackageError`), said after
+    // `entry N 'TEXT' ` (`--op_packages`) or the entry's number (the audio module's `op_packages=`).
+    OpPackageOneTooMany = "is one too many: at most 4 op packages are registered",
+    OpPackageEntryEmpty = "is empty: each comma-separated entry is PATH:PROVIDER[:TARGET]",
+    OpPackageEntryHoldsNul = "contains a NUL byte",
+    OpPackageMoreFields = "has more than three fields: write PATH:PROVIDER[:TARGET]",
+    OpPackageNoInterfaceProvider = "has no interface provider: write PATH:PROVIDER[:TARGET]",
+    OpPackageEmptyPath = "has an empty path: write PATH:PROVIDER[:TARGET]",
+    OpPackageEmptyInterfaceProvider = "has an empty interface provider: write PATH:PROVIDER[:TARGET]",
+    OpPackageEmptyTarget = "has an empty target: leave out the last colon for the backend's default target",
+
+    // What is wrong with the audio module's configuration (dsp/src/audio/config.rs, `ConfigError`), said after
+    // `configuration line N: ` (`CapiConfigLine`); an op_packages= entry's own refusal is one of the group above.
+    ConfigNotTerminated = "the configuration is not NUL-terminated",
+    ConfigNotKeyValue = "a line is not `key=value`",
+    ConfigNotDecimal = "the value is not a decimal number",
+    ConfigBadBackend = "a bad backend path",
+    ConfigBadSystemLibrary = "a bad system_library path",
+    ConfigMemoryType = "a memory type is ddr, llc, tcm or psram",
+    ConfigIsland = "island is 0 or 1",
+    ConfigUnknownKey = "an unknown key",
+    ConfigHopZero = "hop must be at least 1",
+    ConfigLoadStack = "load_stack is from 16384 to 1048576 bytes",
+    ConfigCoreMix = "core_selection selects more than one core: LPAI does not yet support a mix",
+    ConfigKeyTwice = "a key given twice",
+    ConfigOpPackagesNotUtf8 = "op_packages is not UTF-8",
+    ConfigOpPackagesTooLong = "op_packages holds more than 512 bytes of paths, providers and targets",
+
+    // Why the audio module refuses an input media format (dsp/src/audio/format.rs, `FormatError`), said after
+    // `input media format refused: ` (`CapiFormatRefused`).
+    FormatNotFixedPoint = "only fixed-point PCM is taken (the data format is not FIXED_POINT)",
+    FormatNotPcm = "only PCM is taken (the bitstream format is not MEDIA_FMT_ID_PCM)",
+    FormatChannels = "the module takes 1 to 8 channels",
+    FormatUnsigned = "PCM samples must be signed",
+    FormatSample = "samples must be 16-bit Q15, or 32-bit Q27 or Q31",
+    FormatInterleaving =
+        "the data interleaving is none of CAPI's layouts (0 interleaved, 1 packed, 2 unpacked, 3 unpacked V2)",
+    FormatNoSamplingRate = "the sampling rate is not given",
+    FormatPayloadShort = "the payload is too short",
+    FormatChannelTypesShort = "the payload is too short for its channel types",
+
+    // What is wrong with a direct-mode job (src/job.rs, `JobError`), said after `run_job: byte N of the job: `
+    // (`JobMalformed`); the stub's own check of a job it encodes says the path ones in the same words.
+    JobEndsEarly = "the job ends inside this field",
+    JobPathTooLong = "a path or name is longer than 511 bytes",
+    JobPathEmpty = "a path or name is empty",
+    JobPathHoldsNul = "a path or name holds a NUL byte",
+    JobNameHoldsSlash = "a file or directory name holds a `/`",
+    JobNoMagic = "not a job: it does not start with `LPJB`",
+    JobVersion = "the job's version is not 2",
+    JobOutputCount = "output_count is not 1 to 32",
+    JobInputCount = "input_count is not 1 to 32",
+    JobInferenceCountZero = "inference_count is 0",
+    JobOutputForm = "an output's form is neither 0 (native) nor 1 (float)",
+    JobPathCount = "an inference's path count is not input_count",
+    JobBytesAfterLastInference = "bytes follow the last inference",
 }

@@ -4,77 +4,78 @@
 use super::{MetadataError, Quantization, TensorMeta, MAX_GRAPHS, MAX_RANK, MAX_TENSORS};
 use super::{HASH_BYTES, HEADER_BYTES, MAGIC, QUANTIZATION_NONE, QUANTIZATION_SCALE_OFFSET, VERSION};
 use crate::bytes;
+use crate::message::Message;
 use crate::qnn::{DataType, TensorType};
 
-/// The byte cursor, its reads answering what is wrong.
+/// The byte cursor, its reads answering what is wrong (a message of the table, so that no words are on the DSP).
 #[derive(Clone, Copy, Debug)]
 struct Cursor<'b>(bytes::Reader<'b>);
 
-const ENDS_EARLY: &str = "the record ends early";
+const ENDS_EARLY: Message = Message::RecordEndsEarly;
 
 impl<'b> Cursor<'b> {
-    fn take(&mut self, count: usize) -> Result<&'b [u8], &'static str> {
+    fn take(&mut self, count: usize) -> Result<&'b [u8], Message> {
         self.0.take(count).ok_or(ENDS_EARLY)
     }
 
-    fn word(&mut self) -> Result<u32, &'static str> {
+    fn word(&mut self) -> Result<u32, Message> {
         self.0.u32().ok_or(ENDS_EARLY)
     }
 
-    fn name(&mut self) -> Result<&'b str, &'static str> {
+    fn name(&mut self) -> Result<&'b str, Message> {
         let length = match self.0.u8().ok_or(ENDS_EARLY)? {
-            0 => return Err("a name is empty"),
+            0 => return Err(Message::RecordNameEmpty),
             length => usize::from(length),
         };
         let bytes = self.take(length)?;
         if bytes.contains(&0) {
-            return Err("a name holds a NUL byte");
+            return Err(Message::RecordNameHoldsNul);
         }
-        core::str::from_utf8(bytes).map_err(|_| "a name is not UTF-8")
+        core::str::from_utf8(bytes).map_err(|_| Message::RecordNameNotUtf8)
     }
 
     /// A graph's header: name, input count, output count.
-    fn graph(&mut self) -> Result<(&'b str, u32, u32), &'static str> {
+    fn graph(&mut self) -> Result<(&'b str, u32, u32), Message> {
         let name = self.name()?;
         let (inputs, outputs) = (self.word()?, self.word()?);
         if inputs as usize > MAX_TENSORS || outputs as usize > MAX_TENSORS {
-            return Err("a graph has more than 64 inputs or outputs");
+            return Err(Message::RecordTooManyTensors);
         }
         Ok((name, inputs, outputs))
     }
 
     /// One tensor, checked.
-    fn tensor(&mut self) -> Result<TensorMeta<'b>, &'static str> {
+    fn tensor(&mut self) -> Result<TensorMeta<'b>, Message> {
         let name = self.name()?;
         let id = self.word()?;
         let tensor_type = TensorType(self.word()?);
         if tensor_type.c_name().is_none() {
-            return Err("the tensor type is not a Qnn_TensorType_t");
+            return Err(Message::RecordTensorType);
         }
         let data_type = DataType(self.word()?);
         if data_type.element_size().is_none() {
-            return Err("the data type has no known element size");
+            return Err(Message::RecordElementSize);
         }
         let (kind, scale, offset) = (self.word()?, f32::from_bits(self.word()?), self.word()? as i32);
         let quantization = match kind {
             QUANTIZATION_NONE if scale.to_bits() == 0 && offset == 0 => Quantization::None,
-            QUANTIZATION_NONE => return Err("an unquantized tensor has a scale or an offset"),
+            QUANTIZATION_NONE => return Err(Message::RecordUnquantizedScale),
             QUANTIZATION_SCALE_OFFSET if scale.is_finite() && scale > 0.0 => {
                 Quantization::ScaleOffset { scale, offset }
             }
-            QUANTIZATION_SCALE_OFFSET => return Err("a SCALE_OFFSET scale is not a positive finite number"),
-            _ => return Err("the quantization is neither none (0) nor SCALE_OFFSET (1)"),
+            QUANTIZATION_SCALE_OFFSET => return Err(Message::RecordScaleNotPositive),
+            _ => return Err(Message::RecordQuantizationKind),
         };
         let rank = self.word()?;
         if rank as usize > MAX_RANK {
-            return Err("the rank is larger than 8");
+            return Err(Message::RecordRankTooLarge);
         }
         let mut dimensions = [0u32; MAX_RANK];
         for dimension in dimensions.iter_mut().take(rank as usize) {
             *dimension = self.word()?;
         }
         let tensor = TensorMeta { name, id, tensor_type, data_type, rank, dimensions, quantization };
-        tensor.native_bytes().ok_or("the tensor holds more than 4 GiB")?;
+        tensor.native_bytes().ok_or(Message::RecordTensorTooLarge)?;
         Ok(tensor)
     }
 }
@@ -98,21 +99,21 @@ impl<'b> Record<'b> {
         };
         let fail = |cursor: &Cursor<'_>, what| error(cursor, None, None, what);
         if cursor.word().map_err(|what| fail(&cursor, what))? != MAGIC {
-            return Err(fail(&cursor, "not a metadata record (no LPMD magic)"));
+            return Err(fail(&cursor, Message::RecordNoMagic));
         }
         if cursor.word().map_err(|what| fail(&cursor, what))? != VERSION {
-            return Err(fail(&cursor, "the record's version is not 2"));
+            return Err(fail(&cursor, Message::RecordVersion));
         }
         cursor.take(HASH_BYTES).map_err(|what| fail(&cursor, what))?;
         let graph_count = cursor.word().map_err(|what| fail(&cursor, what))?;
         if graph_count == 0 || graph_count as usize > MAX_GRAPHS {
-            return Err(fail(&cursor, "a record holds 1 to 8 graphs"));
+            return Err(fail(&cursor, Message::RecordGraphCount));
         }
         let mut names = [""; MAX_GRAPHS];
         for graph in 0..graph_count {
             let (name, inputs, outputs) = cursor.graph().map_err(|what| error(&cursor, Some(graph), None, what))?;
             if names.get(..graph as usize).unwrap_or(&[]).contains(&name) {
-                return Err(error(&cursor, Some(graph), None, "two graphs have the same name"));
+                return Err(error(&cursor, Some(graph), None, Message::RecordGraphNamesRepeat));
             }
             if let Some(slot) = names.get_mut(graph as usize) {
                 *slot = name;
@@ -125,13 +126,13 @@ impl<'b> Record<'b> {
             let mut index = 0;
             while let Some(tensor) = tensors.next() {
                 if tensors.clone().any(|later| later.id == tensor.id) {
-                    return Err(error(&cursor, Some(graph), Some(index), "two tensors of the graph have the same id"));
+                    return Err(error(&cursor, Some(graph), Some(index), Message::RecordTensorIdsRepeat));
                 }
                 index += 1;
             }
         }
         if !cursor.0.at_end() {
-            return Err(fail(&cursor, "bytes follow the last graph"));
+            return Err(fail(&cursor, Message::RecordBytesAfterLastGraph));
         }
         Ok(Record { bytes, graph_count })
     }

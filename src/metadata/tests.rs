@@ -114,7 +114,7 @@ fn every_truncation_is_refused() {
     }
     let mut longer = bytes.clone();
     longer.push(0);
-    assert_eq!(Record::parse(&longer).unwrap_err().what, "bytes follow the last graph");
+    assert_eq!(Record::parse(&longer).unwrap_err().what.template(), "bytes follow the last graph");
 }
 
 /// Writes a parsed record again from what it reads as.
@@ -172,7 +172,7 @@ fn random_bytes_behind_a_valid_header_never_panic() {
 
 fn refusal(graphs: &[Graph<'_>]) -> &'static str {
     match encode(graphs) {
-        Err(WriteError::Invalid(error)) => error.what,
+        Err(WriteError::Invalid(error)) => error.what.template(),
         other => panic!("expected a refusal, got {other:?}"),
     }
 }
@@ -233,13 +233,13 @@ fn inconsistent_records_are_refused_with_what_is_wrong() {
         changed[quantization_at..quantization_at + 4].copy_from_slice(&kind.to_le_bytes());
         changed[quantization_at + 4..quantization_at + 8].copy_from_slice(&scale.to_le_bytes());
         let error = Record::parse(&changed).unwrap_err();
-        assert_eq!((error.what, error.graph, error.tensor), (what, Some(0), Some(0)), "{error}");
+        assert_eq!((error.what.template(), error.graph, error.tensor), (what, Some(0), Some(0)), "{error}");
     }
     let mut wrong_version = bytes.clone();
     wrong_version[4] = 1;
-    assert_eq!(Record::parse(&wrong_version).unwrap_err().what, "the record's version is not 2");
+    assert_eq!(Record::parse(&wrong_version).unwrap_err().what.template(), "the record's version is not 2");
     assert_eq!(Record::parse(&bytes).unwrap().binary_hash(), test_hash());
-    assert_eq!(Record::parse(b"LPDG\x01\0\0\0").unwrap_err().what, "not a metadata record (no LPMD magic)");
+    assert_eq!(Record::parse(b"LPDG\x01\0\0\0").unwrap_err().what.template(), "not a metadata record (no LPMD magic)");
     let message = std::format!("{}", Record::parse(&bytes[..30 + HASH_BYTES]).unwrap_err());
     assert_eq!(message, "byte 60, graph 0, tensor 0: the record ends early");
 }

@@ -2,7 +2,7 @@
 //! known, every number decimal and in range, read whole before any of it is used. It is kept in place (a refused
 //! configuration changes nothing) and its library paths with their NUL, so that neither is copied on the stack.
 
-use crate::platform::MAX_PATH_BYTES;
+use crate::platform::{Message, MAX_PATH_BYTES};
 use core::ffi::CStr;
 use lpai_direct::op_package;
 use lpai_direct::qnn::lpai;
@@ -62,15 +62,15 @@ pub type OpPackage<'a> = (&'a CStr, &'a CStr, Option<&'a CStr>);
 
 impl OpPackages {
     /// Whether `value` is an `op_packages=` value that fits; what is wrong with it, and the entry at fault, if not.
-    fn check(value: &[u8]) -> Result<(), (&'static str, Option<u32>)> {
-        let text = core::str::from_utf8(value).map_err(|_| ("op_packages is not UTF-8", None))?;
+    fn check(value: &[u8]) -> Result<(), (Message, Option<u32>)> {
+        let text = core::str::from_utf8(value).map_err(|_| (Message::ConfigOpPackagesNotUtf8, None))?;
         let packages = op_package::parse(text).map_err(|error| (error.what, u32::try_from(error.entry).ok()))?;
         let fields = |package: op_package::OpPackage<'_>| {
             package.path.len() + package.interface_provider.len() + package.target.map_or(0, str::len) + 3
         };
         match packages.iter().map(fields).sum::<usize>() <= OP_PACKAGES_BYTES {
             true => Ok(()),
-            false => Err((OP_PACKAGES_TOO_LONG, None)),
+            false => Err((Message::ConfigOpPackagesTooLong, None)),
         }
     }
 
@@ -97,9 +97,8 @@ impl OpPackages {
     }
 }
 
-/// The refusal of an `op_packages=` value that does not fit [`OP_PACKAGES_BYTES`].
-const OP_PACKAGES_TOO_LONG: &str = "op_packages holds more than 512 bytes of paths, providers and targets";
-const _: () = assert!(OP_PACKAGES_BYTES == 512, "OP_PACKAGES_TOO_LONG says the limit");
+// The refusal of an `op_packages=` value that does not fit [`OP_PACKAGES_BYTES`] says the limit.
+const _: () = assert!(OP_PACKAGES_BYTES == 512, "Message::ConfigOpPackagesTooLong says the limit");
 
 /// The module's settings; what a configuration leaves out keeps its default.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -178,8 +177,8 @@ impl Default for Config {
 pub struct ConfigError {
     /// The line.
     pub line: u32,
-    /// What is wrong.
-    pub what: &'static str,
+    /// What is wrong: a message of the table with no places (its words are on the HLOS side alone).
+    pub what: Message,
     /// For `op_packages=`, the entry at fault (from 1), when one is.
     pub entry: Option<u32>,
 }
@@ -243,7 +242,7 @@ impl Config {
 /// Reads `payload` whole, checking every line; given a configuration, also sets what each line says.
 fn read(payload: &[u8], mut config: Option<&mut Config>) -> Result<(), ConfigError> {
     let Some(end) = payload.iter().position(|&byte| byte == 0) else {
-        return Err(ConfigError { line: 0, what: "the configuration is not NUL-terminated", entry: None });
+        return Err(ConfigError { line: 0, what: Message::ConfigNotTerminated, entry: None });
     };
     let text = payload.get(..end).unwrap_or(&[]);
     let mut seen = 0u32;
@@ -253,14 +252,14 @@ fn read(payload: &[u8], mut config: Option<&mut Config>) -> Result<(), ConfigErr
             continue;
         }
         let error = |what| ConfigError { line: number, what, entry: None };
-        let split = line.iter().position(|&byte| byte == b'=').ok_or(error("a line is not `key=value`"))?;
+        let split = line.iter().position(|&byte| byte == b'=').ok_or(error(Message::ConfigNotKeyValue))?;
         let (key, value) = (line.get(..split).unwrap_or(&[]), line.get(split + 1..).unwrap_or(&[]));
-        let number = || decimal(value).ok_or(error("the value is not a decimal number"));
+        let number = || decimal(value).ok_or(error(Message::ConfigNotDecimal));
         let config = config.as_deref_mut();
         let bit = match key {
             b"backend" => {
                 if value.is_empty() || !LibraryPath::valid(value) {
-                    return Err(error("a bad backend path"));
+                    return Err(error(Message::ConfigBadBackend));
                 }
                 if let Some(config) = config {
                     config.backend.set(value);
@@ -269,7 +268,7 @@ fn read(payload: &[u8], mut config: Option<&mut Config>) -> Result<(), ConfigErr
             }
             b"system_library" => {
                 if !LibraryPath::valid(value) {
-                    return Err(error("a bad system_library path"));
+                    return Err(error(Message::ConfigBadSystemLibrary));
                 }
                 if let Some(config) = config {
                     config.system_library.set(value);
@@ -278,7 +277,7 @@ fn read(payload: &[u8], mut config: Option<&mut Config>) -> Result<(), ConfigErr
             }
             b"scratch_memory" | b"persistent_memory" => {
                 let Some(memory) = lpai::MemType::named(value) else {
-                    return Err(error("a memory type is ddr, llc, tcm or psram"));
+                    return Err(error(Message::ConfigMemoryType));
                 };
                 let scratch = key == b"scratch_memory";
                 if let Some(config) = config {
@@ -303,7 +302,7 @@ fn read(payload: &[u8], mut config: Option<&mut Config>) -> Result<(), ConfigErr
                 let island = match value {
                     b"0" => false,
                     b"1" => true,
-                    _ => return Err(error("island is 0 or 1")),
+                    _ => return Err(error(Message::ConfigIsland)),
                 };
                 if let Some(config) = config {
                     config.island = island;
@@ -320,17 +319,17 @@ fn read(payload: &[u8], mut config: Option<&mut Config>) -> Result<(), ConfigErr
                     b"affinity" => (8, |c| &mut c.performance.affinity),
                     b"core_selection" => (9, |c| &mut c.performance.core_selection),
                     b"load_stack" => (13, |c| &mut c.load_stack),
-                    _ => return Err(error("an unknown key")),
+                    _ => return Err(error(Message::ConfigUnknownKey)),
                 };
                 let number = number()?;
                 if bit == 3 && number == 0 {
-                    return Err(error("hop must be at least 1"));
+                    return Err(error(Message::ConfigHopZero));
                 }
                 if bit == 13 && !(MIN_LOAD_STACK_BYTES..=MAX_LOAD_STACK_BYTES).contains(&number) {
-                    return Err(error("load_stack is from 16384 to 1048576 bytes"));
+                    return Err(error(Message::ConfigLoadStack));
                 }
                 if bit == 9 && !lpai::CoreAffinity::supports(number) {
-                    return Err(error("core_selection selects more than one core: LPAI does not yet support a mix"));
+                    return Err(error(Message::ConfigCoreMix));
                 }
                 if let Some(config) = config {
                     *setting(config) = number;
@@ -339,7 +338,7 @@ fn read(payload: &[u8], mut config: Option<&mut Config>) -> Result<(), ConfigErr
             }
         };
         if seen & (1 << bit) != 0 {
-            return Err(error("a key given twice"));
+            return Err(error(Message::ConfigKeyTwice));
         }
         seen |= 1 << bit;
     }
@@ -384,17 +383,32 @@ mod tests {
         ] {
             let error = Config::parse(text).unwrap_err();
             assert_eq!(error.entry, entry, "{what}");
-            assert!(error.what.contains(what), "{} does not say {what}", error.what);
+            assert!(error.what.template().contains(what), "{} does not say {what}", error.what.template());
         }
         let mut long = std::vec::Vec::from(&b"op_packages="[..]);
         long.extend(core::iter::repeat_n(b'a', 300));
         long.extend(b":P,");
         long.extend(core::iter::repeat_n(b'b', 300));
         long.extend(b":Q\0");
-        assert!(Config::parse(&long).unwrap_err().what.contains("more than 512 bytes"));
+        assert!(Config::parse(&long).unwrap_err().what.template().contains("more than 512 bytes"));
         let mut config = Config::parse(b"op_packages=a:b\0").unwrap();
         config.update(b"channel=2\0").unwrap();
         assert_eq!(config.op_packages.iter().count(), 0, "an update replaces the whole configuration");
+    }
+
+    #[test]
+    fn a_refusal_is_a_message_the_module_logs_in_the_words_it_always_had() {
+        let error = Config::parse(b"channel=1\nop_packages=a:b,,c:d\0").unwrap_err();
+        assert_eq!((error.line, error.entry, error.what), (2, Some(2), Message::OpPackageEntryEmpty));
+        let line = crate::message!(Message::CapiConfigEntry, error.line, 2u32, error.what);
+        assert_eq!(
+            line.rendered().as_str(),
+            "lpai-direct capi: configuration line 2: op_packages entry 2 is empty: each comma-separated entry is \
+             PATH:PROVIDER[:TARGET]"
+        );
+        let error = Config::parse(b"channel\0").unwrap_err();
+        let line = crate::message!(Message::CapiConfigLine, error.line, error.what);
+        assert_eq!(line.rendered().as_str(), "lpai-direct capi: configuration line 1: a line is not `key=value`");
     }
 
     #[test]
@@ -409,8 +423,8 @@ mod tests {
     #[test]
     fn an_update_replaces_the_whole_configuration_and_a_refused_one_changes_nothing() {
         let mut config = Config::parse(b"backend=/a/lib.so\nchannel=3\0").unwrap();
-        assert_eq!(config.update(b"channel=3\nhop=0\0").unwrap_err().what, "hop must be at least 1");
-        assert_eq!(config.update(b"system_library=/b\xff\0").unwrap_err().what, "a bad system_library path");
+        assert_eq!(config.update(b"channel=3\nhop=0\0").unwrap_err().what.template(), "hop must be at least 1");
+        assert_eq!(config.update(b"system_library=/b\xff\0").unwrap_err().what.template(), "a bad system_library path");
         assert_eq!((config.backend.as_str(), config.channel), ("/a/lib.so", 3));
         assert_eq!(config.backend.as_c_str().to_bytes_with_nul(), b"/a/lib.so\0");
         config.update(b"hop=7\0").unwrap();
@@ -465,11 +479,11 @@ mod tests {
         ] {
             let error = Config::parse(text).unwrap_err();
             assert_eq!(error.line, line, "{what}");
-            assert!(error.what.contains(what), "{} does not say {what}", error.what);
+            assert!(error.what.template().contains(what), "{} does not say {what}", error.what.template());
         }
         let mut long = [b'a'; MAX_PATH_BYTES + 10];
         long[..8].copy_from_slice(b"backend=");
         long[MAX_PATH_BYTES + 9] = 0;
-        assert_eq!(Config::parse(&long).unwrap_err().what, "a bad backend path");
+        assert_eq!(Config::parse(&long).unwrap_err().what.template(), "a bad backend path");
     }
 }

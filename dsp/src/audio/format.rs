@@ -2,6 +2,7 @@
 //! whole, no pointer casts), and refused with the reason when the module cannot handle them; and where each
 //! channel's samples lie in a frame of each layout ([`Layout`], [`Channel`]).
 
+use crate::platform::Message;
 use lpai_direct::capi::media_format::{self, V1_CHANNEL_SLOTS};
 use lpai_direct::capi::{CapiError, EBADPARAM, ENEEDMORE};
 
@@ -248,15 +249,18 @@ impl SampleClock {
 /// Why a format is refused.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FormatError {
-    /// What is wrong.
-    pub what: &'static str,
+    /// What is wrong: a message of the table with no places (its words are on the HLOS side alone).
+    pub what: Message,
     /// The CAPI code to answer.
     pub code: CapiError,
 }
 
-fn refused(what: &'static str) -> FormatError {
+fn refused(what: Message) -> FormatError {
     FormatError { what, code: EBADPARAM }
 }
+
+/// The refusal of a payload shorter than its fields.
+const TOO_SHORT: FormatError = FormatError { what: Message::FormatPayloadShort, code: ENEEDMORE };
 
 /// The `u32` at `offset` of `bytes` (as the framework wrote the struct: see [`super::properties::word`]).
 fn word(bytes: &[u8], offset: usize) -> Option<u32> {
@@ -278,29 +282,27 @@ struct Fields {
 impl Fields {
     fn check(&self) -> Result<PcmFormat, FormatError> {
         if self.data_format != media_format::FIXED_POINT {
-            return Err(refused("only fixed-point PCM is taken (the data format is not FIXED_POINT)"));
+            return Err(refused(Message::FormatNotFixedPoint));
         }
         if self.bitstream_format != media_format::PCM {
-            return Err(refused("only PCM is taken (the bitstream format is not MEDIA_FMT_ID_PCM)"));
+            return Err(refused(Message::FormatNotPcm));
         }
         if self.channels == 0 || self.channels > MAX_CHANNELS {
-            return Err(refused("the module takes 1 to 8 channels"));
+            return Err(refused(Message::FormatChannels));
         }
         if self.signed != 1 {
-            return Err(refused("PCM samples must be signed"));
+            return Err(refused(Message::FormatUnsigned));
         }
         let sample = match (self.bits_per_sample, self.q_factor) {
             (16, 15) => Sample::Q15,
             (32, q_factor @ (27 | 31)) => Sample::Q32 { q_factor },
-            _ => return Err(refused("samples must be 16-bit Q15, or 32-bit Q27 or Q31")),
+            _ => return Err(refused(Message::FormatSample)),
         };
         let Some(layout) = Layout::of(self.interleaving) else {
-            return Err(refused(
-                "the data interleaving is none of CAPI's layouts (0 interleaved, 1 packed, 2 unpacked, 3 unpacked V2)",
-            ));
+            return Err(refused(Message::FormatInterleaving));
         };
         if self.sampling_rate == 0 || self.sampling_rate == media_format::UNKNOWN {
-            return Err(refused("the sampling rate is not given"));
+            return Err(refused(Message::FormatNoSamplingRate));
         }
         Ok(PcmFormat { channels: self.channels, sample, sampling_rate: self.sampling_rate, layout })
     }
@@ -308,7 +310,7 @@ impl Fields {
 
 /// Reads an `INPUT_MEDIA_FORMAT_V2` payload: the header, the 32-byte body, then one `u16` channel type per channel.
 pub fn from_v2(payload: &[u8]) -> Result<PcmFormat, FormatError> {
-    let read = |offset| word(payload, offset).ok_or(FormatError { what: "the payload is too short", code: ENEEDMORE });
+    let read = |offset| word(payload, offset).ok_or(TOO_SHORT);
     let fields = Fields {
         data_format: read(0)?,
         bitstream_format: read(8)?,
@@ -321,7 +323,7 @@ pub fn from_v2(payload: &[u8]) -> Result<PcmFormat, FormatError> {
     };
     let format = fields.check()?;
     if payload.len() < v2_bytes(format.channels) {
-        return Err(FormatError { what: "the payload is too short for its channel types", code: ENEEDMORE });
+        return Err(FormatError { what: Message::FormatChannelTypesShort, code: ENEEDMORE });
     }
     Ok(format)
 }
@@ -329,9 +331,9 @@ pub fn from_v2(payload: &[u8]) -> Result<PcmFormat, FormatError> {
 /// Reads an `INPUT_MEDIA_FORMAT` (version 1) payload: the header, seven fields, then 16 `u16` channel types.
 pub fn from_v1(payload: &[u8]) -> Result<PcmFormat, FormatError> {
     if payload.len() < V1_BYTES {
-        return Err(FormatError { what: "the payload is too short", code: ENEEDMORE });
+        return Err(TOO_SHORT);
     }
-    let read = |offset| word(payload, offset).ok_or(FormatError { what: "the payload is too short", code: ENEEDMORE });
+    let read = |offset| word(payload, offset).ok_or(TOO_SHORT);
     Fields {
         data_format: read(0)?,
         bitstream_format: read(4)?,
@@ -433,8 +435,22 @@ mod tests {
         ] {
             let error = from_v2(&v2(case, 2)).unwrap_err();
             assert_eq!(error.code, EBADPARAM, "{what}");
-            assert!(error.what.contains(what), "{} does not say {what}", error.what);
+            assert!(error.what.template().contains(what), "{} does not say {what}", error.what.template());
         }
+    }
+
+    #[test]
+    fn a_refusal_is_a_message_the_module_logs_in_the_words_it_always_had() {
+        let error = from_v2(&v2(fields(9, 16, 15), 2)).unwrap_err();
+        assert_eq!(error.what, Message::FormatChannels);
+        let line = crate::message!(Message::CapiFormatRefused, error.what);
+        assert_eq!(
+            line.rendered().as_str(),
+            "lpai-direct capi: input media format refused: the module takes 1 to 8 channels"
+        );
+        let short = from_v1(&[0; 8]).unwrap_err();
+        let line = crate::message!(Message::CapiFormatRefused, short.what);
+        assert_eq!(line.rendered().as_str(), "lpai-direct capi: input media format refused: the payload is too short");
     }
 
     #[test]

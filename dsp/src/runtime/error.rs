@@ -372,3 +372,21 @@ pub fn check(status: u64, call: &'static str) -> Result<(), RuntimeError> {
 pub fn require<F>(function: Option<F>, name: &'static str) -> Result<F, RuntimeError> {
     function.ok_or(RuntimeError::MissingFunction(name))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_malformed_record_is_said_as_messages_and_renders_in_the_words_it_always_had() {
+        let error = MetadataError { offset: 60, graph: Some(0), tensor: Some(0), what: Message::RecordEndsEarly };
+        let rendered = Line::of(&RuntimeError::MalformedRecord(error)).rendered();
+        assert_eq!(
+            rendered.as_str(),
+            "the metadata record is malformed (byte 60, graph 0, tensor 0): the record ends early"
+        );
+        let error = MetadataError { offset: 4, graph: None, tensor: None, what: Message::RecordVersion };
+        let rendered = Line::of(&RuntimeError::MalformedRecord(error)).rendered();
+        assert_eq!(rendered.as_str(), "the metadata record is malformed (byte 4): the record's version is not 2");
+    }
+}
