@@ -98,13 +98,16 @@ impl State {
         self.message.clear();
     }
 
-    /// Records `message` as the last error and answers `code`.
+    /// Records `message` as the last error and answers `code` (out of line, as the other error paths: every C
+    /// function shares one copy instead of building a message line in its own frame).
+    #[inline(never)]
     pub(crate) fn refuse(&mut self, code: c_int, message: Message) -> c_int {
         self.message.record(&Line::of(&message));
         code
     }
 
     /// Records the runtime's message and answers its code.
+    #[inline(never)]
     pub(crate) fn fail(&mut self, error: &RuntimeError) -> c_int {
         self.message.record(&Line::of(error));
         code_of(error)
@@ -130,13 +133,17 @@ impl State {
     ) -> Result<R, c_int> {
         let result = match self.embed.as_mut() {
             Some(embedding) if embedding.is_loaded() => action(embedding),
-            _ => {
-                let line = lpai_direct_skel::message!(Message::EmbedNotLoaded, call);
-                self.message.record(&line);
-                return Err(ERROR_STATE);
-            }
+            _ => return Err(self.not_loaded(call)),
         };
         self.settle(result)
+    }
+
+    /// Records that `call` needs a loaded binary and answers its code.
+    #[inline(never)]
+    fn not_loaded(&mut self, call: &str) -> c_int {
+        let line = lpai_direct_skel::message!(Message::EmbedNotLoaded, call);
+        self.message.record(&line);
+        ERROR_STATE
     }
 }
 
