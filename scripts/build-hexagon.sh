@@ -52,7 +52,8 @@ encode() { local IFS=$'\x1f'; echo "$*"; }
 
 skel_flags=(-C linker-flavor=ld.lld -C "target-cpu=hexagonv$HEX_VER" -C target-feature=-small-data
   -C relocation-model=pic -C "link-arg=-T$PWD/linker/skel.ld" -C "link-arg=--version-script=$PWD/linker/skel.ver"
-  -C link-arg=-znow -C force-unwind-tables=no -C "link-arg=$PWD/linker/compiler-helpers.ld")
+  -C link-arg=-znow -C force-unwind-tables=no -C "link-arg=$PWD/linker/compiler-helpers.ld"
+  -C "link-arg=$PWD/linker/compiler-helpers-f32.ld")
 CARGO_ENCODED_RUSTFLAGS=$(encode "${skel_flags[@]}") cargo build -q -p lpai-direct-dsp --lib "${library_std[@]}"
 skel=target/$target/release/liblpai_direct_skel.so
 cargo run -q --release -p lpai-skel-fixup --bin lpai-skel-fixup -- "$skel" linker/dsp-runtime-symbols.txt
