@@ -63,44 +63,25 @@ fn compress(state: &mut [u32; 8], block: &[u8; BLOCK]) {
 /// The SHA-256 digest of `message`.
 pub fn digest(message: &[u8]) -> [u8; 32] {
     let mut state = INITIAL;
-    let mut blocks = message.chunks_exact(BLOCK);
-    for chunk in &mut blocks {
-        let mut block = [0u8; BLOCK];
-        for (slot, byte) in block.iter_mut().zip(chunk) {
-            *slot = *byte;
-        }
-        compress(&mut state, &block);
+    let (blocks, tail) = message.as_chunks::<BLOCK>();
+    for block in blocks {
+        compress(&mut state, block);
     }
-    // The tail, the 0x80 marker, zeros, and the message length in bits (big-endian) in the last 8 bytes: one block,
-    // or two when the tail leaves fewer than 9 bytes.
-    let tail = blocks.remainder();
+    // The tail, the 0x80 marker and the length in bits fill one block, or two when the tail leaves under 9 bytes.
     let mut last = [0u8; 2 * BLOCK];
-    for (slot, byte) in last.iter_mut().zip(tail) {
-        *slot = *byte;
-    }
+    crate::codec::copy_prefix(&mut last, tail);
     if let Some(marker) = last.get_mut(tail.len()) {
         *marker = 0x80;
     }
     let used = if tail.len() + 9 > BLOCK { 2 * BLOCK } else { BLOCK };
     let bits = (message.len() as u64).wrapping_mul(8);
-    for (slot, byte) in last.iter_mut().skip(used - 8).zip(bits.to_be_bytes()) {
-        *slot = byte;
-    }
-    let (first, second) = last.split_at(BLOCK);
-    for half in [first, second].into_iter().take(used / BLOCK) {
-        let mut block = [0u8; BLOCK];
-        for (slot, byte) in block.iter_mut().zip(half) {
-            *slot = *byte;
-        }
-        compress(&mut state, &block);
+    crate::codec::copy_prefix(last.get_mut(used - 8..).unwrap_or_default(), &bits.to_be_bytes());
+    for block in last.as_chunks::<BLOCK>().0.iter().take(used / BLOCK) {
+        compress(&mut state, block);
     }
     let mut out = [0u8; 32];
-    #[allow(clippy::needless_range_loop)] // reason: as in `compress`
-    for index in 0..8 {
-        let bytes = state[index].to_be_bytes();
-        for place in 0..4 {
-            out[4 * index + place] = bytes[place];
-        }
+    for (bytes, word) in out.as_chunks_mut::<4>().0.iter_mut().zip(state) {
+        *bytes = word.to_be_bytes();
     }
     out
 }
