@@ -22,7 +22,8 @@ pub struct Decoded<'a> {
     buffers: PhantomData<&'a mut [u8]>,
 }
 
-/// Why `decode` refused a call; every refusal answers `AEE_EBADPARM`.
+/// Why `decode` refused a call; every refusal answers `AEE_EBADPARM`. Its words are messages of the core's table
+/// (`Refused*`), which the skel says by id.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Refusal {
     /// The `sc` word's method, buffer or handle counts do not match the method.
@@ -45,19 +46,6 @@ impl Refusal {
     /// The AEE code the call answers.
     pub const fn aee(self) -> u32 {
         EBADPARM
-    }
-
-    /// What was wrong, for messages.
-    pub const fn describe(self) -> &'static str {
-        match self {
-            Refusal::Counts => "the sc word's buffer or handle counts do not match the method",
-            Refusal::NullBuffer => "a buffer has a length but a null address",
-            Refusal::Overlap => "outputs overlap another buffer",
-            Refusal::PastAddressSpace => "a buffer runs past the end of the address space",
-            Refusal::ShortPrimary => "a primary buffer is shorter than its layout",
-            Refusal::ShortSequence => "a sequence or string is shorter than its count",
-            Refusal::Unterminated => "a string does not end in NUL",
-        }
     }
 }
 

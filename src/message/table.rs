@@ -192,6 +192,14 @@ messages! {
     Backend = "backend",
     UnknownMethod = "unknown method id {}",
     MalformedCall = "malformed {} call (sc {}): {}",
+    // Why the codec refused a call (lpai_direct_idl::Refusal, said by dsp/src/skel/mod.rs's `refusal_message`).
+    RefusedCounts = "the sc word's buffer or handle counts do not match the method",
+    RefusedNullBuffer = "a buffer has a length but a null address",
+    RefusedOverlap = "outputs overlap another buffer",
+    RefusedPastAddressSpace = "a buffer runs past the end of the address space",
+    RefusedShortPrimary = "a primary buffer is shorter than its layout",
+    RefusedShortSequence = "a sequence or string is shorter than its count",
+    RefusedUnterminated = "a string does not end in NUL",
     MethodAnswers = "method {} answers AEE {} after QNN error {}",
 
     // The direct-mode job (dsp/src/skel/job.rs).

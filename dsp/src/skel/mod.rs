@@ -15,6 +15,7 @@ use crate::say;
 use core::ffi::{c_char, CStr};
 use error::SkelError;
 use lpai_direct::aee::{self, EBADPARM, EBADSTATE, EINVHANDLE, ENOMEMORY, EUNSUPPORTED};
+use lpai_direct::codec::skel::Refusal;
 use lpai_direct::codec::{self, RemoteArg, Scalars};
 use table::HandleError;
 
@@ -121,13 +122,26 @@ unsafe fn method_call(handle: u64, id: u32, scalars: u32, args: *mut RemoteArg) 
     // SAFETY: forwarded from the caller.
     match unsafe { codec::decode(plan, scalars, args) } {
         Err(refusal) => refuse(handle, refusal.aee(), |line| {
-            say!(line, Message::MalformedCall, MethodId(id), Hex::of(scalars), refusal.describe())
+            say!(line, Message::MalformedCall, MethodId(id), Hex::of(scalars), refusal_message(refusal))
         }),
         Ok(mut call) => match table::with_session(handle, |session| dispatch::dispatch(session, id, &mut call)) {
             Ok(Ok(())) => 0,
             Ok(Err(SkelError { aee, .. })) => aee,
             Err(error) => handle_error(error),
         },
+    }
+}
+
+/// The message saying why the codec refused a call.
+pub(crate) fn refusal_message(refusal: Refusal) -> Message {
+    match refusal {
+        Refusal::Counts => Message::RefusedCounts,
+        Refusal::NullBuffer => Message::RefusedNullBuffer,
+        Refusal::Overlap => Message::RefusedOverlap,
+        Refusal::PastAddressSpace => Message::RefusedPastAddressSpace,
+        Refusal::ShortPrimary => Message::RefusedShortPrimary,
+        Refusal::ShortSequence => Message::RefusedShortSequence,
+        Refusal::Unterminated => Message::RefusedUnterminated,
     }
 }
 

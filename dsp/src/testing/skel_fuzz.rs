@@ -8,7 +8,6 @@
 use crate::entry::{lpai_direct_close, lpai_direct_skel_handle_invoke};
 use crate::platform::{Level, LOG_LINE_BYTES};
 use crate::testing::skel_end_to_end::{self, open};
-use lpai_direct::codec::skel::Refusal;
 use lpai_direct::codec::{self, EncodeError, Encoder, Kind, Method, RemoteArg, Scalars, Slot};
 
 /// Calls made by [`malformed_calls_get_their_aee_errors_and_touch_nothing_else`].
@@ -145,13 +144,19 @@ impl Mutation {
     fn refusal(self) -> Option<(i32, &'static str)> {
         match self {
             Mutation::None => None,
-            Mutation::Counts => Some((BAD_PARAMETER, Refusal::Counts.describe())),
+            Mutation::Counts => Some((BAD_PARAMETER, lpai_direct::message::Message::RefusedCounts.template())),
             Mutation::UnknownMethod => Some((UNSUPPORTED, "unknown method id")),
-            Mutation::NullBuffer => Some((BAD_PARAMETER, Refusal::NullBuffer.describe())),
-            Mutation::ShortPrimary => Some((BAD_PARAMETER, Refusal::ShortPrimary.describe())),
-            Mutation::LongCount => Some((BAD_PARAMETER, Refusal::ShortSequence.describe())),
-            Mutation::Unterminated => Some((BAD_PARAMETER, Refusal::Unterminated.describe())),
-            Mutation::Overlap => Some((BAD_PARAMETER, "outputs overlap another buffer")),
+            Mutation::NullBuffer => Some((BAD_PARAMETER, lpai_direct::message::Message::RefusedNullBuffer.template())),
+            Mutation::ShortPrimary => {
+                Some((BAD_PARAMETER, lpai_direct::message::Message::RefusedShortPrimary.template()))
+            }
+            Mutation::LongCount => {
+                Some((BAD_PARAMETER, lpai_direct::message::Message::RefusedShortSequence.template()))
+            }
+            Mutation::Unterminated => {
+                Some((BAD_PARAMETER, lpai_direct::message::Message::RefusedUnterminated.template()))
+            }
+            Mutation::Overlap => Some((BAD_PARAMETER, lpai_direct::message::Message::RefusedOverlap.template())),
         }
     }
 }
@@ -729,7 +734,7 @@ crate::self_tests! {
         check!(status == BAD_PARAMETER);
         let message = last_error(&mut Direct, handle);
         check!(message.starts_with(b"malformed unload call"));
-        check!(contains(&message, Refusal::ShortPrimary.describe()));
+        check!(contains(&message, lpai_direct::message::Message::RefusedShortPrimary.template()));
         // Log level 2 (warn) is the default: 0 would turn logging off for the whole process.
         use codec::configure as c;
         let mut configure = Encoder::new(c::METHOD);
