@@ -249,12 +249,7 @@ impl ToBytes {
 }
 
 /// Quantizes to one byte per element with [`ToBytes`].
-fn quantize_bytes(
-    float_bytes: &[u8],
-    native: &mut [u8],
-    (scale, offset): (f32, i32),
-    (low, high): (i32, i32),
-) {
+fn quantize_bytes(float_bytes: &[u8], native: &mut [u8], (scale, offset): (f32, i32), (low, high): (i32, i32)) {
     let near_offset = offset.clamp(-(1 << 24), 1 << 24);
     let conversion = ToBytes { scale, reciprocal: reciprocal(scale), offset, near_offset, low, high };
     conversion.convert(float_bytes, native);
