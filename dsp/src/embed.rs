@@ -85,7 +85,7 @@ impl<'a, F: Footing<'a>> Embed<F> {
     /// [`LoadRequest::with_record`]), [`RuntimeError::RecordGraphMissing`] and, at the first frame,
     /// [`RuntimeError::RecordTensorsRefused`].
     pub fn load(&mut self, request: &LoadRequest<'a, '_>) -> Result<(), RuntimeError> {
-        self.refuse_in_flight("load")?;
+        self.refuse_in_flight(Message::RefusedLoad)?;
         self.owner.load(request)?;
         self.graph = 0;
         self.last = None;
@@ -124,7 +124,7 @@ impl<F> Embed<F> {
         if index >= self.graph_count() {
             return Err(RuntimeError::NoSuchGraph);
         }
-        self.refuse_in_flight("select_graph")?;
+        self.refuse_in_flight(Message::RefusedSelectGraph)?;
         self.graph = index;
         self.last = None;
         Ok(())
@@ -197,7 +197,7 @@ impl<F> Embed<F> {
     /// frame; it holds the last ready frame's result.
     pub fn output(&self, index: usize) -> Result<&[u8], RuntimeError> {
         let graph = self.graph()?;
-        graph.refuse_in_flight("reading an output")?;
+        graph.refuse_in_flight(Message::RefusedReadingOutput)?;
         graph.output_bytes(index).ok_or(RuntimeError::NoSuchTensor { index })
     }
 
@@ -215,7 +215,7 @@ impl<F> Embed<F> {
     /// [`Embed::input_pointer`]; safe Rust uses [`Embed::output`].
     pub fn output_pointer(&self, index: usize) -> Result<(NonNull<u8>, usize), RuntimeError> {
         let graph = self.graph()?;
-        graph.refuse_in_flight("binding an output")?;
+        graph.refuse_in_flight(Message::RefusedBindingOutput)?;
         graph.output_buffer(index).ok_or(RuntimeError::NoSuchTensor { index })
     }
 

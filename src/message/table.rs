@@ -123,6 +123,56 @@ messages! {
     OpPackageNotSupported = ": this backend takes no op packages",
     OpPackageNoPath = ": no path or interface provider",
 
+    // The QNN functions a runtime error or log line names (dsp/src/runtime/error.rs: `check`, `require`,
+    // `RuntimeError::Qnn`, `QnnFailure`; the symbols `RuntimeError::MissingSymbol` names).
+    QnnInterfaceGetProviders = "QnnInterface_getProviders",
+    QnnSystemInterfaceGetProviders = "QnnSystemInterface_getProviders",
+    QnnBackendCreate = "backendCreate",
+    QnnBackendGetProperty = "backendGetProperty",
+    QnnBackendRegisterOpPackage = "backendRegisterOpPackage",
+    QnnBackendFree = "backendFree",
+    QnnContextCreateFromBinary = "contextCreateFromBinary",
+    QnnContextFree = "contextFree",
+    QnnProfileCreate = "profileCreate",
+    QnnProfileGetEvents = "profileGetEvents",
+    QnnProfileGetSubEvents = "profileGetSubEvents",
+    QnnProfileGetEventData = "profileGetEventData",
+    QnnGraphRetrieve = "graphRetrieve",
+    QnnGraphSetConfig = "graphSetConfig",
+    QnnGraphGetProperty = "graphGetProperty",
+    QnnGraphFinalize = "graphFinalize",
+    QnnGraphExecute = "graphExecute",
+    QnnGraphExecuteAsync = "graphExecuteAsync",
+    QnnSystemContextCreate = "systemContextCreate",
+    QnnSystemContextGetBinaryInfo = "systemContextGetBinaryInfo",
+
+    // The steps a runtime error says failed (`RuntimeError::Platform`, `RuntimeError::LibraryNotLoaded`).
+    StepLoadingBackendLibrary = "loading the QNN backend library",
+    StepLoadingSystemLibrary = "loading the QNN system library",
+    StepReadingContextBinary = "reading the context binary",
+    StepWaitingForCompletion = "waiting for the frame's completion",
+    StepKeepingLibraries = "keeping the libraries",
+
+    // What overflowed a fixed table or bound (`RuntimeError::TooMany`).
+    TooManyGraphs = "graphs",
+    TooManyGraphConfigs = "graph configs",
+    TooManyIslandGraphNames = "island graph names",
+    TooManyContextBinaries = "context binaries per arena",
+    TooManyWaitingThreads = "threads of the PD waiting for frames at once",
+    TooManyInputBytes = "input bytes",
+    TooManyOutputBytes = "output bytes",
+    TooManyLpaiGraphMemoryBytes = "LPAI graph memory bytes",
+
+    // What a frame in flight refuses (`RuntimeError::FrameInFlight`).
+    RefusedSecondStartFrame = "a second start_frame",
+    RefusedSynchronousExecute = "a synchronous execute",
+    RefusedWritingInputSet = "writing the input set the frame reads",
+    RefusedReadingOutput = "reading an output",
+    RefusedBindingOutput = "binding an output",
+    RefusedSetPerformance = "set_performance",
+    RefusedLoad = "load",
+    RefusedSelectGraph = "select_graph",
+
     // What the runtime logs (dsp/src/runtime, dsp/src/embed.rs).
     LpaiHwInfo = "LPAI backend {}: HW_INFO target {} hw {}",
     NotLpaiSkippingHwInfo = "backend {} (id {}) is not LPAI: skipping the HW_INFO config",

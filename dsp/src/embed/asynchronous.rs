@@ -3,6 +3,7 @@
 //! the firmware fills one while the other executes.
 
 use super::Embed;
+use crate::platform::Message;
 use crate::runtime::{Execution, Footing, FrameNotify, FrameState, RuntimeError};
 
 impl<F: Footing<'static>> Embed<F> {
@@ -90,7 +91,7 @@ impl<F> Embed<F> {
     }
 
     /// [`RuntimeError::FrameInFlight`] naming `refused` while the selected graph's frame executes.
-    pub(super) fn refuse_in_flight(&self, refused: &'static str) -> Result<(), RuntimeError> {
+    pub(super) fn refuse_in_flight(&self, refused: Message) -> Result<(), RuntimeError> {
         match self.graph() {
             Ok(graph) => graph.refuse_in_flight(refused),
             Err(_) => Ok(()),

@@ -93,9 +93,9 @@ impl Backend {
     /// Loads a backend library (e.g. libQnnLpai.so) and creates the backend.
     pub fn load(path: &CStr, options: &BackendOptions) -> Result<Backend, RuntimeError> {
         let library = Library::open(path)
-            .map_err(|error| RuntimeError::LibraryNotLoaded { what: "loading the QNN backend library", error })?;
+            .map_err(|error| RuntimeError::LibraryNotLoaded { what: Message::StepLoadingBackendLibrary, error })?;
         let symbol = library.symbol(qnn::INTERFACE_GET_PROVIDERS_SYMBOL);
-        let symbol = symbol.ok_or(RuntimeError::MissingSymbol("QnnInterface_getProviders"))?;
+        let symbol = symbol.ok_or(RuntimeError::MissingSymbol(Message::QnnInterfaceGetProviders))?;
         // SAFETY: a QNN library exports QnnInterface_getProviders with exactly this signature.
         let get_providers = unsafe { core::mem::transmute::<*mut c_void, InterfaceGetProvidersFn>(symbol.as_ptr()) };
         // SAFETY: the library stays loaded while the backend lives: the backend owns it and drops it last; on an
@@ -153,10 +153,10 @@ impl Backend {
             log!(Level::Info, Message::NotLpaiSkippingHwInfo, name, info.backend_id);
             ptr::null()
         };
-        let backend_create = require(provider.table.backend_create, "backendCreate")?;
+        let backend_create = require(provider.table.backend_create, Message::QnnBackendCreate)?;
         let mut handle: BackendHandle = ptr::null_mut();
         // SAFETY: the config array is NULL-terminated and outlives the call; no log handle.
-        check(unsafe { backend_create(ptr::null_mut(), configs, &mut handle) }, "backendCreate")?;
+        check(unsafe { backend_create(ptr::null_mut(), configs, &mut handle) }, Message::QnnBackendCreate)?;
         let mut backend = Backend {
             _library: library,
             interface,
@@ -203,9 +203,9 @@ impl Backend {
             },
         ];
         let mut list: [*mut BackendProperty; 3] = [&mut properties[0], &mut properties[1], ptr::null_mut()];
-        let get_property = require(self.table().backend_get_property, "backendGetProperty")?;
+        let get_property = require(self.table().backend_get_property, Message::QnnBackendGetProperty)?;
         // SAFETY: a NULL-terminated list of properties whose targets outlive the call.
-        check(unsafe { get_property(self.handle, list.as_mut_ptr()) }, "backendGetProperty")?;
+        check(unsafe { get_property(self.handle, list.as_mut_ptr()) }, Message::QnnBackendGetProperty)?;
         let start = (alignment.start_addr_alignment as usize).max(1);
         let size = (alignment.size_alignment as usize).max(1);
         log!(Level::Info, Message::LpaiAlignment, start, size, persistent != 0);
@@ -232,7 +232,7 @@ impl Backend {
         let mut list: [*mut BackendProperty; 2] = [&mut property, ptr::null_mut()];
         // SAFETY: a NULL-terminated list of one property whose target, `value`, is of the type `option` names (the
         // callers pair them as QnnLpaiBackend.h does) and outlives the call.
-        check(unsafe { get_property(self.handle, list.as_mut_ptr()) }, "backendGetProperty").is_ok()
+        check(unsafe { get_property(self.handle, list.as_mut_ptr()) }, Message::QnnBackendGetProperty).is_ok()
     }
 
     /// The eNPU cores; `None` when the backend does not say (an LPAI older than the property): then nothing is
@@ -275,7 +275,7 @@ impl Backend {
         interface_provider: &CStr,
         target: Option<&CStr>,
     ) -> Result<(), RuntimeError> {
-        let register = require(self.table().backend_register_op_package, "backendRegisterOpPackage")?;
+        let register = require(self.table().backend_register_op_package, Message::QnnBackendRegisterOpPackage)?;
         let (path_text, provider_text) = (path.to_str().unwrap_or("?"), interface_provider.to_str().unwrap_or("?"));
         log!(Level::Info, Message::RegisteringOpPackage, path_text, provider_text);
         let target = target.map_or(ptr::null(), CStr::as_ptr);
@@ -352,7 +352,7 @@ impl Drop for Backend {
             // Said without a RuntimeError on the stack: this drop is the deepest frame of a failed load.
             let code = lpai_direct::qnn::error::code(status);
             if code != 0 {
-                log!(Level::Warn, QnnFailure { call: "backendFree", code });
+                log!(Level::Warn, QnnFailure { call: Message::QnnBackendFree, code });
             }
         }
     }
@@ -408,7 +408,7 @@ unsafe fn choose_provider(
     let mut list: *mut *const Interface = ptr::null_mut();
     let mut count: u32 = 0;
     // SAFETY: valid out-pointers; the callee fills them with a list it owns.
-    check(unsafe { get_providers(&mut list, &mut count) }, "QnnInterface_getProviders")?;
+    check(unsafe { get_providers(&mut list, &mut count) }, Message::QnnInterfaceGetProviders)?;
     if list.is_null() || count == 0 {
         return Err(RuntimeError::NoProviders);
     }

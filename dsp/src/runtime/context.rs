@@ -60,7 +60,7 @@ impl<'a> Context<'a> {
         request: &LoadRequest<'a, '_>,
     ) -> Result<(), RuntimeError> {
         if slot.is_some() {
-            return Err(RuntimeError::TooMany { what: "context binaries per arena", count: 2, limit: 1 });
+            return Err(RuntimeError::TooMany { what: Message::TooManyContextBinaries, count: 2, limit: 1 });
         }
         let loaded = Context::build(slot, libraries, arena, request);
         if loaded.is_err() {
@@ -84,7 +84,7 @@ impl<'a> Context<'a> {
         let mut slot = None;
         Context::load_into(&mut slot, vendor, libraries, arena, request)?;
         // A load that succeeded filled the slot; the error keeps this free of a panic path.
-        slot.ok_or(RuntimeError::MissingFunction("contextCreateFromBinary"))
+        slot.ok_or(RuntimeError::MissingFunction(Message::QnnContextCreateFromBinary))
     }
 
     fn build(
@@ -102,7 +102,7 @@ impl<'a> Context<'a> {
         let description = Description::of(metadata, binary, arena)?;
         let graph_count = description.graphs()?.len();
         if graph_count > MAX_GRAPHS {
-            return Err(RuntimeError::TooMany { what: "graphs", count: graph_count, limit: MAX_GRAPHS });
+            return Err(RuntimeError::TooMany { what: Message::TooManyGraphs, count: graph_count, limit: MAX_GRAPHS });
         }
         let required_by_backend = backend.properties().requires_persistent_binary;
         let context = slot.insert(Context {
@@ -123,7 +123,7 @@ impl<'a> Context<'a> {
             (Some(_), None) => log!(Level::Warn, Message::NoProfileCreate, backend.info().name.as_str()),
             (Some(level), Some(create)) => {
                 // SAFETY: a created backend and a valid out-pointer.
-                check(unsafe { create(backend.handle(), level, &mut context.profile) }, "profileCreate")?;
+                check(unsafe { create(backend.handle(), level, &mut context.profile) }, Message::QnnProfileCreate)?;
             }
         }
         context.create(binary, options, required_by_backend)?;
@@ -162,7 +162,7 @@ impl<'a> Context<'a> {
             Island::Graphs(names) => {
                 for name in names {
                     island.push(enable_island(name.as_ptr().cast_mut().cast())).map_err(|_| RuntimeError::TooMany {
-                        what: "island graph names",
+                        what: Message::TooManyIslandGraphNames,
                         count: names.len(),
                         limit: MAX_GRAPHS,
                     })?;
@@ -186,7 +186,7 @@ impl<'a> Context<'a> {
             let _ = list.push(config);
         }
         let _ = list.push(ptr::null());
-        let create = require(backend.table().context_create_from_binary, "contextCreateFromBinary")?;
+        let create = require(backend.table().context_create_from_binary, Message::QnnContextCreateFromBinary)?;
         // SAFETY: the binary lives in the arena or the caller's memory for 'a (longer than the context); configs
         // are NULL-terminated and outlive the call; LPAI has no device handle, so none is passed on any backend.
         let status = unsafe {
@@ -212,7 +212,7 @@ impl<'a> Context<'a> {
             code if self.persistent && code == qnn::error::COMMON_ERROR_NOT_SUPPORTED => {
                 Err(RuntimeError::PersistentBinaryRefused { code, required_by_backend })
             }
-            code => Err(RuntimeError::Qnn { call: "contextCreateFromBinary", code }),
+            code => Err(RuntimeError::Qnn { call: Message::QnnContextCreateFromBinary, code }),
         }
     }
 
@@ -259,11 +259,11 @@ impl<'a> Context<'a> {
             return Ok(());
         }
         let table = self.backend.table();
-        let get_events = require(table.profile_get_events, "profileGetEvents")?;
+        let get_events = require(table.profile_get_events, Message::QnnProfileGetEvents)?;
         let mut ids: *const qnn::ProfileEventId = ptr::null();
         let mut count = 0u32;
         // SAFETY: a live profile handle and valid out-pointers; the id list is owned by the profile.
-        check(unsafe { get_events(self.profile, &mut ids, &mut count) }, "profileGetEvents")?;
+        check(unsafe { get_events(self.profile, &mut ids, &mut count) }, Message::QnnProfileGetEvents)?;
         // SAFETY: the backend returned `count` ids at `ids` (or null).
         for &id in unsafe { id_list(ids, count) } {
             visit(event_data(table, id, 0)?);
@@ -273,7 +273,7 @@ impl<'a> Context<'a> {
             let mut sub_ids: *const qnn::ProfileEventId = ptr::null();
             let mut sub_count = 0u32;
             // SAFETY: an id from this profile and valid out-pointers.
-            check(unsafe { get_sub_events(id, &mut sub_ids, &mut sub_count) }, "profileGetSubEvents")?;
+            check(unsafe { get_sub_events(id, &mut sub_ids, &mut sub_count) }, Message::QnnProfileGetSubEvents)?;
             // SAFETY: as above.
             for &sub_id in unsafe { id_list(sub_ids, sub_count) } {
                 visit(event_data(table, sub_id, 1)?);
@@ -298,7 +298,7 @@ fn event_data<'p>(
     id: qnn::ProfileEventId,
     depth: u32,
 ) -> Result<ProfileEvent<'p>, RuntimeError> {
-    let get_data = require(table.profile_get_event_data, "profileGetEventData")?;
+    let get_data = require(table.profile_get_event_data, Message::QnnProfileGetEventData)?;
     let mut data = qnn::ProfileEventData {
         event_type: qnn::ProfileEventType(0),
         unit: qnn::ProfileEventUnit(0),
@@ -306,7 +306,7 @@ fn event_data<'p>(
         identifier: ptr::null(),
     };
     // SAFETY: an id from a live profile and a valid out-pointer.
-    check(unsafe { get_data(id, &mut data) }, "profileGetEventData")?;
+    check(unsafe { get_data(id, &mut data) }, Message::QnnProfileGetEventData)?;
     Ok(ProfileEvent {
         event_type: data.event_type.0,
         unit: data.unit.0,
@@ -357,7 +357,7 @@ impl Context<'_> {
         if !self.handle.is_null() {
             if let Some(free) = table.context_free {
                 // SAFETY: a created context, freed once; its graphs are gone and no frame is in flight.
-                if let Err(error) = check(unsafe { free(self.handle, ptr::null_mut()) }, "contextFree") {
+                if let Err(error) = check(unsafe { free(self.handle, ptr::null_mut()) }, Message::QnnContextFree) {
                     log!(Level::Warn, error);
                 }
             }

@@ -28,20 +28,21 @@ pub fn name_of(text: &str) -> Name {
 pub enum RuntimeError {
     /// A platform service failed (`what` says which step).
     Platform {
-        /// The step, e.g. "loading the backend library".
-        what: &'static str,
+        /// The step, e.g. [`Message::StepReadingContextBinary`].
+        what: Message,
         /// The platform's answer.
         error: PlatformError,
     },
     /// A QNN library (`what`: the backend or the system library) did not load.
     LibraryNotLoaded {
-        /// Which one, e.g. "loading the QNN backend library".
-        what: &'static str,
+        /// Which one, e.g. [`Message::StepLoadingBackendLibrary`].
+        what: Message,
         /// The platform's answer.
         error: PlatformError,
     },
-    /// The library does not export the symbol a QNN library must have.
-    MissingSymbol(&'static str),
+    /// The library does not export the symbol a QNN library must have (its name, e.g.
+    /// [`Message::QnnInterfaceGetProviders`]).
+    MissingSymbol(Message),
     /// The library exports the symbol but lists no provider.
     NoProviders,
     /// No provider speaks a core API this runtime was verified against.
@@ -53,12 +54,13 @@ pub enum RuntimeError {
         /// The oldest version this runtime accepts (same major, at least this minor).
         required: Version,
     },
-    /// The provider's function table lacks a function the runtime needs.
-    MissingFunction(&'static str),
+    /// The provider's function table lacks a function the runtime needs (its name, e.g.
+    /// [`Message::QnnGraphExecute`]).
+    MissingFunction(Message),
     /// A QNN call returned an error.
     Qnn {
-        /// The QNN function, e.g. "graphExecute".
-        call: &'static str,
+        /// The QNN function, e.g. [`Message::QnnGraphExecute`].
+        call: Message,
         /// `error & 0xFFFF`.
         code: u32,
     },
@@ -80,8 +82,8 @@ pub enum RuntimeError {
     },
     /// More graphs or tensors than the fixed tables hold.
     TooMany {
-        /// What overflowed ("graphs", "graph inputs", ...).
-        what: &'static str,
+        /// What overflowed ([`Message::TooManyGraphs`], [`Message::TooManyInputBytes`], ...).
+        what: Message,
         /// How many there are.
         count: usize,
         /// How many fit.
@@ -155,8 +157,8 @@ pub enum RuntimeError {
     FrameInFlight {
         /// The graph.
         graph: Name,
-        /// What was refused ("a second start_frame", "select_graph", "reading an output", ...).
-        refused: &'static str,
+        /// What was refused ([`Message::RefusedSecondStartFrame`], [`Message::RefusedSelectGraph`], ...).
+        refused: Message,
     },
     /// `poll_frame` or `wait_frame` with no frame started.
     NoFrameStarted {
@@ -213,8 +215,8 @@ impl Say for RecordAt {
 /// A QNN call that answered an error: `CALL failed: NAME (CODE)`, said alone where a whole [`RuntimeError`] would
 /// cost its size on the stack (a drop's log line).
 pub(crate) struct QnnFailure {
-    /// The QNN function's name.
-    pub(crate) call: &'static str,
+    /// The QNN function, e.g. [`Message::QnnBackendFree`].
+    pub(crate) call: Message,
     /// The error code it answered.
     pub(crate) code: u32,
 }
@@ -246,7 +248,7 @@ impl Say for RuntimeError {
                 say!(f, Message::UnsupportedApi, provider.as_str(), Dotted(*found), required.major, required.minor)
             }
             RuntimeError::MissingFunction(name) => say!(f, Message::MissingFunction, name),
-            RuntimeError::Qnn { call, code } => QnnFailure { call, code: *code }.say(f),
+            RuntimeError::Qnn { call, code } => QnnFailure { call: *call, code: *code }.say(f),
             RuntimeError::PersistentBinaryRefused { code, required_by_backend: true } => {
                 say!(f, Message::PersistentBinaryRefusedRequired, QnnError(*code), code)
             }
@@ -360,16 +362,17 @@ impl From<ArenaFull> for RuntimeError {
     }
 }
 
-/// Turns a QNN status into a result, naming the call.
-pub fn check(status: u64, call: &'static str) -> Result<(), RuntimeError> {
+/// Turns a QNN status into a result, naming the call (a `Qnn...` message of the table, e.g.
+/// [`Message::QnnGraphFinalize`]).
+pub fn check(status: u64, call: Message) -> Result<(), RuntimeError> {
     match lpai_direct::qnn::error::code(status) {
         0 => Ok(()),
         code => Err(RuntimeError::Qnn { call, code }),
     }
 }
 
-/// Unwraps a function-table entry, naming it when the provider left it empty.
-pub fn require<F>(function: Option<F>, name: &'static str) -> Result<F, RuntimeError> {
+/// Unwraps a function-table entry, naming it (a `Qnn...` message of the table) when the provider left it empty.
+pub fn require<F>(function: Option<F>, name: Message) -> Result<F, RuntimeError> {
     function.ok_or(RuntimeError::MissingFunction(name))
 }
 

@@ -154,7 +154,7 @@ fn tensors_with_buffers<'a>(
     count: u32,
     backend: &Backend,
     arena: &Arena<'a>,
-    what: &'static str,
+    what: Message,
 ) -> Result<&'a mut [Tensor], RuntimeError> {
     if count > 0 && described.is_null() {
         return Err(RuntimeError::MalformedBinary { code: 0 });
@@ -198,24 +198,39 @@ impl<'a> Graph<'a> {
         from_record: bool,
     ) -> Result<Graph<'a>, RuntimeError> {
         let common = info.common().ok_or(RuntimeError::MalformedBinary { code: 0 })?;
-        let retrieve = require(backend.table().graph_retrieve, "graphRetrieve")?;
+        let retrieve = require(backend.table().graph_retrieve, Message::QnnGraphRetrieve)?;
         let mut handle: GraphHandle = ptr::null_mut();
         // SAFETY: the name is the description's NUL-terminated graph name; `handle` is a valid out-pointer.
-        let retrieved = check(unsafe { retrieve(context, common.graph_name, &mut handle) }, "graphRetrieve");
+        let retrieved = check(unsafe { retrieve(context, common.graph_name, &mut handle) }, Message::QnnGraphRetrieve);
         if let (Err(RuntimeError::Qnn { code, .. }), true) = (&retrieved, from_record) {
             // SAFETY: as above: the description's NUL-terminated name.
             let graph = name_of(unsafe { c_text(common.graph_name) });
             return Err(RuntimeError::RecordGraphMissing { graph, code: *code });
         }
         retrieved?;
-        let inputs = tensors_with_buffers(common.graph_inputs, common.num_graph_inputs, backend, arena, "input bytes")?;
-        let outputs =
-            tensors_with_buffers(common.graph_outputs, common.num_graph_outputs, backend, arena, "output bytes")?;
+        let inputs = tensors_with_buffers(
+            common.graph_inputs,
+            common.num_graph_inputs,
+            backend,
+            arena,
+            Message::TooManyInputBytes,
+        )?;
+        let outputs = tensors_with_buffers(
+            common.graph_outputs,
+            common.num_graph_outputs,
+            backend,
+            arena,
+            Message::TooManyOutputBytes,
+        )?;
         let other_inputs = match options.input_sets {
             1 => None,
-            2 => {
-                Some(tensors_with_buffers(common.graph_inputs, common.num_graph_inputs, backend, arena, "input bytes")?)
-            }
+            2 => Some(tensors_with_buffers(
+                common.graph_inputs,
+                common.num_graph_inputs,
+                backend,
+                arena,
+                Message::TooManyInputBytes,
+            )?),
             sets => return Err(RuntimeError::InputSets(sets)),
         };
         let mut graph = Graph {
@@ -245,22 +260,22 @@ impl<'a> Graph<'a> {
     }
 
     fn set_configs(&mut self, configs: &[GraphConfig]) -> Result<(), RuntimeError> {
-        let set_config = require(self.table.graph_set_config, "graphSetConfig")?;
+        let set_config = require(self.table.graph_set_config, Message::QnnGraphSetConfig)?;
         let mut list: heapless::Vec<*const GraphConfig, 8> = heapless::Vec::new();
         for config in configs {
             list.push(config).map_err(|_| RuntimeError::TooMany {
-                what: "graph configs",
+                what: Message::TooManyGraphConfigs,
                 count: configs.len(),
                 limit: 7,
             })?;
         }
         list.push(ptr::null()).map_err(|_| RuntimeError::TooMany {
-            what: "graph configs",
+            what: Message::TooManyGraphConfigs,
             count: configs.len(),
             limit: 7,
         })?;
         // SAFETY: a NULL-terminated list of configs that outlive the call.
-        check(unsafe { set_config(self.handle, list.as_ptr()) }, "graphSetConfig")
+        check(unsafe { set_config(self.handle, list.as_ptr()) }, Message::QnnGraphSetConfig)
     }
 
     /// LPAI: scratch and persistent memory from the graph's own size properties, perf config, core affinity,
@@ -296,16 +311,19 @@ impl<'a> Graph<'a> {
         ];
         let [first, second] = &mut properties;
         let mut list: [*mut GraphProperty; 3] = [first, second, ptr::null_mut()];
-        let get_property = require(self.table.graph_get_property, "graphGetProperty")?;
+        let get_property = require(self.table.graph_get_property, Message::QnnGraphGetProperty)?;
         // SAFETY: a NULL-terminated property list whose targets outlive the call.
-        check(unsafe { get_property(self.handle, list.as_mut_ptr()) }, "graphGetProperty")?;
+        check(unsafe { get_property(self.handle, list.as_mut_ptr()) }, Message::QnnGraphGetProperty)?;
 
         let alignment = backend.properties();
         // Each memory is handed over with its size rounded up to the size alignment, like every other buffer.
         let memory = |size: u32, mem_type: lpai::MemType| -> Result<lpai::GraphMem, RuntimeError> {
             let rounded = round_up(size as usize, alignment.size_alignment);
-            let too_many =
-                || RuntimeError::TooMany { what: "LPAI graph memory bytes", count: rounded, limit: u32::MAX as usize };
+            let too_many = || RuntimeError::TooMany {
+                what: Message::TooManyLpaiGraphMemoryBytes,
+                count: rounded,
+                limit: u32::MAX as usize,
+            };
             let size = u32::try_from(rounded).map_err(|_| too_many())?;
             let bytes = arena.bytes(rounded, alignment.start_alignment)?;
             Ok(lpai::GraphMem { mem_type, size, addr: bytes.as_mut_ptr().cast() })
@@ -362,12 +380,12 @@ impl<'a> Graph<'a> {
     }
 
     fn finalize(&mut self) -> Result<(), RuntimeError> {
-        let finalize = require(self.table.graph_finalize, "graphFinalize")?;
+        let finalize = require(self.table.graph_finalize, Message::QnnGraphFinalize)?;
         let started = Current::now_ticks();
         // SAFETY: a retrieved graph, the context's profile handle (or null) and no signal.
         let status = unsafe { finalize(self.handle, self.profile, ptr::null_mut()) };
         self.finalize_ticks = Current::now_ticks().saturating_sub(started);
-        check(status, "graphFinalize")
+        check(status, Message::QnnGraphFinalize)
     }
 
     /// Ticks the last graphFinalize of this graph took (0 when it was never finalized: not an LPAI graph).
@@ -384,7 +402,7 @@ impl<'a> Graph<'a> {
         affinity: lpai::CoreAffinity,
         priority: Option<Priority>,
     ) -> Result<(), RuntimeError> {
-        self.refuse_in_flight("set_performance")?;
+        self.refuse_in_flight(Message::RefusedSetPerformance)?;
         check_core_selection(affinity.core_selection, self.enpu_cores)?;
         let Some(settings) = self.lpai.as_mut() else {
             log!(Level::Info, Message::NotLpaiSkippingPerformance, self.name());
@@ -482,7 +500,7 @@ impl<'a> Graph<'a> {
     /// The native buffer of output `index` (the tensor's bytes, without LPAI's padding), valid after
     /// [`Graph::execute`]; `None` while a started frame may write it.
     pub fn output_bytes(&self, index: usize) -> Option<&[u8]> {
-        self.refuse_in_flight("reading an output").ok()?;
+        self.refuse_in_flight(Message::RefusedReadingOutput).ok()?;
         self.output_slice(index, TensorSize::of(self.outputs.get(index)?)?.bytes)
     }
 
@@ -541,7 +559,7 @@ impl<'a> Graph<'a> {
 
     /// Reads output `index` as float32 values (little-endian bytes), dequantizing with its scale and offset.
     pub fn read_output_float(&self, index: usize, float_bytes: &mut [u8]) -> Result<(), RuntimeError> {
-        self.refuse_in_flight("reading an output")?;
+        self.refuse_in_flight(Message::RefusedReadingOutput)?;
         // The size and encoding only: the name is read for an error alone.
         let tensor = self.outputs.get(index).ok_or(RuntimeError::NoSuchTensor { index })?;
         let size = TensorSize::of(tensor).ok_or(RuntimeError::NoSuchTensor { index })?;
@@ -565,8 +583,8 @@ impl<'a> Graph<'a> {
     /// One graphExecute call on the current input buffers: `Ok(true)` when the outputs are ready, `Ok(false)`
     /// when the backend answered EARLY_TERMINATION (LPAI: feed the next frame, then call again).
     fn execute_call(&mut self) -> Result<bool, RuntimeError> {
-        self.refuse_in_flight("a synchronous execute")?;
-        let execute = require(self.table.graph_execute, "graphExecute")?;
+        self.refuse_in_flight(Message::RefusedSynchronousExecute)?;
+        let execute = require(self.table.graph_execute, Message::QnnGraphExecute)?;
         // SAFETY: the tensor arrays and their client buffers live in the arena for 'a; counts match.
         let status = unsafe {
             execute(
@@ -582,13 +600,13 @@ impl<'a> Graph<'a> {
         // Success without the call (a frame's every packet counts); every other code is `outcome`'s.
         match qnn::error::code(status) {
             0 => Ok(true),
-            code => self.outcome(code, "graphExecute"),
+            code => self.outcome(code, Message::QnnGraphExecute),
         }
     }
 
     /// What an execution's QNN code means: `Ok(true)` ready, `Ok(false)` EARLY_TERMINATION, else the error
     /// (tensors a metadata record described and the backend refused are the record's mismatch).
-    fn outcome(&self, code: u32, call: &'static str) -> Result<bool, RuntimeError> {
+    fn outcome(&self, code: u32, call: Message) -> Result<bool, RuntimeError> {
         match code {
             0 => Ok(true),
             GRAPH_ERROR_EARLY_TERMINATION => Ok(false),

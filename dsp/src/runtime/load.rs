@@ -5,7 +5,7 @@
 
 use super::error::RuntimeError;
 use super::graph::GraphOptions;
-use crate::platform::{Current, Platform};
+use crate::platform::{Current, Message, Platform};
 use core::ffi::CStr;
 use lpai_direct::metadata::Record;
 use lpai_direct::qnn::{Priority, ProfileLevel};
@@ -63,7 +63,7 @@ impl Binary<'_, '_> {
             Binary::Copy(bytes) => Ok(bytes.len()),
             Binary::File(path) => {
                 let size = Current::file_size(path)
-                    .map_err(|error| RuntimeError::Platform { what: "reading the context binary", error })?;
+                    .map_err(|error| RuntimeError::Platform { what: Message::StepReadingContextBinary, error })?;
                 usize::try_from(size).map_err(|_| RuntimeError::BinarySize(size))
             }
         }

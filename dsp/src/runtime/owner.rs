@@ -20,7 +20,7 @@ use super::error::RuntimeError;
 use super::graph::{Execution, Graph};
 use super::libraries::Libraries;
 use super::load::{Binary, LoadRequest, PersistentBinary};
-use crate::platform::{Current, Memory, Platform, Shared, VendorCalls};
+use crate::platform::{Current, Memory, Message, Platform, Shared, VendorCalls};
 use core::marker::PhantomData;
 use core::mem::ManuallyDrop;
 use core::ops::{Deref, DerefMut};
@@ -148,7 +148,7 @@ impl<'a, F: Footing<'a>> Owner<F> {
     /// empty again.
     pub fn load(&mut self, request: &LoadRequest<'a, '_>) -> Result<(), RuntimeError> {
         if self.context.is_some() {
-            return Err(RuntimeError::TooMany { what: "context binaries per arena", count: 2, limit: 1 });
+            return Err(RuntimeError::TooMany { what: Message::TooManyContextBinaries, count: 2, limit: 1 });
         }
         // SAFETY: the context built from these is kept in `self.context`, handed out only by `context` and
         // `with_context`, and dropped (in `Drop`) before the footing.

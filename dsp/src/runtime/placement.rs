@@ -58,7 +58,7 @@ fn copy_into<'a>(
         }
         Binary::File(path) => {
             let read = Current::read_file(path, target)
-                .map_err(|error| RuntimeError::Platform { what: "reading the context binary", error })?;
+                .map_err(|error| RuntimeError::Platform { what: Message::StepReadingContextBinary, error })?;
             if read != length {
                 return Err(RuntimeError::BinarySize(read as u64));
             }

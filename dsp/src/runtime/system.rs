@@ -3,6 +3,7 @@
 use super::backend::c_text;
 use super::error::{check, name_of, require, RuntimeError};
 use crate::platform::libraries::Library;
+use crate::platform::Message;
 use core::ffi::{c_void, CStr};
 use core::ptr;
 use lpai_direct::qnn::{self, BinaryInfo, SystemContextHandle, SystemInterface, SystemInterfaceGetProvidersFn};
@@ -21,9 +22,9 @@ impl SystemLibrary {
     /// Loads libQnnSystem.
     pub fn load(path: &CStr) -> Result<SystemLibrary, RuntimeError> {
         let library = Library::open(path)
-            .map_err(|error| RuntimeError::LibraryNotLoaded { what: "loading the QNN system library", error })?;
+            .map_err(|error| RuntimeError::LibraryNotLoaded { what: Message::StepLoadingSystemLibrary, error })?;
         let symbol = library.symbol(qnn::SYSTEM_INTERFACE_GET_PROVIDERS_SYMBOL);
-        let symbol = symbol.ok_or(RuntimeError::MissingSymbol("QnnSystemInterface_getProviders"))?;
+        let symbol = symbol.ok_or(RuntimeError::MissingSymbol(Message::QnnSystemInterfaceGetProviders))?;
         // SAFETY: libQnnSystem exports QnnSystemInterface_getProviders with exactly this signature.
         let get_providers =
             unsafe { core::mem::transmute::<*mut c_void, SystemInterfaceGetProvidersFn>(symbol.as_ptr()) };
@@ -42,7 +43,7 @@ impl SystemLibrary {
         let mut list: *mut *const SystemInterface = ptr::null_mut();
         let mut count = 0u32;
         // SAFETY: valid out-pointers.
-        check(unsafe { get_providers(&mut list, &mut count) }, "QnnSystemInterface_getProviders")?;
+        check(unsafe { get_providers(&mut list, &mut count) }, Message::QnnSystemInterfaceGetProviders)?;
         if list.is_null() || count == 0 {
             return Err(RuntimeError::NoProviders);
         }
@@ -78,11 +79,11 @@ impl SystemLibrary {
 
     /// Describes a context binary; the description lives until the returned value is dropped.
     pub fn describe<'s>(&'s self, binary: &[u8]) -> Result<BinaryDescription<'s>, RuntimeError> {
-        let create = require(self.table().system_context_create, "systemContextCreate")?;
-        let get_info = require(self.table().system_context_get_binary_info, "systemContextGetBinaryInfo")?;
+        let create = require(self.table().system_context_create, Message::QnnSystemContextCreate)?;
+        let get_info = require(self.table().system_context_get_binary_info, Message::QnnSystemContextGetBinaryInfo)?;
         let mut handle: SystemContextHandle = ptr::null_mut();
         // SAFETY: a valid out-pointer.
-        check(unsafe { create(&mut handle) }, "systemContextCreate")?;
+        check(unsafe { create(&mut handle) }, Message::QnnSystemContextCreate)?;
         let mut description = BinaryDescription { system: self, handle, info: ptr::null() };
         let mut info: *const BinaryInfo = ptr::null();
         let mut info_size = 0u64;

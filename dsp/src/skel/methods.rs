@@ -102,7 +102,8 @@ pub(super) fn ensure_libraries(session: &mut Session) -> Answer {
                 return Ok(());
             }
             Err(_) => {
-                let error = RuntimeError::Platform { what: "keeping the libraries", error: PlatformError::Failed(12) };
+                let error =
+                    RuntimeError::Platform { what: Message::StepKeepingLibraries, error: PlatformError::Failed(12) };
                 OpenError { library: LibraryRole::Backend, error }
             }
         },

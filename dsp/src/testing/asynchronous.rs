@@ -237,7 +237,7 @@ crate::self_tests! {
         lpai_direct::codec::copy_prefix(expect_ok!(embed.input_mut(0)), expect_some!(FRAMES.first()).0);
         expect_ok!(embed.start_frame());
         let refused = |result: Result<(), RuntimeError>, what: &str| {
-            matches!(result, Err(RuntimeError::FrameInFlight { refused, .. }) if refused == what)
+            matches!(result, Err(RuntimeError::FrameInFlight { refused, .. }) if refused.template() == what)
         };
         check!(refused(embed.start_frame(), "a second start_frame"));
         check!(refused(embed.select_graph(0), "select_graph"));

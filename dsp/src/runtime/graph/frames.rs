@@ -56,7 +56,7 @@ impl<'a> Graph<'a> {
     /// [`RuntimeError::FrameInFlight`] naming `refused` while a frame executes. Inlined: every synchronous frame
     /// and tensor access asks, and the answer is one atomic load; the error is made out of line.
     #[inline(always)]
-    pub(crate) fn refuse_in_flight(&self, refused: &'static str) -> Result<(), RuntimeError> {
+    pub(crate) fn refuse_in_flight(&self, refused: Message) -> Result<(), RuntimeError> {
         if self.frame_in_flight() {
             return Err(self.in_flight(refused));
         }
@@ -65,7 +65,7 @@ impl<'a> Graph<'a> {
 
     #[cold]
     #[inline(never)]
-    fn in_flight(&self, refused: &'static str) -> RuntimeError {
+    fn in_flight(&self, refused: Message) -> RuntimeError {
         RuntimeError::FrameInFlight { graph: name_of(self.name()), refused }
     }
 
@@ -73,7 +73,7 @@ impl<'a> Graph<'a> {
     /// the other), with one only while no frame executes.
     pub(crate) fn refuse_running_inputs(&self) -> Result<(), RuntimeError> {
         if self.other_inputs.is_none() {
-            return self.refuse_in_flight("writing the input set the frame reads");
+            return self.refuse_in_flight(Message::RefusedWritingInputSet);
         }
         Ok(())
     }
@@ -96,7 +96,7 @@ impl<'a> Graph<'a> {
     /// [`TEARDOWN_WAIT_MS`](super::super::completion::TEARDOWN_WAIT_MS) (it then leaks the context, and the caller
     /// must leak the memory too: never free or reuse it).
     pub unsafe fn start_frame(&mut self, notify: Option<FrameNotify>) -> Result<(), RuntimeError> {
-        self.refuse_in_flight("a second start_frame")?;
+        self.refuse_in_flight(Message::RefusedSecondStartFrame)?;
         let completion = self.completion;
         // SAFETY: as in `completion()`; a copy of the pointer so the borrow does not hold `self`.
         let record = unsafe { completion.as_ref() };
@@ -135,7 +135,7 @@ impl<'a> Graph<'a> {
                     }
                     code => {
                         record.abandon();
-                        self.outcome(code, "graphExecuteAsync")?;
+                        self.outcome(code, Message::QnnGraphExecuteAsync)?;
                     }
                 }
             }
@@ -191,12 +191,10 @@ impl<'a> Graph<'a> {
             NotCompleted::TimedOut => {
                 RuntimeError::FrameTimedOut { graph: name_of(self.name()), waited_ms: milliseconds }
             }
-            NotCompleted::Platform(error) => {
-                RuntimeError::Platform { what: "waiting for the frame's completion", error }
-            }
+            NotCompleted::Platform(error) => RuntimeError::Platform { what: Message::StepWaitingForCompletion, error },
             NotCompleted::NoSignal => {
                 let (count, limit) = (SIGNAL_SLOTS + 1, SIGNAL_SLOTS);
-                RuntimeError::TooMany { what: "threads of the PD waiting for frames at once", count, limit }
+                RuntimeError::TooMany { what: Message::TooManyWaitingThreads, count, limit }
             }
         })?;
         match self.state_of(completed)? {
@@ -256,7 +254,8 @@ impl<'a> Graph<'a> {
     }
 
     fn state_of(&self, completed: Completed) -> Result<FrameState, RuntimeError> {
-        let call = if self.executes_async() == Some(true) { "graphExecuteAsync" } else { "graphExecute" };
+        let call =
+            if self.executes_async() == Some(true) { Message::QnnGraphExecuteAsync } else { Message::QnnGraphExecute };
         Ok(match self.outcome(completed.code, call)? {
             true => FrameState::Ready(Execution {
                 ticks: completed.ticks.saturating_sub(self.completion().started()),
