@@ -279,6 +279,14 @@ impl<'b> Writer<'b> {
         }
     }
 
+    /// Replaces the event count of the profile header at the start of `buffer` (a writer that counts the events
+    /// as it writes them gives the header 0, then the count); nothing when the header did not fit.
+    pub fn set_profile_count(buffer: &mut [u8], count: u32) {
+        if let Some(field) = buffer.get_mut(8..12) {
+            crate::codec::copy_prefix(field, &count.to_le_bytes());
+        }
+    }
+
     /// A profile event.
     pub fn event(&mut self, event: &EventRecord<'_>) {
         self.0.u32(event.event_type);

@@ -448,24 +448,23 @@ pub(super) fn profile(session: &mut Session, call: &mut Decoded<'_>) -> Answer {
     };
     let written = loaded.with_context(|context| {
         let context = context?;
+        // One walk: the header's count is written once the events are.
         let mut count = 0u32;
-        let mut writer = Writer::new(out);
-        let counted = context.profile_events(|_| count += 1);
-        writer.profile(count);
-        counted
-            .and_then(|()| {
-                context.profile_events(|event| {
-                    writer.event(&EventRecord {
-                        event_type: event.event_type,
-                        unit: event.unit,
-                        value: event.value,
-                        depth: event.depth,
-                        identifier: event.identifier,
-                    })
-                })
+        let mut writer = Writer::new(&mut *out);
+        writer.profile(0);
+        let walked = context.profile_events(|event| {
+            count += 1;
+            writer.event(&EventRecord {
+                event_type: event.event_type,
+                unit: event.unit,
+                value: event.value,
+                depth: event.depth,
+                identifier: event.identifier,
             })
-            .map(|()| writer.needed())
-            .into()
+        });
+        let needed = writer.needed();
+        Writer::set_profile_count(out, count);
+        walked.map(|()| needed).into()
     });
     match written {
         Some(Ok(needed)) => Ok(call.set_u32(codec::profile::EVENTS_BYTES, u32::try_from(needed).unwrap_or(u32::MAX))?),
