@@ -52,7 +52,9 @@ impl<'buffer> Arena<'buffer> {
         self.capacity
     }
 
-    /// Hands out `size` zeroed bytes starting at a multiple of `align` (a power of two; 0 counts as 1).
+    /// Hands out `size` zeroed bytes starting at a multiple of `align` (a power of two; 0 counts as 1). Out of
+    /// line: every allocation of every type shares this one copy.
+    #[inline(never)]
     pub fn bytes(&self, size: usize, align: usize) -> Result<&'buffer mut [u8], ArenaFull> {
         let align = align.max(1);
         let full =
@@ -74,19 +76,25 @@ impl<'buffer> Arena<'buffer> {
 
     /// Hands out `count` copies of `value`, aligned for `T`.
     pub fn slice<T: Copy>(&self, count: usize, value: T) -> Result<&'buffer mut [T], ArenaFull> {
-        let size = core::mem::size_of::<T>().checked_mul(count).ok_or(ArenaFull {
-            requested: usize::MAX,
-            align: core::mem::align_of::<T>(),
-            available: self.capacity - self.used.get(),
-            capacity: self.capacity,
-        })?;
-        let bytes = self.bytes(size, core::mem::align_of::<T>())?;
-        let items = bytes.as_mut_ptr().cast::<T>();
+        let items = self.items(core::mem::size_of::<T>(), count, core::mem::align_of::<T>())?.cast::<T>();
         for index in 0..count {
-            // SAFETY: `bytes` holds `count` properly aligned `T` slots.
+            // SAFETY: `items` points at room for `count` properly aligned `T` slots.
             unsafe { items.add(index).write(value) };
         }
         // SAFETY: every slot was just initialised; the memory is exclusively ours for `'buffer`.
         Ok(unsafe { core::slice::from_raw_parts_mut(items, count) })
+    }
+
+    /// Zeroed room for `count` items of `item_bytes` each, aligned to `align`: [`slice`](Arena::slice)'s part that
+    /// does not depend on the type, out of line so that each type's copy is only its fill loop.
+    #[inline(never)]
+    fn items(&self, item_bytes: usize, count: usize, align: usize) -> Result<*mut u8, ArenaFull> {
+        let size = item_bytes.checked_mul(count).ok_or(ArenaFull {
+            requested: usize::MAX,
+            align,
+            available: self.capacity - self.used.get(),
+            capacity: self.capacity,
+        })?;
+        Ok(self.bytes(size, align)?.as_mut_ptr())
     }
 }
