@@ -305,6 +305,9 @@ const PRIMARY_IN: u8 = 0;
 const PRIMARY_OUT: u8 = 1;
 const BUFFER_IN: u8 = 2;
 const BUFFER_ROUT: u8 = 3;
+/// The kind codes of a sequence and a string (a scalar's is log2 of its bytes: byte 0, half 1, word 2, double 3).
+const SEQUENCE: u8 = 4;
+const STRING: u8 = 5;
 
 /// `value` in a byte, if it fits.
 const fn byte(value: usize) -> Option<u8> {
@@ -331,8 +334,8 @@ impl Packed {
             Kind::Half => (1, 0),
             Kind::Word => (2, 0),
             Kind::Double => (3, 0),
-            Kind::Sequence { element_bytes } => (4, element_bytes as usize),
-            Kind::String => (5, 0),
+            Kind::Sequence { element_bytes } => (SEQUENCE, element_bytes as usize),
+            Kind::String => (STRING, 0),
         };
         let (Some(offset), Some(arg), Some(element_bytes)) = (byte(offset), byte(arg), byte(element_bytes)) else {
             return None;
@@ -355,7 +358,7 @@ impl Packed {
             1 => Kind::Half,
             2 => Kind::Word,
             3 => Kind::Double,
-            4 => Kind::Sequence { element_bytes: self.element_bytes as u32 },
+            SEQUENCE => Kind::Sequence { element_bytes: self.element_bytes as u32 },
             _ => Kind::String,
         };
         Planned { slot, direction, kind }
@@ -429,6 +432,43 @@ impl Plan {
     #[inline]
     pub fn param(&self, index: usize) -> Option<Planned> {
         self.params.get(..self.count as usize)?.get(index).map(|packed| packed.planned())
+    }
+
+    /// Parameter `index` as stored; `None` past the last one.
+    #[inline]
+    fn packed(&self, index: usize) -> Option<Packed> {
+        self.params.get(..self.count as usize)?.get(index).copied()
+    }
+
+    /// The primary-buffer offset of scalar `index` when it is an `in` (`output` false) or `rout` (`output` true)
+    /// scalar of `bytes` bytes (1, 2, 4 or 8); `None` otherwise. Answered from the stored bytes in one comparison,
+    /// for the codec's accessors, which run on every call.
+    #[inline]
+    pub fn scalar_offset(&self, index: usize, output: bool, bytes: usize) -> Option<usize> {
+        let slot = if output { PRIMARY_OUT } else { PRIMARY_IN };
+        let packed = self.packed(index)?;
+        (bytes.is_power_of_two() && bytes <= 8 && packed.tag == slot << 4 | bytes.trailing_zeros() as u8)
+            .then_some(packed.offset as usize)
+    }
+
+    /// Sequence or string `index` when it travels `in` (`output` false) or `rout` (`output` true): its argument,
+    /// the offset of its count in the primary input and its bytes per element; `None` otherwise.
+    #[inline]
+    pub fn sequence(&self, index: usize, output: bool) -> Option<(usize, usize, usize)> {
+        let packed = self.packed(index)?;
+        let slot = if output { BUFFER_ROUT } else { BUFFER_IN };
+        let element_bytes = match packed.tag & 0xF {
+            SEQUENCE => packed.element_bytes as usize,
+            STRING => 1,
+            _ => return None,
+        };
+        (packed.tag >> 4 == slot).then_some((packed.arg as usize, packed.offset as usize, element_bytes))
+    }
+
+    /// Whether parameter `index` is a string.
+    #[inline]
+    pub fn is_string(&self, index: usize) -> bool {
+        self.packed(index).is_some_and(|packed| packed.tag & 0xF == STRING)
     }
 
     /// [`Method::slot`], looked up.

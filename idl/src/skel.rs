@@ -180,12 +180,8 @@ impl<'a> Decoded<'a> {
 
     #[inline]
     fn in_scalar<const N: usize>(&self, index: usize) -> Result<[u8; N], u32> {
-        match self.plan.param(index).map(|planned| (planned.slot, planned.direction, planned.kind.scalar_bytes())) {
-            Some((Slot::PrimaryIn { offset }, Direction::In, Some(size))) if size == N => {
-                field::<N>(self.primary_in(), offset).ok_or(EBADPARM)
-            }
-            _ => Err(EBADPARM),
-        }
+        let offset = self.plan.scalar_offset(index, false, N).ok_or(EBADPARM)?;
+        field::<N>(self.primary_in(), offset).ok_or(EBADPARM)
     }
 
     /// `in` 32-bit scalar `index`, unsigned.
@@ -206,13 +202,8 @@ impl<'a> Decoded<'a> {
     /// The argument carrying sequence or string `index` travelling in `direction`, and its length: count ×
     /// element bytes.
     fn sequence(&self, index: usize, direction: Direction) -> Result<(usize, usize), u32> {
-        let planned = self.plan.param(index).ok_or(EBADPARM)?;
-        match (planned.slot, planned.kind.element_bytes()) {
-            (Slot::Buffer { arg, count_offset, direction: travels }, Some(element)) if travels == direction => {
-                Ok((arg, self.count_at(count_offset)?.checked_mul(element).ok_or(EBADPARM)?))
-            }
-            _ => Err(EBADPARM),
-        }
+        let (arg, count_offset, element) = self.plan.sequence(index, direction == Direction::Rout).ok_or(EBADPARM)?;
+        Ok((arg, self.count_at(count_offset)?.checked_mul(element).ok_or(EBADPARM)?))
     }
 
     /// The elements of `in` sequence `index` (exactly count × element bytes), for the whole call.
@@ -223,7 +214,7 @@ impl<'a> Decoded<'a> {
 
     /// `in` string `index`, NUL-terminated (checked by [`decode`]), for the whole call.
     pub fn string(&self, index: usize) -> Result<&'a CStr, u32> {
-        if self.plan.param(index).map(|planned| planned.kind) != Some(Kind::String) {
+        if !self.plan.is_string(index) {
             return Err(EBADPARM);
         }
         CStr::from_bytes_until_nul(self.bytes(index)?).map_err(|_| EBADPARM)
@@ -237,20 +228,16 @@ impl<'a> Decoded<'a> {
 
     #[inline]
     fn set_rout<const N: usize>(&mut self, index: usize, bytes: [u8; N]) -> Result<(), u32> {
-        match self.plan.param(index).map(|planned| (planned.slot, planned.direction, planned.kind.scalar_bytes())) {
-            Some((Slot::PrimaryOut { offset }, Direction::Rout, Some(size))) if size == N => {
-                let arg = self.plan.primary_out_arg().ok_or(EBADPARM)?;
-                let buffer = self.buffer(arg).ok_or(EBADPARM)?;
-                let end = offset.checked_add(N).filter(|&end| end <= buffer.len).ok_or(EBADPARM)?;
-                // SAFETY: the primary output is an output buffer `decode` checked (non-null as it is longer than
-                // `end`, overlapping no other buffer, valid for writes for 'a by its caller's promise) and that
-                // `take_output` never hands out: this short-lived slice is the only reference to it.
-                let target = unsafe { core::slice::from_raw_parts_mut(buffer.pv.cast::<u8>(), end) };
-                crate::copy_prefix(&mut target[offset..], &bytes);
-                Ok(())
-            }
-            _ => Err(EBADPARM),
-        }
+        let offset = self.plan.scalar_offset(index, true, N).ok_or(EBADPARM)?;
+        let arg = self.plan.primary_out_arg().ok_or(EBADPARM)?;
+        let buffer = self.buffer(arg).ok_or(EBADPARM)?;
+        let end = offset.checked_add(N).filter(|&end| end <= buffer.len).ok_or(EBADPARM)?;
+        // SAFETY: the primary output is an output buffer `decode` checked (non-null as it is longer than `end`,
+        // overlapping no other buffer, valid for writes for 'a by its caller's promise) and that `take_output`
+        // never hands out: this short-lived slice is the only reference to it.
+        let target = unsafe { core::slice::from_raw_parts_mut(buffer.pv.cast::<u8>(), end) };
+        crate::copy_prefix(&mut target[offset..], &bytes);
+        Ok(())
     }
 
     /// Sets `rout` 32-bit scalar `index`, unsigned.
