@@ -310,7 +310,9 @@ fn write_outputs<'t>(
     Ok(written)
 }
 
-/// Ticks as whole microseconds, saturating at `u32::MAX`.
+/// Ticks as whole microseconds, saturating at `u32::MAX`. Out of line: the 64-bit division by the clock rate is
+/// large, and a job's records and report convert four spans.
+#[inline(never)]
 fn micros_u32(ticks: u64) -> u32 {
     u32::try_from(platform::ticks_to_micros(ticks)).unwrap_or(u32::MAX)
 }
