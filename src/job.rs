@@ -444,12 +444,8 @@ pub struct Record {
 impl Record {
     /// The record's bytes, as the skel appends them.
     pub fn to_bytes(&self) -> [u8; RECORD_BYTES] {
-        let mut bytes = [0u8; RECORD_BYTES];
-        let mut writer = bytes::Writer::new(&mut bytes);
-        for word in [self.execute_us, self.in_memory_us, self.file_io_us] {
-            writer.u32(word);
-        }
-        bytes
+        let [a, b, c] = [self.execute_us, self.in_memory_us, self.file_io_us].map(u32::to_le_bytes);
+        [a[0], a[1], a[2], a[3], b[0], b[1], b[2], b[3], c[0], c[1], c[2], c[3]]
     }
 }
 
@@ -460,6 +456,15 @@ pub fn records(bytes: &[u8]) -> impl Iterator<Item = Record> + '_ {
         let mut reader = bytes::Reader::new(chunk);
         Some(Record { execute_us: reader.u32()?, in_memory_us: reader.u32()?, file_io_us: reader.u32()? })
     })
+}
+
+/// Writes `words` little-endian from the start of `out`, as many whole ones as fit.
+fn put_words<const N: usize>(out: &mut [u8], words: [u32; N]) {
+    for (place, word) in out.chunks_exact_mut(4).zip(words) {
+        if let Ok(place) = <&mut [u8; 4]>::try_from(place) {
+            *place = word.to_le_bytes();
+        }
+    }
 }
 
 /// Bytes of an encoded [`Report`].
@@ -497,17 +502,30 @@ pub struct Report {
 impl Report {
     /// Encodes into the first [`REPORT_BYTES`] of `out`; `None` when it is shorter.
     pub fn encode(&self, out: &mut [u8]) -> Option<usize> {
-        let mut writer = bytes::Writer::new(out);
-        for word in [REPORT_MAGIC, REPORT_VERSION, self.inferences, self.attempts] {
-            writer.u32(word);
-        }
-        for wide in [self.bytes_read, self.bytes_written, self.load_ticks, self.finalize_ticks] {
-            writer.u64(wide);
-        }
-        for word in [self.clock_hz, self.arena_used, self.arena_capacity, self.file_io_hidden_us] {
-            writer.u32(word);
-        }
-        writer.fits().then_some(REPORT_BYTES)
+        // A little-endian u64 is its low word, then its high word.
+        let [read, written, load, finalize] =
+            [self.bytes_read, self.bytes_written, self.load_ticks, self.finalize_ticks]
+                .map(|wide| (wide as u32, (wide >> 32) as u32));
+        let words: [u32; REPORT_BYTES / 4] = [
+            REPORT_MAGIC,
+            REPORT_VERSION,
+            self.inferences,
+            self.attempts,
+            read.0,
+            read.1,
+            written.0,
+            written.1,
+            load.0,
+            load.1,
+            finalize.0,
+            finalize.1,
+            self.clock_hz,
+            self.arena_used,
+            self.arena_capacity,
+            self.file_io_hidden_us,
+        ];
+        put_words(out, words);
+        (out.len() >= REPORT_BYTES).then_some(REPORT_BYTES)
     }
 
     /// Decodes a report; `None` when the bytes are not one.

@@ -185,10 +185,19 @@ fn staged_input_bytes(job: &Job<'_>, graph: &Graph<'_>) -> Option<usize> {
         .try_fold(0usize, |total, index| total.checked_add(file_bytes(graph, false, index, job.input_is_float(index))?))
 }
 
-/// Bytes of the staging buffer's output part: every output file of the job, one after another in job order.
-fn staged_output_bytes(job: &Job<'_>, graph: &Graph<'_>) -> Option<usize> {
-    job.outputs()
-        .try_fold(0usize, |total, file| total.checked_add(file_bytes(graph, true, file.index as usize, file.float)?))
+/// Bytes of the staging buffer's output part: every output file of the job, one after another in job order
+/// (`None` when they overflow); `Err` when an output file names an output the graph does not have. One walk checks
+/// both.
+fn staged_output_bytes(job: &Job<'_>, graph: &Graph<'_>) -> Result<Option<usize>, Message> {
+    let mut total = Some(0usize);
+    for file in job.outputs() {
+        let index = file.index as usize;
+        if index >= graph.output_count() {
+            return Err(Message::JobOutputMissing);
+        }
+        total = total.and_then(|total| total.checked_add(file_bytes(graph, true, index, file.float)?));
+    }
+    Ok(total)
 }
 
 /// The next `bytes` of the staging buffer after `at`, which moves past them; `None` when the end overflows.
@@ -310,7 +319,9 @@ fn write_outputs<'t>(
     Ok(written)
 }
 
-/// Ticks as whole microseconds, saturating at `u32::MAX`.
+/// Ticks as whole microseconds, saturating at `u32::MAX`. Out of line: the 64-bit division by the clock rate is
+/// large, and a job's records and report convert four spans.
+#[inline(never)]
 fn micros_u32(ticks: u64) -> u32 {
     u32::try_from(platform::ticks_to_micros(ticks)).unwrap_or(u32::MAX)
 }
@@ -378,22 +389,20 @@ fn finish_inference<'t>(
 /// `file_io_hidden_us`.
 fn run<'t>(job: &Job<'t>, graph: &mut AsyncGraph<'_, '_>) -> Result<Report, Failure<'t>> {
     let before_any = |cause| Failure::new(0, File::None, cause);
-    if job.outputs().any(|file| file.index as usize >= graph.output_count()) {
-        return Err(before_any(Cause::Mismatch(Message::JobOutputMissing)));
-    }
+    let output_bytes = staged_output_bytes(job, graph).map_err(|what| before_any(Cause::Mismatch(what)))?;
     let mut path = CPath::new();
     let bytes_read = check_inputs(job, graph, &mut path)?;
     let mut report = Report { bytes_read, finalize_ticks: graph.finalize_ticks(), ..Report::default() };
     // One staging buffer (inputs, then outputs), allocated once for the job.
-    let input_bytes = staged_input_bytes(job, graph).ok_or(before_any(Cause::NoMemory))?;
-    let output_bytes = staged_output_bytes(job, graph).ok_or(before_any(Cause::NoMemory))?;
-    let staging_bytes = input_bytes.checked_add(output_bytes).ok_or(before_any(Cause::NoMemory))?;
-    let mut staging = Memory::allocate(staging_bytes).ok_or(before_any(Cause::NoMemory))?;
+    let input_bytes = staged_input_bytes(job, graph);
+    let staging_bytes = input_bytes.zip(output_bytes).and_then(|(input, output)| input.checked_add(output));
+    let mut staging = staging_bytes.and_then(Memory::allocate).ok_or(before_any(Cause::NoMemory))?;
     let directory = path.set(&[job.output_dir]).ok_or(Failure::new(0, File::OutputDirectory, Cause::PathTooLong))?;
     Current::create_directory(directory)
         .map_err(|error| Failure::new(0, File::OutputDirectory, Cause::Platform(error)))?;
-    let staging = staging.bytes_mut().get_mut(..staging_bytes).ok_or(before_any(Cause::NoMemory))?;
-    let (staged_inputs, staged_outputs) = staging.split_at_mut(input_bytes);
+    // The buffer holds `staging_bytes`, at least `input_bytes` (Some here).
+    let split = staging.bytes_mut().split_at_mut_checked(input_bytes.unwrap_or(usize::MAX));
+    let (staged_inputs, staged_outputs) = split.ok_or(before_any(Cause::NoMemory))?;
     let mut inferences = (0u32..).zip(job.inferences());
     let mut next = inferences.next();
     let mut read = 0u64;
@@ -404,7 +413,10 @@ fn run<'t>(job: &Job<'t>, graph: &mut AsyncGraph<'_, '_>) -> Result<Report, Fail
     }
     let mut pending: Option<Pending> = None;
     let mut hidden = 0u64;
-    while let Some((number, files)) = next.take() {
+    // A failure loading or reading an inference's inputs stops the loop with nothing in flight; one inference at a
+    // time would have written the previous results first, as after the last inference.
+    let stopped = loop {
+        let Some((number, files)) = next.take() else { break None };
         let line = number.saturating_add(1);
         let loading = Current::now_ticks();
         let mut started = loading;
@@ -413,11 +425,7 @@ fn run<'t>(job: &Job<'t>, graph: &mut AsyncGraph<'_, '_>) -> Result<Report, Fail
             graph.start_frame(None).map_err(|error| Failure::new(line, File::None, Cause::Runtime(error)))
         });
         if let Err(failure) = loaded {
-            // Nothing in flight; one inference at a time would have written the previous results first.
-            if let Some(previous) = pending.take() {
-                finish_inference(job, graph, staged_outputs, previous, &mut report, &mut path)?;
-            }
-            return Err(failure);
+            break Some(failure);
         }
         // While inference `number` executes: the previous one's results out, the next one's inputs in.
         let window = Current::now_ticks();
@@ -448,14 +456,14 @@ fn run<'t>(job: &Job<'t>, graph: &mut AsyncGraph<'_, '_>) -> Result<Report, Fail
         pending = Some(Pending { number, execute: ticks, in_memory, read });
         read = window_end.saturating_sub(reading);
         if let Err(failure) = next_read {
-            if let Some(previous) = pending.take() {
-                finish_inference(job, graph, staged_outputs, previous, &mut report, &mut path)?;
-            }
-            return Err(failure);
+            break Some(failure);
         }
-    }
+    };
     if let Some(last) = pending.take() {
         finish_inference(job, graph, staged_outputs, last, &mut report, &mut path)?;
+    }
+    if let Some(failure) = stopped {
+        return Err(failure);
     }
     report.file_io_hidden_us = micros_u32(hidden);
     Ok(report)
