@@ -213,12 +213,19 @@ impl<'b> Writer<'b> {
         self.0.sized(text.as_bytes());
     }
 
+    /// Appends `words`, little-endian: out of line, so the records share one copy of the store.
+    #[inline(never)]
+    fn words(&mut self, words: &[u32]) {
+        for word in words {
+            self.0.u32(*word);
+        }
+    }
+
     /// A description header and graph record.
     pub fn graph(&mut self, graph: &GraphRecord<'_>) {
-        self.0.u32(DESCRIPTION_MAGIC);
-        self.0.u32(VERSION);
+        self.words(&[DESCRIPTION_MAGIC, VERSION]);
         self.text(graph.name);
-        for word in [
+        self.words(&[
             graph.inputs,
             graph.outputs,
             graph.scratch_bytes,
@@ -226,57 +233,44 @@ impl<'b> Writer<'b> {
             graph.arena_used,
             graph.arena_capacity,
             graph.clock_hz,
-        ] {
-            self.0.u32(word);
-        }
+        ]);
     }
 
-    /// A tensor record.
+    /// A tensor record (the scale as its `f32` bits, the offset as its two's complement: the same bytes).
     pub fn tensor(&mut self, tensor: &TensorRecord<'_>) {
         self.text(tensor.name);
         let rank = tensor.rank.min(MAX_RANK as u32);
-        for word in [tensor.id, tensor.data_type, rank] {
-            self.0.u32(word);
-        }
-        for dimension in tensor.dimensions.iter().take(rank as usize) {
-            self.0.u32(*dimension);
-        }
-        self.0.f32(tensor.scale);
-        self.0.i32(tensor.offset);
-        for word in [tensor.native_bytes, tensor.elements, u32::from(tensor.convertible)] {
-            self.0.u32(word);
-        }
+        self.words(&[tensor.id, tensor.data_type, rank]);
+        self.words(tensor.dimensions.get(..rank as usize).unwrap_or_default());
+        self.words(&[
+            tensor.scale.to_bits(),
+            tensor.offset as u32,
+            tensor.native_bytes,
+            tensor.elements,
+            u32::from(tensor.convertible),
+        ]);
     }
 
     /// A `probe` report.
     pub fn backend(&mut self, backend: &BackendRecord<'_>) {
-        self.0.u32(BACKEND_MAGIC);
-        self.0.u32(VERSION);
+        self.words(&[BACKEND_MAGIC, VERSION]);
         self.text(backend.provider);
-        self.0.u32(backend.backend_id);
-        for word in backend.core_api.iter().chain(&backend.backend_api) {
-            self.0.u32(*word);
-        }
+        let ([core_major, core_minor, core_patch], [major, minor, patch]) = (backend.core_api, backend.backend_api);
+        self.words(&[backend.backend_id, core_major, core_minor, core_patch, major, minor, patch]);
         self.text(backend.build_id);
-        self.0.u32(u32::from(backend.system_api.is_some()));
-        for word in backend.system_api.unwrap_or_default() {
-            self.0.u32(word);
-        }
+        let [system_major, system_minor, system_patch] = backend.system_api.unwrap_or_default();
+        self.words(&[u32::from(backend.system_api.is_some()), system_major, system_minor, system_patch]);
         if let Some(enpu) = &backend.enpu {
-            self.0.u32(enpu.count);
+            self.words(&[enpu.count]);
             for core in enpu.described() {
-                for word in [core.core_index, core.mac_cnt, core.version] {
-                    self.0.u32(word);
-                }
+                self.words(&[core.core_index, core.mac_cnt, core.version]);
             }
         }
     }
 
     /// A profile header for `count` events.
     pub fn profile(&mut self, count: u32) {
-        for word in [PROFILE_MAGIC, VERSION, count] {
-            self.0.u32(word);
-        }
+        self.words(&[PROFILE_MAGIC, VERSION, count]);
     }
 
     /// Replaces the event count of the profile header at the start of `buffer` (a writer that counts the events
@@ -289,10 +283,8 @@ impl<'b> Writer<'b> {
 
     /// A profile event.
     pub fn event(&mut self, event: &EventRecord<'_>) {
-        self.0.u32(event.event_type);
-        self.0.u32(event.unit);
-        self.0.u64(event.value);
-        self.0.u32(event.depth);
+        let value = event.value;
+        self.words(&[event.event_type, event.unit, value as u32, (value >> 32) as u32, event.depth]);
         self.text(event.identifier);
     }
 }

@@ -229,25 +229,19 @@ fn no_such_context(session: &mut Session, id: i32) -> SkelError {
     SkelError::aee(EBADPARM)
 }
 
-/// Runs `work` on graph `index` of context `id`, or records why there is no such graph.
-fn with_graph<R>(
-    session: &mut Session,
-    id: i32,
-    index: u32,
-    work: impl for<'c> FnOnce(&mut Graph<'c>) -> R,
-) -> Result<R, SkelError> {
+/// Runs `work` on graph `index` of context `id`, or records why there is no such graph. Not generic: the methods
+/// share one copy of the look-up and its refusals (`work` leaves what it answers in its captures).
+#[inline(never)]
+fn with_graph(session: &mut Session, id: i32, index: u32, work: &mut dyn FnMut(&mut Graph<'_>)) -> Answer {
     let Some(loaded) = session.context(id) else {
         return Err(no_such_context(session, id));
     };
-    let result = loaded.with_context(|context| {
+    let found = loaded.with_context(|context| {
         let context = context.ok_or(0usize)?;
         let count = context.graph_count();
         context.graph_mut(index as usize).map(work).ok_or(count)
     });
-    let count = match result {
-        Ok(result) => return Ok(result),
-        Err(count) => count,
-    };
+    let Err(count) = found else { return Ok(()) };
     fail!(session, Message::NoSuchGraphIndex, id, count, index);
     Err(SkelError::aee(EBADPARM))
 }
@@ -291,8 +285,9 @@ pub(super) fn describe(session: &mut Session, call: &mut Decoded<'_>) -> Answer 
     let out = call.take_rout_bytes(m::DESCRIPTION)?;
     let (arena_used, arena_capacity) =
         session.context(id).map_or((0, 0), |loaded| (loaded.arena_used(), loaded.arena_capacity()));
-    let needed = with_graph(session, id, index, |graph| {
-        let mut writer = Writer::new(out);
+    let mut needed = 0;
+    with_graph(session, id, index, &mut |graph| {
+        let mut writer = Writer::new(&mut *out);
         let memory = graph.lpai_memory();
         writer.graph(&GraphRecord {
             name: graph.name(),
@@ -310,7 +305,7 @@ pub(super) fn describe(session: &mut Session, call: &mut Decoded<'_>) -> Answer 
         for info in (0..graph.output_count()).filter_map(|i| graph.output(i)) {
             writer.tensor(&tensor_record(&info));
         }
-        writer.needed()
+        needed = writer.needed();
     })?;
     Ok(call.set_u32(m::DESCRIPTION_BYTES, u32::try_from(needed).unwrap_or(u32::MAX))?)
 }
@@ -332,10 +327,9 @@ pub(super) fn set_performance(session: &mut Session, call: &Decoded<'_>) -> Answ
         value => Some(Priority(value)),
     };
     let (id, index) = (call.i32(m::CONTEXT_ID)?, call.u32(m::GRAPH)?);
-    match with_graph(session, id, index, |graph| graph.set_performance(perf, affinity, priority))? {
-        Ok(()) => Ok(()),
-        Err(error) => Err(runtime_failure(session, MethodId(codec::set_performance::ID), &error)),
-    }
+    let mut result = Ok(());
+    with_graph(session, id, index, &mut |graph| result = graph.set_performance(perf, affinity, priority))?;
+    result.map_err(|error| runtime_failure(session, MethodId(codec::set_performance::ID), &error))
 }
 
 /// Why an execute did not run.
@@ -361,18 +355,19 @@ pub(super) fn execute(session: &mut Session, call: &mut Decoded<'_>) -> Answer {
     let (id, index) = (call.i32(m::CONTEXT_ID)?, call.u32(m::GRAPH)?);
     // The failure goes to a slot of its own, so the result that comes back on every call stays small (a runtime
     // error carries names: moving it with the result cost the success path four copies of 80 bytes and more).
-    let mut failure = None;
-    let done = with_graph(session, id, index, |graph| {
+    let (mut failure, mut done) = (None, None);
+    with_graph(session, id, index, &mut |graph| {
         let needed_in = total_bytes((0..graph.input_count()).filter_map(|i| graph.input_size(i)), float_in);
         let needed_out = total_bytes((0..graph.output_count()).filter_map(|i| graph.output_size(i)), float_out);
         if needed_in != Some(inputs.len()) || needed_out.is_none_or(|needed| outputs.len() < needed) {
             let (given_in, given_out) = (inputs.len(), outputs.len());
             failure = Some(ExecuteFailure::Sizes { given_in, given_out, needed_in, needed_out });
-            return None;
+            return;
         }
-        run(graph, inputs, outputs, float_in, float_out)
-            .map_err(|error| failure = Some(ExecuteFailure::Runtime(error)))
-            .ok()
+        match run(graph, inputs, outputs, float_in, float_out) {
+            Ok(ran) => done = Some(ran),
+            Err(error) => failure = Some(ExecuteFailure::Runtime(error)),
+        }
     })?;
     if let Some((execution, written)) = done {
         call.set_u64(m::DSP_TICKS, execution.ticks)?;

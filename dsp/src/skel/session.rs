@@ -204,6 +204,22 @@ impl Session {
         &mut self.last_error
     }
 
+    /// The last error, cleared, with `message` begun in it: a failure's values are said next, then
+    /// [`Session::end_error`] (out of line, so each failure site is calls only).
+    #[inline(never)]
+    pub(super) fn begin_error(&mut self, message: Message) -> &mut Line {
+        self.clear_error();
+        self.last_error.begin(message);
+        &mut self.last_error
+    }
+
+    /// Ends the message [`Session::begin_error`] began and logs it.
+    #[inline(never)]
+    pub(super) fn end_error(&mut self) {
+        self.last_error.end();
+        self.log_error();
+    }
+
     /// Logs the message just written at info level.
     pub(super) fn log_error(&self) {
         crate::log!(Level::Info, self.last_error);
@@ -243,10 +259,23 @@ impl Session {
 
 /// Records a failure's message on a session for `last_error` (said in parts, in place) and logs it.
 macro_rules! fail {
-    ($session:expr, $message:expr $(, $value:expr)* $(,)?) => {{
+    ($session:expr, $message:expr $(,)?) => {{
+        const { assert!($message.places() == 0, "this message's places and the values given differ") };
         let session: &mut $crate::skel::session::Session = $session;
-        $crate::say!(session.error_line(), $message $(, $value)*);
-        session.log_error();
+        session.begin_error($message);
+        session.end_error();
+    }};
+    ($session:expr, $message:expr $(, $value:expr)+ $(,)?) => {{
+        const {
+            assert!(
+                $message.places() == $crate::count_values!($($value),*),
+                "this message's places and the values given differ"
+            )
+        };
+        let session: &mut $crate::skel::session::Session = $session;
+        let line = session.begin_error($message);
+        $( $crate::platform::Say::say(&$value, line); )*
+        session.end_error();
     }};
 }
 pub(super) use fail;
