@@ -654,23 +654,26 @@ fn render_log(log: &str) -> String {
 
 #[test]
 fn a_captured_raw_dsp_log_of_a_failing_run_renders_into_the_same_words() {
-    // The failing run: a context binary made for a newer LPAI backend API, which the skel refuses and logs.
+    // The failing run: a context binary made for a newer LPAI backend API, which the backend on the DSP refuses; the
+    // skel logs its steps and the failed call at --log_level info, as message records.
     let work = tempfile::tempdir().unwrap();
     let binary = work.path().join("newer.bin");
     let original = std::fs::read(common::fixture("contract_single/contract_single.bin")).unwrap();
     std::fs::write(&binary, as_version_2(&original, [2, 32, 0], [2, 27, 0])).unwrap();
     let staged = stage("contract_single", &StageWith { binary: Some(binary), ..StageWith::default() });
-    let words = "newer.bin was made for backend API 2.27.0 (core API 2.32.0";
+    let words = "load_with_metadata: contextCreateFromBinary failed: QNN_CONTEXT_ERROR_BINARY_VERSION (5004)";
     // Once as usual (the PD shell puts the DSP's log in words), once raw (as a device's log carries it).
     let usual_path = work.path().join("usual.log");
     let raw_path = work.path().join("raw.log");
     let usual_log = usual_path.to_str().unwrap();
     let raw_log = raw_path.to_str().unwrap();
-    let usual_line = Case { faults: &[("LPAI_VD_DSP_LOG", usual_log)], ..Case::default() }.refused(&staged);
+    let extra = ["--log_level", "info"];
+    let usual_line =
+        Case { faults: &[("LPAI_VD_DSP_LOG", usual_log)], extra: &extra, ..Case::default() }.refused(&staged);
     let raw_faults = [("LPAI_VD_DSP_LOG", raw_log), ("LPAI_VD_RAW_LOG", "1")];
-    let raw_line = Case { faults: &raw_faults, ..Case::default() }.refused(&staged);
+    let raw_line = Case { faults: &raw_faults, extra: &extra, ..Case::default() }.refused(&staged);
     assert_eq!(raw_line, usual_line, "the stub puts the skel's error in words either way");
-    assert!(usual_line.contains(words), "{usual_line}");
+    assert!(usual_line.contains("newer.bin was made for backend API 2.27.0 (core API 2.32.0"), "{usual_line}");
     let usual = std::fs::read_to_string(&usual_path).unwrap();
     let raw = std::fs::read_to_string(&raw_path).unwrap();
     let usual_lines = dsp_lines(&usual);
