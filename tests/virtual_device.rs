@@ -3,7 +3,8 @@
 //! FastRPC, each PD the shipped skel's v73 build in the PD shell under qemu-hexagon with the Hexagon contract model
 //! staged as `libQnnLpai.so`. The seed's command gives the fixtures' references bit for bit in both modes, `doctor`
 //! passes, and every first-contact failure ends the run and `doctor` with one line naming its cause and its fix,
-//! leaving nothing partial.
+//! leaving nothing partial. A failing run's DSP log captured raw (`LPAI_VD_RAW_LOG=1`) renders with
+//! `lpai-net-run render-log` into the words the PD shell prints.
 
 mod common;
 
