@@ -23,7 +23,8 @@
 # signature unless the run asks for an unsigned PD), LPAI_VD_RESTART_AFTER=N (the first PD dies at its N-th event:
 # FastRPC invocations and apps_std file calls), LPAI_VD_LPAI_DOMAINS=adsp (the domains with an LPAI engine),
 # LPAI_VD_SKEL_INTERFACE=MAJOR.MINOR (the version the skel answers the handshake with), LPAI_VD_STATIC_PDS=audio,...
-# (the static PDs this process may attach to; by default none, as for an application on a device).
+# (the static PDs this process may attach to; by default none, as for an application on a device). LPAI_VD_RAW_LOG=1
+# writes the PDs' log raw, as a device's log carries it (message records as lpai: lines, for lpai-net-run render-log).
 #
 # --sign adds the virtual device's test signature to each FILE (what elfsigner.py is for a device).
 #
@@ -88,7 +89,8 @@ while IFS= read -r -d '' assignment; do environment+=("$assignment"); done < <(
 log=${LPAI_VD_DSP_LOG:-$root/target/virtual-device/dsp.log}
 mkdir -p "$(dirname "$log")"
 environment+=("LPAI_VD_DSP_LOG=$log")
-for fault in LPAI_VD_SIGNED_PD LPAI_VD_RESTART_AFTER LPAI_VD_LPAI_DOMAINS LPAI_VD_SKEL_INTERFACE LPAI_VD_STATIC_PDS; do
+for fault in LPAI_VD_SIGNED_PD LPAI_VD_RESTART_AFTER LPAI_VD_LPAI_DOMAINS LPAI_VD_SKEL_INTERFACE LPAI_VD_STATIC_PDS \
+  LPAI_VD_RAW_LOG; do
   if [ -n "${!fault+set}" ]; then environment+=("$fault=${!fault}"); fi
 done
 while [ $# -gt 0 ] && [[ "$1" =~ ^[A-Za-z_][A-Za-z0-9_]*= ]]; do

@@ -3,7 +3,8 @@
 //! FastRPC, each PD the shipped skel's v73 build in the PD shell under qemu-hexagon with the Hexagon contract model
 //! staged as `libQnnLpai.so`. The seed's command gives the fixtures' references bit for bit in both modes, `doctor`
 //! passes, and every first-contact failure ends the run and `doctor` with one line naming its cause and its fix,
-//! leaving nothing partial.
+//! leaving nothing partial. A failing run's DSP log captured raw (`LPAI_VD_RAW_LOG=1`) renders with
+//! `lpai-net-run render-log` into the words the PD shell prints.
 
 mod common;
 
@@ -139,7 +140,13 @@ fn on_device(staged: &Staged, faults: &[(&str, &str)], command: &[&str]) -> Ran 
     let script = common::root().join("scripts/virtual-device.sh");
     let mut process = std::process::Command::new("bash");
     process.arg(script).arg(&staged.directory).arg("--").args(command);
-    for variable in ["LPAI_VD_SIGNED_PD", "LPAI_VD_RESTART_AFTER", "LPAI_VD_LPAI_DOMAINS", "LPAI_VD_SKEL_INTERFACE"] {
+    for variable in [
+        "LPAI_VD_SIGNED_PD",
+        "LPAI_VD_RESTART_AFTER",
+        "LPAI_VD_LPAI_DOMAINS",
+        "LPAI_VD_SKEL_INTERFACE",
+        "LPAI_VD_RAW_LOG",
+    ] {
         process.env_remove(variable);
     }
     process.envs(faults.iter().copied());
@@ -618,6 +625,73 @@ fn a_binary_for_another_backend_version_names_both_versions() {
     assert!(versions.iter().all(|part| line.contains(part)), "{line}");
     let check = Case::default().doctor_fails_at(&staged, "context binary");
     assert!(versions.iter().all(|part| check.contains(part)), "{check}");
+}
+
+/// The DSP's own log lines (`adsp[<level>] <file>: <message>`) of a captured log, in order.
+fn dsp_lines(log: &str) -> Vec<&str> {
+    log.lines().filter(|line| line.starts_with("adsp[")).collect()
+}
+
+/// `lpai-net-run render-log` (the host build) with `log` on its stdin; answers its stdout.
+fn render_log(log: &str) -> String {
+    use std::io::Write;
+    use std::process::Stdio;
+    let exe = common::artifact("target/debug/lpai-net-run", "cargo build -p lpai-net-run");
+    let mut child = std::process::Command::new(exe)
+        .arg("render-log")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let text = log.to_string();
+    let writer = std::thread::spawn(move || stdin.write_all(text.as_bytes()));
+    let output = child.wait_with_output().unwrap();
+    writer.join().unwrap().unwrap();
+    assert!(output.status.success(), "render-log failed:\n{}", String::from_utf8_lossy(&output.stderr));
+    String::from_utf8(output.stdout).unwrap()
+}
+
+#[test]
+fn a_captured_raw_dsp_log_of_a_failing_run_renders_into_the_same_words() {
+    // The failing run: a context binary made for a newer LPAI backend API, which the backend on the DSP refuses; the
+    // skel logs its steps and the failed call at --log_level info, as message records.
+    let work = tempfile::tempdir().unwrap();
+    let binary = work.path().join("newer.bin");
+    let original = std::fs::read(common::fixture("contract_single/contract_single.bin")).unwrap();
+    std::fs::write(&binary, as_version_2(&original, [2, 32, 0], [2, 27, 0])).unwrap();
+    let staged = stage("contract_single", &StageWith { binary: Some(binary), ..StageWith::default() });
+    let words = "load_with_metadata: contextCreateFromBinary failed: QNN_CONTEXT_ERROR_BINARY_VERSION (5004)";
+    // Once as usual (the PD shell puts the DSP's log in words), once raw (as a device's log carries it).
+    let usual_path = work.path().join("usual.log");
+    let raw_path = work.path().join("raw.log");
+    let usual_log = usual_path.to_str().unwrap();
+    let raw_log = raw_path.to_str().unwrap();
+    let extra = ["--log_level", "info"];
+    let usual_line =
+        Case { faults: &[("LPAI_VD_DSP_LOG", usual_log)], extra: &extra, ..Case::default() }.refused(&staged);
+    let raw_faults = [("LPAI_VD_DSP_LOG", raw_log), ("LPAI_VD_RAW_LOG", "1")];
+    let raw_line = Case { faults: &raw_faults, extra: &extra, ..Case::default() }.refused(&staged);
+    assert_eq!(raw_line, usual_line, "the stub puts the skel's error in words either way");
+    assert!(usual_line.contains("newer.bin was made for backend API 2.27.0 (core API 2.32.0"), "{usual_line}");
+    let usual = std::fs::read_to_string(&usual_path).unwrap();
+    let raw = std::fs::read_to_string(&raw_path).unwrap();
+    let usual_lines = dsp_lines(&usual);
+    let raw_lines = dsp_lines(&raw);
+    // The usual run's DSP log says why in words, and holds no record.
+    assert!(usual_lines.iter().any(|line| line.contains(words)), "{usual}");
+    assert!(usual_lines.iter().all(|line| lpai_direct::message::log::record_in(line).is_none()), "{usual}");
+    // The raw capture holds records and none of those words: the switch was not ignored.
+    assert_ne!(raw_lines, usual_lines, "LPAI_VD_RAW_LOG=1 changed nothing:\n{raw}");
+    assert!(raw_lines.iter().any(|line| line.contains(": lpai:")), "{raw}");
+    assert!(!raw.contains(words), "{raw}");
+    for line in usual_lines.iter().filter(|line| !raw_lines.contains(line)) {
+        assert!(!raw.contains(line.split_once(": ").unwrap().1), "in words in the raw capture: {line}\n{raw}");
+    }
+    // render-log puts the raw capture in exactly the usual run's words, line for line.
+    let rendered = render_log(&raw);
+    assert_eq!(dsp_lines(&rendered), usual_lines, "rendered:\n{rendered}\nusual:\n{usual}");
 }
 
 #[test]

@@ -1,12 +1,12 @@
 //! The shell's command line: `lpai-pd-shell [--library-path DIR[:DIR...]] [--map FILE] [--restart-after N]
-//! [--require-signature] [--no-lpai-engine] [--check | --capi] SKEL.so`.
+//! [--require-signature] [--no-lpai-engine] [--raw-log] [--check | --capi] SKEL.so`.
 
 use crate::text::Escaped;
 use core::fmt;
 
 /// The usage line, appended to every usage error.
 pub const USAGE: &str = "usage: lpai-pd-shell [--library-path DIR[:DIR...]] [--map FILE] [--restart-after N] \
-                         [--require-signature] [--no-lpai-engine] [--check | --capi] SKEL.so";
+                         [--require-signature] [--no-lpai-engine] [--raw-log] [--check | --capi] SKEL.so";
 
 /// How many `--library-path` options one command line may give.
 pub const MAX_LIBRARY_PATH_OPTIONS: usize = 8;
@@ -30,6 +30,9 @@ pub struct Arguments<'a> {
     pub require_signature: bool,
     /// `--no-lpai-engine`: a DSP without an LPAI engine (the virtual hardware reports 0 eNPU cores).
     pub no_lpai_engine: bool,
+    /// `--raw-log`: the DSP's log lines are printed as a device's log carries them, message records as `lpai:` and
+    /// `lpai+` lines, not in words (`crate::pd::services::configure_log`).
+    pub raw_log: bool,
     library_paths: [&'a [u8]; MAX_LIBRARY_PATH_OPTIONS],
     library_path_count: usize,
 }
@@ -88,6 +91,7 @@ impl<'a> Arguments<'a> {
             restart_after: None,
             require_signature: false,
             no_lpai_engine: false,
+            raw_log: false,
             library_paths: [&[]; MAX_LIBRARY_PATH_OPTIONS],
             library_path_count: 0,
         };
@@ -126,6 +130,10 @@ impl<'a> Arguments<'a> {
                 }
                 true if argument == b"--no-lpai-engine" => {
                     parsed.no_lpai_engine = true;
+                    continue;
+                }
+                true if argument == b"--raw-log" => {
+                    parsed.raw_log = true;
                     continue;
                 }
                 true if argument == b"--restart-after" => {
@@ -208,14 +216,17 @@ mod tests {
         assert!(!plain.check && plain.skel == b"-odd.so" && plain.library_directories().count() == 0);
         assert_eq!(parse(&["--map", "/tmp/m", "skel.so"]).unwrap().map, Some(&b"/tmp/m"[..]));
         assert!(parse(&["--capi", "module.so"]).unwrap().capi && !parsed.capi);
-        assert!(!parsed.require_signature && !parsed.no_lpai_engine && parsed.restart_after.is_none());
+        assert!(
+            !parsed.require_signature && !parsed.no_lpai_engine && !parsed.raw_log && parsed.restart_after.is_none()
+        );
     }
 
     #[test]
     fn the_pd_options_are_read() {
         let parsed = parse(&["--restart-after", "12", "--require-signature", "--no-lpai-engine", "skel.so"]).unwrap();
         assert_eq!(parsed.restart_after, Some(12));
-        assert!(parsed.require_signature && parsed.no_lpai_engine && !parsed.check);
+        assert!(parsed.require_signature && parsed.no_lpai_engine && !parsed.check && !parsed.raw_log);
+        assert!(parse(&["--raw-log", "skel.so"]).unwrap().raw_log);
         assert_eq!(parse(&["--restart-after=1", "skel.so"]).unwrap().restart_after, Some(1));
         assert_eq!(parse(&["--restart-after", "007", "skel.so"]).unwrap().restart_after, Some(7));
         assert_eq!(parse(&["--restart-after", "4294967295", "s.so"]).unwrap().restart_after, Some(u32::MAX));
@@ -237,7 +248,7 @@ mod tests {
         let message = UsageError::BadRestartAfter(b"0").to_string();
         assert_eq!(message, format!("--restart-after needs a decimal N from 1 to 4294967295, not 0 ({USAGE})"));
         assert!(UsageError::BadRestartAfter(b"\n").to_string().contains("not \\x0a ("));
-        assert!(USAGE.contains("[--restart-after N] [--require-signature] [--no-lpai-engine]"));
+        assert!(USAGE.contains("[--restart-after N] [--require-signature] [--no-lpai-engine] [--raw-log]"));
         assert!(!USAGE.contains("  "), "{USAGE}");
     }
 

@@ -156,6 +156,9 @@ impl Device {
         if !self.settings.lpai_domains.iter().any(|name| name == subsystem) {
             shell_options.push("--no-lpai-engine".to_string());
         }
+        if self.settings.raw_log {
+            shell_options.push("--raw-log".to_string());
+        }
         if let Some(count) = self.settings.restart_after.filter(|_| !self.restart_used) {
             shell_options.extend(["--restart-after".to_string(), count.to_string()]);
             self.restart_used = true;

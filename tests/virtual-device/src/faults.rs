@@ -1,5 +1,5 @@
-//! What the virtual device is, read from its environment once: where its PD shell is, where the PD's log goes,
-//! and the faults it can be told to have (`LPAI_VD_*`, documented in docs/src/virtual-device.md).
+//! What the virtual device is, read from its environment once: where its PD shell is, where the PD's log goes (in
+//! words or raw), and the faults it can be told to have (`LPAI_VD_*`, documented in docs/src/virtual-device.md).
 
 use std::path::PathBuf;
 
@@ -21,6 +21,9 @@ pub struct Settings {
     /// `LPAI_VD_STATIC_PDS`: the static PDs this process may attach to (`audio`, `sensors`, `root`; default none:
     /// an application is refused, as on a device where only the PD's own daemon may attach).
     pub static_pds: Vec<String>,
+    /// `LPAI_VD_RAW_LOG=1`: the PDs print the DSP's log lines raw, message records as `lpai:` (and `lpai+`) lines, as
+    /// a device's log carries them, instead of in words.
+    pub raw_log: bool,
 }
 
 /// A setting that is not understood: its variable and why.
@@ -31,6 +34,15 @@ fn list(value: Option<String>, default: &[&str]) -> Vec<String> {
     match value {
         Some(value) => value.split(',').map(str::trim).filter(|name| !name.is_empty()).map(String::from).collect(),
         None => default.iter().map(|name| name.to_string()).collect(),
+    }
+}
+
+/// A switch `read` gives: unset, empty or `0` is off, `1` is on, anything else a bad setting.
+fn switch(read: &impl Fn(&str) -> Option<String>, variable: &str) -> Result<bool, BadSetting> {
+    match read(variable).as_deref() {
+        None | Some("") | Some("0") => Ok(false),
+        Some("1") => Ok(true),
+        Some(other) => Err(BadSetting(format!("{variable}={other} is neither 0 nor 1"))),
     }
 }
 
@@ -54,11 +66,8 @@ impl Settings {
                 Some(parsed.ok_or_else(|| BadSetting(format!("LPAI_VD_SKEL_INTERFACE={text} is not MAJOR.MINOR")))?)
             }
         };
-        let signed_pd = match read("LPAI_VD_SIGNED_PD").as_deref() {
-            None | Some("") | Some("0") => false,
-            Some("1") => true,
-            Some(other) => return Err(BadSetting(format!("LPAI_VD_SIGNED_PD={other} is neither 0 nor 1"))),
-        };
+        let signed_pd = switch(&read, "LPAI_VD_SIGNED_PD")?;
+        let raw_log = switch(&read, "LPAI_VD_RAW_LOG")?;
         let lpai_domains = list(read("LPAI_VD_LPAI_DOMAINS"), &["adsp"]);
         let static_pds = list(read("LPAI_VD_STATIC_PDS"), &[]);
         for (variable, names, known) in [
@@ -77,6 +86,7 @@ impl Settings {
             lpai_domains,
             skel_interface,
             static_pds,
+            raw_log,
         })
     }
 }
@@ -94,20 +104,24 @@ mod tests {
     fn faults_are_read_and_bad_ones_named() {
         let plain = settings(&[]).unwrap();
         assert_eq!((plain.lpai_domains, plain.signed_pd, plain.restart_after), (vec!["adsp".to_string()], false, None));
+        assert!(!plain.raw_log);
         let told = settings(&[
             ("LPAI_VD_SIGNED_PD", "1"),
             ("LPAI_VD_RESTART_AFTER", "12"),
             ("LPAI_VD_LPAI_DOMAINS", "adsp, cdsp"),
             ("LPAI_VD_SKEL_INTERFACE", "2.0"),
             ("LPAI_VD_STATIC_PDS", "audio"),
+            ("LPAI_VD_RAW_LOG", "1"),
         ])
         .unwrap();
         assert!(told.signed_pd && told.restart_after == Some(12) && told.skel_interface == Some((2, 0)));
+        assert!(told.raw_log);
         assert_eq!((told.lpai_domains.len(), told.static_pds), (2, vec!["audio".to_string()]));
         for (variable, value) in [
             ("LPAI_VD_RESTART_AFTER", "0"),
             ("LPAI_VD_SKEL_INTERFACE", "2"),
             ("LPAI_VD_SIGNED_PD", "yes"),
+            ("LPAI_VD_RAW_LOG", "true"),
             ("LPAI_VD_LPAI_DOMAINS", "gpu"),
         ] {
             let BadSetting(message) = settings(&[(variable, value)]).unwrap_err();

@@ -78,6 +78,7 @@ fn run(arguments: impl Iterator<Item = &'static [u8]>) -> i32 {
     libraries::configure(arguments);
     events::configure(arguments.restart_after);
     services::configure_hardware(arguments.no_lpai_engine);
+    services::configure_log(arguments.raw_log);
     let path = arguments.skel;
     let mut used = [false; NAMES.len()];
     let mut resolve = |name: &[u8]| {
