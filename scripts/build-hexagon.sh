@@ -29,6 +29,9 @@
 #   target/hexagon-embed-device/  liblpai_direct_embed.a for a device (QuRT platform, HEX_VER), and
 #       liblpai_direct_embed_check.so: that library linked as a PD library keeping only what the
 #       lpai_direct_embed_* functions reach, checked by lpai-skel-fixup (no reachable panic, PD services only)
+#   target/hexagon-embed-stack/liblpai_direct_embed_check.so  the same check library from a build plus
+#       -Z emit-stack-sizes, whose worst-case stack depth from its lpai_direct_embed_* functions lpai-stack-check
+#       prints (scripts/bench.sh: embed_stack_worst_bytes)
 # The skel is linked with linker/skel.ld, linker/skel.ver and linker/compiler-helpers.ld (which keeps compiler-builtins'
 # Hexagon assembly, every double-precision helper with it, out of the link), then fixed up and checked by
 # lpai-skel-fixup. Every PD library below is linked the same way.
@@ -163,9 +166,13 @@ embed_flags=(-C "target-cpu=hexagonv$HEX_VER" -C target-feature=-small-data -C r
   -C force-unwind-tables=no)
 CARGO_TARGET_DIR=$embed_device CARGO_ENCODED_RUSTFLAGS=$(encode "${embed_flags[@]}") \
   cargo build -q -p lpai-direct-embed "${library_std[@]}"
-ld.lld-19 -shared --gc-sections -znow -T linker/skel.ld --version-script linker/embed.ver linker/compiler-helpers.ld \
-  --whole-archive "$embed_device/$target/release/liblpai_direct_embed.a" --no-whole-archive \
-  -o "$embed_device/liblpai_direct_embed_check.so.partial"
+# The check library as firmware's link would keep it: ARCHIVE linked to OUTPUT with only the exports as roots.
+link_embed_check() {
+  ld.lld-19 -shared --gc-sections -znow -T linker/skel.ld --version-script linker/embed.ver linker/compiler-helpers.ld \
+    --whole-archive "$1" --no-whole-archive -o "$2"
+}
+link_embed_check "$embed_device/$target/release/liblpai_direct_embed.a" \
+  "$embed_device/liblpai_direct_embed_check.so.partial"
 cargo run -q --release -p lpai-skel-fixup --bin lpai-skel-fixup -- "$embed_device/liblpai_direct_embed_check.so.partial" \
   linker/dsp-runtime-symbols.txt --exports lpai_direct_embed_
 mv "$embed_device/liblpai_direct_embed_check.so.partial" "$embed_device/liblpai_direct_embed_check.so"
@@ -185,3 +192,9 @@ CARGO_TARGET_DIR=target/hexagon-capi-stack CARGO_ENCODED_RUSTFLAGS=$(encode "${c
 cargo run -q --release -p lpai-skel-fixup --bin lpai-stack-check -- \
   "target/hexagon-capi-stack/$target/release/liblpai_direct_capi.so" --capi-module --limit 16384 --report-only \
   --shipped "$capi"
+# The embedding library's stack variant: the same device build plus -Z emit-stack-sizes, linked as its check
+# library is; scripts/bench.sh measures the worst case of its exported functions (the same .text as the shipped one).
+embed_stack=target/hexagon-embed-stack
+CARGO_TARGET_DIR=$embed_stack CARGO_ENCODED_RUSTFLAGS=$(encode "${embed_flags[@]}" -Z emit-stack-sizes) \
+  cargo build -q -p lpai-direct-embed "${library_std[@]}"
+link_embed_check "$embed_stack/$target/release/liblpai_direct_embed.a" "$embed_stack/liblpai_direct_embed_check.so"

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test: sets the machine up, checks formatting, the book (docs/), the lints (host and Hexagon) and rustdoc,
 # builds the Hexagon and aarch64 artifacts, runs the Hexagon self-test under qemu-hexagon and the whole cargo test
-# suite (the book's tested blocks among it), then holds the benchmarks' deterministic figures (sizes, Hexagon packets,
-# host instructions) to the committed baseline.
+# suite (the book's tested blocks among it), then holds the device artifacts to their budgets and the benchmarks'
+# deterministic figures (sizes, Hexagon packets, host instructions) to the committed baseline.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 step() { printf '\n== %s\n' "$*" >&2; }
@@ -91,5 +91,5 @@ cargo build -q --release -p lpai-direct-stub -p lpai-net-run
 cargo test -q -p lpai-direct-idl --features reader 2>&1
 cargo test -q --workspace 2>&1
 
-step "benchmark regression check: the deterministic figures against tests/bench/baseline.json (within 5% each, either way)"
+step "benchmark check: the budgets (tests/bench/budgets.json), then the deterministic figures against tests/bench/baseline.json (within 5% each, either way)"
 BENCH_SKIP_BUILD=1 bash scripts/bench.sh --deterministic --check
