@@ -275,6 +275,21 @@ pub struct Plan {
     supported: bool,
 }
 
+/// A sequence or string parameter as a [`Plan`] answers it for the codec: where it travels.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BufferParam {
+    /// Index into the `remote_arg` array.
+    pub arg: usize,
+    /// Byte offset of its u32 count in the primary input.
+    pub count_offset: usize,
+    /// Bytes per element (1 for a string).
+    pub element_bytes: usize,
+    /// Whether it is a `rout` one.
+    pub output: bool,
+    /// Whether it is a string (NUL-terminated).
+    pub string: bool,
+}
+
 /// One parameter as a [`Plan`] answers it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Planned {
@@ -455,14 +470,27 @@ impl Plan {
     /// the offset of its count in the primary input and its bytes per element; `None` otherwise.
     #[inline]
     pub fn sequence(&self, index: usize, output: bool) -> Option<(usize, usize, usize)> {
+        self.buffer_param(index)
+            .filter(|buffer| buffer.output == output)
+            .map(|buffer| (buffer.arg, buffer.count_offset, buffer.element_bytes))
+    }
+
+    /// Parameter `index` when it travels in a buffer of its own (a sequence or string, either way).
+    #[inline]
+    pub fn buffer_param(&self, index: usize) -> Option<BufferParam> {
         let packed = self.packed(index)?;
-        let slot = if output { BUFFER_ROUT } else { BUFFER_IN };
         let element_bytes = match packed.tag & 0xF {
             SEQUENCE => packed.element_bytes as usize,
             STRING => 1,
             _ => return None,
         };
-        (packed.tag >> 4 == slot).then_some((packed.arg as usize, packed.offset as usize, element_bytes))
+        let output = match packed.tag >> 4 {
+            BUFFER_IN => false,
+            BUFFER_ROUT => true,
+            _ => return None,
+        };
+        let (arg, count_offset) = (packed.arg as usize, packed.offset as usize);
+        Some(BufferParam { arg, count_offset, element_bytes, output, string: packed.tag & 0xF == STRING })
     }
 
     /// Whether parameter `index` is a string.

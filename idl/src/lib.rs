@@ -16,7 +16,7 @@ pub mod stub;
 #[cfg(feature = "reader")]
 pub mod reader;
 
-pub use layout::{Direction, Kind, Method, Param, Plan, Planned, Slot};
+pub use layout::{BufferParam, Direction, Kind, Method, Param, Plan, Planned, Slot};
 pub use remote::{call_close, call_open, RemoteArg, RemoteBuf, Scalars, CLOSE_SCALARS, OPEN_SCALARS};
 pub use skel::{decode, Decoded};
 pub use stub::{EncodeError, Encoder};

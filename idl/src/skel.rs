@@ -6,7 +6,7 @@
 //! Any miss answers `AEE_EBADPARM` and nothing is touched.
 
 use crate::aee::EBADPARM;
-use crate::layout::{Direction, Kind, Plan, Slot};
+use crate::layout::{BufferParam, Direction, Plan};
 use crate::remote::{RemoteArg, RemoteBuf, Scalars};
 use core::ffi::CStr;
 use core::marker::PhantomData;
@@ -100,21 +100,19 @@ pub unsafe fn decode<'a>(plan: &'a Plan, scalars: u32, args: *mut RemoteArg) -> 
     if decoded.primary_in().len() < totals.primary_in_bytes || decoded.primary_out_length() < totals.primary_out_bytes {
         return Err(Refusal::ShortPrimary);
     }
-    for planned in (0..plan.param_count()).filter_map(|index| plan.param(index)) {
-        if let Slot::Buffer { arg, count_offset, direction } = planned.slot {
-            let count = decoded.count_at(count_offset).map_err(|_| Refusal::ShortPrimary)?;
-            let element = planned.kind.element_bytes().ok_or(Refusal::Counts)?;
-            let needed = count.checked_mul(element).ok_or(Refusal::ShortSequence)?;
-            let is_input = direction == Direction::In;
-            let length = decoded.buffer(arg).filter(|_| (arg < in_count) == is_input).map(|buffer| buffer.len);
-            if length.ok_or(Refusal::ShortSequence)? < needed {
-                return Err(Refusal::ShortSequence);
-            }
-            if planned.kind == Kind::String {
-                let last = decoded.input(arg).and_then(|b| needed.checked_sub(1).and_then(|end| b.get(end)));
-                if last != Some(&0) {
-                    return Err(Refusal::Unterminated);
-                }
+    for BufferParam { arg, count_offset, element_bytes, output, string } in
+        (0..plan.param_count()).filter_map(|index| plan.buffer_param(index))
+    {
+        let count = decoded.count_at(count_offset).map_err(|_| Refusal::ShortPrimary)?;
+        let needed = count.checked_mul(element_bytes).ok_or(Refusal::ShortSequence)?;
+        let length = decoded.buffer(arg).filter(|_| (arg < in_count) != output).map(|buffer| buffer.len);
+        if length.ok_or(Refusal::ShortSequence)? < needed {
+            return Err(Refusal::ShortSequence);
+        }
+        if string {
+            let last = decoded.input(arg).and_then(|b| needed.checked_sub(1).and_then(|end| b.get(end)));
+            if last != Some(&0) {
+                return Err(Refusal::Unterminated);
             }
         }
     }
