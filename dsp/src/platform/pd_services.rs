@@ -161,10 +161,21 @@ pub unsafe fn c_text<'a>(text: *const c_char, limit: usize) -> Option<&'a [u8]> 
     Some(unsafe { core::slice::from_raw_parts(text.cast::<u8>(), length) })
 }
 
+/// Whether [`HAP_debug_v2`] prints message records raw, as a device's log carries them (the PD shell's
+/// `--raw-log`), instead of in words.
+static RAW_LOG: core::sync::atomic::AtomicBool = core::sync::atomic::AtomicBool::new(false);
+
+/// Makes [`HAP_debug_v2`] print message records raw (`lpai:` and `lpai+` lines, for `lpai-net-run render-log`)
+/// when `raw` holds, in words otherwise (the default).
+pub fn print_log_raw(raw: bool) {
+    RAW_LOG.store(raw, core::sync::atomic::Ordering::Relaxed);
+}
+
 /// `void HAP_debug_v2(int level, const char* file, int line, const char* format, ...)`: writes
 /// `adsp[<level>] <file>: <message>` on stderr in one write. Callers pass the message as the format with `%`
 /// doubled and no variadic arguments (`lpai_direct::farf`), so this reads no variadic argument and prints the
-/// format with each `%%` as `%`; a message record (`lpai:` and hex) is printed in words.
+/// format with each `%%` as `%`; a message record (`lpai:` and hex) is printed in words, unless
+/// [`print_log_raw`] asked for it raw.
 ///
 /// # Safety
 /// `file` and `format` must be null or NUL-terminated.
@@ -190,7 +201,8 @@ pub unsafe extern "C" fn HAP_debug_v2(level: c_int, file: *const c_char, _line: 
     // A message record (`lpai:` and hex, what the skel and the audio module log; a long one in `lpai+` pieces
     // first) is put in words, as `lpai-net-run render-log` does on a device's captured log, on its last piece's
     // line; any other format is printed as it is.
-    let piece = core::str::from_utf8(format).ok().and_then(lpai_direct::message::log::record_in);
+    let raw = RAW_LOG.load(core::sync::atomic::Ordering::Relaxed);
+    let piece = core::str::from_utf8(format).ok().filter(|_| !raw).and_then(lpai_direct::message::log::record_in);
     match piece {
         Some(piece) if piece.start == 0 && piece.end == format.len() => {
             futex_lock(&PENDING_LOCK);
